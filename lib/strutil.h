@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Durations are kept in microseconds, like sd-event's clock. */
+typedef uint64_t usec_t;
+#define USEC_INFINITY ((usec_t) UINT64_MAX)
+
+/* "500ms", "90s", "5min", "1h 30min", "2.5s"; a bare number means seconds.
+ * Returns 0, -EINVAL on bad syntax, -ERANGE on overflow. */
+int parse_duration(const char *s, usec_t *ret);
+/* Exact rendering in the largest units: "500ms", "1min 30s", "5min". */
+char *format_duration(char *buf, size_t size, usec_t usec);
+#define DURATION_MAX 64
+
+/* yes/no/true/false/on/off/1/0, case-insensitive: 1, 0, or -EINVAL. */
+int parse_boolean(const char *s);
+/* Unsigned decimal, whole string, no sign: 0, -EINVAL or -ERANGE. */
+int parse_uint64(const char *s, uint64_t *ret);
+
+/* Strip leading and trailing white space in place; returns s. */
+char *strstrip(char *s);
+bool streq_ptr(const char *a, const char *b);
+static inline bool isempty(const char *s) {
+        return !s || !*s;
+}
+/* Returns the rest of s after prefix, or NULL. */
+const char *startswith(const char *s, const char *prefix);
+
+/* NULL-terminated string vectors. */
+char **strv_free(char **l);
+size_t strv_length(char * const *l);
+int strv_push(char ***l, char *value);          /* takes ownership of value */
+int strv_extend(char ***l, const char *value);  /* copies value */
+/* Split on white space; returns -ENOMEM or 0. */
+int strv_split_whitespace(const char *s, char ***ret);
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ __attribute__((cleanup(strv_freep)))
