@@ -1,0 +1,916 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Varlink server: framing, dispatch in call order, org.varlink.service.
+ * See varlink.h for why this is hand-written. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "varlink.h"
+
+typedef enum VarlinkState {
+        VARLINK_IDLE,           /* ready to take the next call from the input */
+        VARLINK_CALL,           /* a call is being served; later calls wait */
+        VARLINK_DISCONNECTED,
+} VarlinkState;
+
+struct Varlink {
+        unsigned n_ref;
+        VarlinkServer *server;
+        Varlink *next, *prev;
+
+        int fd;
+        sd_event_source *io;
+        sd_event_source *defer;         /* resumes input after an async reply */
+        VarlinkState state;
+        VarlinkMethodFlags call_flags;
+        bool got_eof;
+
+        char *in;
+        size_t in_len;
+        char *out;
+        size_t out_len, out_index, out_alloc;
+
+        struct ucred ucred;
+        void *userdata;
+};
+
+typedef struct VarlinkBinding {
+        char *method;
+        VarlinkMethod callback;
+} VarlinkBinding;
+
+typedef struct VarlinkInterface {
+        char *name;
+        char *description;
+} VarlinkInterface;
+
+typedef struct VarlinkListener {
+        int fd;
+        sd_event_source *io;
+} VarlinkListener;
+
+struct VarlinkServer {
+        unsigned n_ref;
+        void *userdata;
+        sd_event *event;
+        int64_t priority;
+
+        char *vendor, *product, *version, *url;
+        VarlinkInterface *interfaces;
+        size_t n_interfaces;
+        VarlinkBinding *bindings;
+        size_t n_bindings;
+        VarlinkDisconnect on_disconnect;
+
+        VarlinkListener *listeners;
+        size_t n_listeners;
+
+        Varlink *connections;
+        unsigned n_connections;
+        unsigned connections_max, connections_per_uid_max;
+        size_t buffer_max, output_max;
+};
+
+static const char service_interface_description[] =
+        "# The Varlink Service Interface is provided by every varlink service. It\n"
+        "# describes the service and the interfaces it implements.\n"
+        "interface org.varlink.service\n"
+        "\n"
+        "# Get a list of all the interfaces a service provides and information\n"
+        "# about the implementation.\n"
+        "method GetInfo() -> (\n"
+        "  vendor: string,\n"
+        "  product: string,\n"
+        "  version: string,\n"
+        "  url: string,\n"
+        "  interfaces: []string\n"
+        ")\n"
+        "\n"
+        "# Get the description of an interface that is implemented by this service.\n"
+        "method GetInterfaceDescription(interface: string) -> (description: string)\n"
+        "\n"
+        "# The requested interface was not found.\n"
+        "error InterfaceNotFound (interface: string)\n"
+        "\n"
+        "# The requested method was not found\n"
+        "error MethodNotFound (method: string)\n"
+        "\n"
+        "# The interface defines the requested method, but the service does not\n"
+        "# implement it.\n"
+        "error MethodNotImplemented (method: string)\n"
+        "\n"
+        "# One of the passed parameters is invalid.\n"
+        "error InvalidParameter (parameter: string)\n"
+        "\n"
+        "# Client is denied access\n"
+        "error PermissionDenied ()\n"
+        "\n"
+        "# Method is expected to be called with 'more' set to true, but wasn't\n"
+        "error ExpectedMore ()\n";
+
+#define SERVICE_INTERFACE "org.varlink.service"
+
+ssize_t varlink_frame_find(const char *buf, size_t len) {
+        const char *nul = memchr(buf, 0, len);
+        return nul ? nul - buf : -EAGAIN;
+}
+
+json_object *varlink_message_parse(const char *msg, size_t len) {
+        json_tokener *tok;
+        json_object *o;
+
+        tok = json_tokener_new();
+        if (!tok)
+                return NULL;
+        o = json_tokener_parse_ex(tok, msg, (int) len);
+        /* Trailing bytes after the object, or an unfinished one: not a message. */
+        if (o && (json_tokener_get_error(tok) != json_tokener_success ||
+                  json_tokener_get_parse_end(tok) != len)) {
+                json_object_put(o);
+                o = NULL;
+        }
+        json_tokener_free(tok);
+        if (o && !json_object_is_type(o, json_type_object)) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* ---- server object ---- */
+
+int varlink_server_new(VarlinkServer **ret) {
+        VarlinkServer *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->n_ref = 1;
+        s->buffer_max = VARLINK_BUFFER_MAX_DEFAULT;
+        s->output_max = VARLINK_OUTPUT_MAX_DEFAULT;
+        s->connections_max = VARLINK_CONNECTIONS_MAX_DEFAULT;
+        s->connections_per_uid_max = VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT;
+        *ret = s;
+        return 0;
+}
+
+VarlinkServer *varlink_server_ref(VarlinkServer *s) {
+        if (s)
+                s->n_ref++;
+        return s;
+}
+
+static void varlink_server_free(VarlinkServer *s) {
+        varlink_server_shutdown(s);
+        sd_event_unref(s->event);
+        free(s->vendor);
+        free(s->product);
+        free(s->version);
+        free(s->url);
+        for (size_t i = 0; i < s->n_interfaces; i++) {
+                free(s->interfaces[i].name);
+                free(s->interfaces[i].description);
+        }
+        free(s->interfaces);
+        for (size_t i = 0; i < s->n_bindings; i++)
+                free(s->bindings[i].method);
+        free(s->bindings);
+        free(s->listeners);
+        free(s);
+}
+
+VarlinkServer *varlink_server_unref(VarlinkServer *s) {
+        if (s && --s->n_ref == 0)
+                varlink_server_free(s);
+        return NULL;
+}
+
+void varlink_server_set_userdata(VarlinkServer *s, void *userdata) {
+        s->userdata = userdata;
+}
+
+static int strdup_replace(char **p, const char *v) {
+        char *c = strdup(v ? v : "");
+        if (!c)
+                return -ENOMEM;
+        free(*p);
+        *p = c;
+        return 0;
+}
+
+int varlink_server_set_info(VarlinkServer *s, const char *vendor, const char *product,
+                            const char *version, const char *url) {
+        if (strdup_replace(&s->vendor, vendor) < 0 || strdup_replace(&s->product, product) < 0 ||
+            strdup_replace(&s->version, version) < 0 || strdup_replace(&s->url, url) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int interface_name_from_description(const char *d, char **ret) {
+        /* The first non-comment, non-blank line is "interface NAME". */
+        for (const char *p = d; p && *p;) {
+                const char *eol = strchrnul(p, '\n');
+                const char *q = p;
+                while (q < eol && (*q == ' ' || *q == '\t'))
+                        q++;
+                if (q < eol && *q != '#') {
+                        if (strncmp(q, "interface", 9) != 0 || (q[9] != ' ' && q[9] != '\t'))
+                                return -EINVAL;
+                        q += 9;
+                        while (q < eol && (*q == ' ' || *q == '\t'))
+                                q++;
+                        const char *e = q;
+                        while (e < eol && *e != ' ' && *e != '\t' && *e != '\r')
+                                e++;
+                        if (e == q)
+                                return -EINVAL;
+                        *ret = strndup(q, e - q);
+                        return *ret ? 0 : -ENOMEM;
+                }
+                p = *eol ? eol + 1 : NULL;
+        }
+        return -EINVAL;
+}
+
+int varlink_server_add_interface(VarlinkServer *s, const char *description) {
+        _cleanup_free_ char *name = NULL;
+        VarlinkInterface *n;
+        int r;
+
+        r = interface_name_from_description(description, &name);
+        if (r < 0)
+                return r;
+        n = reallocarray(s->interfaces, s->n_interfaces + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        s->interfaces = n;
+        n[s->n_interfaces].description = strdup(description);
+        if (!n[s->n_interfaces].description)
+                return -ENOMEM;
+        n[s->n_interfaces++].name = TAKE_PTR(name);
+        return 0;
+}
+
+int varlink_server_bind_method(VarlinkServer *s, const char *method, VarlinkMethod callback) {
+        VarlinkBinding *n;
+
+        if (!strchr(method, '.'))
+                return -EINVAL;
+        for (size_t i = 0; i < s->n_bindings; i++)
+                if (strcmp(s->bindings[i].method, method) == 0)
+                        return -EEXIST;
+        n = reallocarray(s->bindings, s->n_bindings + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        s->bindings = n;
+        n[s->n_bindings].method = strdup(method);
+        if (!n[s->n_bindings].method)
+                return -ENOMEM;
+        n[s->n_bindings++].callback = callback;
+        return 0;
+}
+
+int varlink_server_bind_disconnect(VarlinkServer *s, VarlinkDisconnect callback) {
+        s->on_disconnect = callback;
+        return 0;
+}
+
+void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes) {
+        s->buffer_max = bytes;
+}
+
+void varlink_server_set_output_max(VarlinkServer *s, size_t bytes) {
+        s->output_max = bytes;
+}
+
+void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid) {
+        s->connections_max = total;
+        s->connections_per_uid_max = per_uid;
+}
+
+unsigned varlink_server_current_connections(VarlinkServer *s) {
+        return s->n_connections;
+}
+
+/* ---- connection ---- */
+
+Varlink *varlink_ref(Varlink *v) {
+        if (v)
+                v->n_ref++;
+        return v;
+}
+
+static void varlink_free(Varlink *v) {
+        sd_event_source_disable_unref(v->io);
+        sd_event_source_disable_unref(v->defer);
+        if (v->fd >= 0)
+                close(v->fd);
+        free(v->in);
+        free(v->out);
+        free(v);
+}
+
+Varlink *varlink_unref(Varlink *v) {
+        if (v && --v->n_ref == 0)
+                varlink_free(v);
+        return NULL;
+}
+
+void *varlink_get_userdata(Varlink *v) {
+        return v->userdata;
+}
+
+void varlink_set_userdata(Varlink *v, void *userdata) {
+        v->userdata = userdata;
+}
+
+VarlinkServer *varlink_get_server(Varlink *v) {
+        return v->server;
+}
+
+int varlink_get_peer_uid(Varlink *v, uid_t *ret) {
+        if (v->ucred.pid <= 0)
+                return -ENODATA;
+        *ret = v->ucred.uid;
+        return 0;
+}
+
+int varlink_get_peer_pid(Varlink *v, pid_t *ret) {
+        if (v->ucred.pid <= 0)
+                return -ENODATA;
+        *ret = v->ucred.pid;
+        return 0;
+}
+
+bool varlink_is_connected(Varlink *v) {
+        return v->state != VARLINK_DISCONNECTED;
+}
+
+void varlink_close(Varlink *v) {
+        VarlinkServer *s = v->server;
+
+        if (v->state == VARLINK_DISCONNECTED)
+                return;
+        v->state = VARLINK_DISCONNECTED;
+        v->io = sd_event_source_disable_unref(v->io);
+        v->defer = sd_event_source_disable_unref(v->defer);
+        if (v->fd >= 0)
+                close(v->fd);
+        v->fd = -1;
+
+        if (s) {
+                if (v->prev)
+                        v->prev->next = v->next;
+                else
+                        s->connections = v->next;
+                if (v->next)
+                        v->next->prev = v->prev;
+                v->next = v->prev = NULL;
+                s->n_connections--;
+                if (s->on_disconnect)
+                        s->on_disconnect(s, v, s->userdata);
+        }
+        /* Drop the server's reference; holders of their own keep the object. */
+        varlink_unref(v);
+}
+
+static int varlink_update_events(Varlink *v) {
+        uint32_t events = 0;
+
+        if (v->state == VARLINK_DISCONNECTED)
+                return 0;
+        if (!v->got_eof)
+                events |= EPOLLIN;
+        if (v->out_index < v->out_len)
+                events |= EPOLLOUT;
+        return sd_event_source_set_io_events(v->io, events);
+}
+
+static int varlink_flush(Varlink *v) {
+        while (v->out_index < v->out_len) {
+                ssize_t n = send(v->fd, v->out + v->out_index, v->out_len - v->out_index,
+                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                break;
+                        return -errno;
+                }
+                v->out_index += n;
+        }
+        if (v->out_index == v->out_len)
+                v->out_index = v->out_len = 0;
+        return varlink_update_events(v);
+}
+
+static int varlink_enqueue(Varlink *v, json_object *message) {
+        const char *text;
+        size_t len;
+        int r;
+
+        text = json_object_to_json_string_ext(message, JSON_C_TO_STRING_PLAIN);
+        if (!text)
+                return -ENOMEM;
+        len = strlen(text) + 1;
+
+        if (v->out_len - v->out_index + len > v->server->output_max) {
+                log_warning("varlink: peer pid " PID_FMT " does not read its replies, disconnecting.",
+                            v->ucred.pid);
+                varlink_close(v);
+                return -ENOBUFS;
+        }
+        if (v->out_index > 0) {
+                memmove(v->out, v->out + v->out_index, v->out_len - v->out_index);
+                v->out_len -= v->out_index;
+                v->out_index = 0;
+        }
+        if (v->out_len + len > v->out_alloc) {
+                size_t want = (v->out_len + len) * 2;
+                char *n = realloc(v->out, want);
+                if (!n)
+                        return -ENOMEM;
+                v->out = n;
+                v->out_alloc = want;
+        }
+        memcpy(v->out + v->out_len, text, len); /* includes the NUL separator */
+        v->out_len += len;
+
+        r = varlink_flush(v);
+        if (r < 0) {
+                log_debug_errno(r, "varlink: write failed, disconnecting: %m");
+                varlink_close(v);
+        }
+        return r;
+}
+
+static void varlink_call_done(Varlink *v) {
+        v->state = VARLINK_IDLE;
+        /* More calls may be waiting in the input; pick them up from the loop,
+         * not from inside the reply (the caller may be mid-callback). */
+        if (v->defer)
+                sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
+}
+
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_json_ json_object *m = NULL;
+        int r;
+
+        if (v->state == VARLINK_DISCONNECTED)
+                return -ENOTCONN;
+        if (v->state != VARLINK_CALL)
+                return -EBUSY;  /* no call to answer */
+        if (continues && !(v->call_flags & VARLINK_METHOD_MORE))
+                return -EPROTO;
+
+        if (v->call_flags & VARLINK_METHOD_ONEWAY) {
+                if (!continues)
+                        varlink_call_done(v);
+                return 0;
+        }
+
+        m = json_object_new_object();
+        if (!m)
+                return -ENOMEM;
+        if (error_id)
+                json_object_object_add(m, "error", json_object_new_string(error_id));
+        json_object_object_add(m, "parameters",
+                               parameters ? json_object_get(parameters) : json_object_new_object());
+        if (continues)
+                json_object_object_add(m, "continues", json_object_new_boolean(true));
+
+        if (!continues)
+                varlink_call_done(v);
+        r = varlink_enqueue(v, m);
+        return r == -ENOBUFS ? 0 : r;   /* a dropped peer is not the method's failure */
+}
+
+int varlink_reply(Varlink *v, json_object *parameters) {
+        return varlink_send(v, NULL, parameters, false);
+}
+
+int varlink_notify(Varlink *v, json_object *parameters) {
+        return varlink_send(v, NULL, parameters, true);
+}
+
+int varlink_error(Varlink *v, const char *error_id, json_object *parameters) {
+        return varlink_send(v, error_id, parameters, false);
+}
+
+static int varlink_error_with_string(Varlink *v, const char *error_id, const char *key, const char *value) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+        if (!p)
+                return -ENOMEM;
+        json_object_object_add(p, key, json_object_new_string(value));
+        return varlink_error(v, error_id, p);
+}
+
+int varlink_error_invalid_parameter(Varlink *v, const char *name) {
+        return varlink_error_with_string(v, VARLINK_ERROR_INVALID_PARAMETER, "parameter", name);
+}
+
+/* ---- org.varlink.service ---- */
+
+static const VarlinkInterface *server_find_interface(VarlinkServer *s, const char *name) {
+        for (size_t i = 0; i < s->n_interfaces; i++)
+                if (strcmp(s->interfaces[i].name, name) == 0)
+                        return &s->interfaces[i];
+        return NULL;
+}
+
+static int service_get_info(Varlink *v, json_object *p) {
+        VarlinkServer *s = v->server;
+        _cleanup_json_ json_object *r = json_object_new_object();
+        json_object *ifaces = json_object_new_array();
+
+        if (json_object_object_length(p) > 0) {
+                json_object_object_foreach(p, key, val) {
+                        (void) val;
+                        return varlink_error_invalid_parameter(v, key);
+                }
+        }
+        if (!r || !ifaces) {
+                json_object_put(ifaces);
+                return -ENOMEM;
+        }
+        json_object_object_add(r, "vendor", json_object_new_string(s->vendor ? s->vendor : ""));
+        json_object_object_add(r, "product", json_object_new_string(s->product ? s->product : ""));
+        json_object_object_add(r, "version", json_object_new_string(s->version ? s->version : ""));
+        json_object_object_add(r, "url", json_object_new_string(s->url ? s->url : ""));
+        json_object_array_add(ifaces, json_object_new_string(SERVICE_INTERFACE));
+        for (size_t i = 0; i < s->n_interfaces; i++)
+                json_object_array_add(ifaces, json_object_new_string(s->interfaces[i].name));
+        json_object_object_add(r, "interfaces", ifaces);
+        return varlink_reply(v, r);
+}
+
+static int service_get_interface_description(Varlink *v, json_object *p) {
+        _cleanup_json_ json_object *r = NULL;
+        json_object *name_j = NULL;
+        const VarlinkInterface *iface;
+        const char *name, *description;
+
+        json_object_object_foreach(p, key, val) {
+                (void) val;
+                if (strcmp(key, "interface") != 0)
+                        return varlink_error_invalid_parameter(v, key);
+        }
+        if (!json_object_object_get_ex(p, "interface", &name_j) ||
+            !json_object_is_type(name_j, json_type_string))
+                return varlink_error_invalid_parameter(v, "interface");
+        name = json_object_get_string(name_j);
+
+        if (strcmp(name, SERVICE_INTERFACE) == 0)
+                description = service_interface_description;
+        else if ((iface = server_find_interface(v->server, name)))
+                description = iface->description;
+        else
+                return varlink_error_with_string(v, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", name);
+
+        r = json_object_new_object();
+        if (!r)
+                return -ENOMEM;
+        json_object_object_add(r, "description", json_object_new_string(description));
+        return varlink_reply(v, r);
+}
+
+/* ---- dispatch ---- */
+
+static int varlink_dispatch(Varlink *v, json_object *m) {
+        VarlinkServer *s = v->server;
+        json_object *method_j = NULL, *params = NULL, *flag_j;
+        _cleanup_json_ json_object *empty = NULL;
+        VarlinkMethodFlags flags = 0;
+        VarlinkMethod callback = NULL;
+        const char *method, *dot;
+        int r;
+
+        if (!json_object_object_get_ex(m, "method", &method_j) ||
+            !json_object_is_type(method_j, json_type_string))
+                return -EBADMSG;
+        method = json_object_get_string(method_j);
+        dot = strrchr(method, '.');
+        if (!dot || dot == method || !dot[1])
+                return -EBADMSG;
+
+        json_object_object_get_ex(m, "parameters", &params);
+        if (params && !json_object_is_type(params, json_type_object)) {
+                if (!json_object_is_type(params, json_type_null))
+                        return -EBADMSG;
+                params = NULL;
+        }
+        if (!params) {
+                params = empty = json_object_new_object();
+                if (!empty)
+                        return -ENOMEM;
+        }
+        if (json_object_object_get_ex(m, "oneway", &flag_j)) {
+                if (!json_object_is_type(flag_j, json_type_boolean))
+                        return -EBADMSG;
+                if (json_object_get_boolean(flag_j))
+                        flags |= VARLINK_METHOD_ONEWAY;
+        }
+        if (json_object_object_get_ex(m, "more", &flag_j)) {
+                if (!json_object_is_type(flag_j, json_type_boolean))
+                        return -EBADMSG;
+                if (json_object_get_boolean(flag_j))
+                        flags |= VARLINK_METHOD_MORE;
+        }
+        if ((flags & VARLINK_METHOD_ONEWAY) && (flags & VARLINK_METHOD_MORE))
+                return -EBADMSG;
+
+        v->state = VARLINK_CALL;
+        v->call_flags = flags;
+
+        if (strcmp(method, SERVICE_INTERFACE ".GetInfo") == 0)
+                r = service_get_info(v, params);
+        else if (strcmp(method, SERVICE_INTERFACE ".GetInterfaceDescription") == 0)
+                r = service_get_interface_description(v, params);
+        else {
+                for (size_t i = 0; i < s->n_bindings; i++)
+                        if (strcmp(s->bindings[i].method, method) == 0) {
+                                callback = s->bindings[i].callback;
+                                break;
+                        }
+                if (callback)
+                        r = callback(v, params, flags, s->userdata);
+                else {
+                        _cleanup_free_ char *iface = strndup(method, dot - method);
+                        if (!iface)
+                                return -ENOMEM;
+                        if (strcmp(iface, SERVICE_INTERFACE) == 0 || server_find_interface(s, iface))
+                                r = varlink_error_with_string(v, VARLINK_ERROR_METHOD_NOT_FOUND,
+                                                              "method", method);
+                        else
+                                r = varlink_error_with_string(v, VARLINK_ERROR_INTERFACE_NOT_FOUND,
+                                                              "interface", iface);
+                }
+        }
+
+        if (v->state != VARLINK_CALL)
+                return 0;       /* answered (or disconnected) */
+        if (r < 0) {
+                _cleanup_json_ json_object *p = json_object_new_object();
+                log_debug_errno(r, "varlink: %s failed: %m", method);
+                if (p)
+                        json_object_object_add(p, "errno", json_object_new_int(-r));
+                return varlink_error(v, VARLINK_ERROR_SYSTEM, p);
+        }
+        if (flags & VARLINK_METHOD_ONEWAY)
+                varlink_call_done(v);
+        /* Otherwise the method answers later (e.g. a Monitor that streams). */
+        return 0;
+}
+
+static int varlink_process_input(Varlink *v) {
+        while (v->state == VARLINK_IDLE) {
+                ssize_t len = varlink_frame_find(v->in, v->in_len);
+                _cleanup_json_ json_object *m = NULL;
+                int r;
+
+                if (len == -EAGAIN) {
+                        if (v->got_eof && v->out_len == 0) {
+                                /* Peer is done sending and everything is answered. */
+                                varlink_close(v);
+                                return 0;
+                        }
+                        break;
+                }
+                m = varlink_message_parse(v->in, (size_t) len);
+                memmove(v->in, v->in + len + 1, v->in_len - len - 1);
+                v->in_len -= len + 1;
+                r = m ? varlink_dispatch(v, m) : -EBADMSG;
+                if (r == -EBADMSG) {
+                        log_debug("varlink: malformed message from pid " PID_FMT ", disconnecting.",
+                                  v->ucred.pid);
+                        varlink_close(v);
+                        return 0;
+                }
+                if (r < 0 && v->state != VARLINK_DISCONNECTED) {
+                        varlink_close(v);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static int varlink_read(Varlink *v) {
+        size_t max = v->server->buffer_max;
+        ssize_t n;
+
+        if (!v->in) {
+                v->in = malloc(max);
+                if (!v->in)
+                        return -ENOMEM;
+        }
+        if (v->in_len >= max) {
+                /* A full buffer without a complete message, or more pipelined
+                 * input than we hold while a call is served: too much. */
+                log_debug("varlink: peer pid " PID_FMT " sent more than %zu bytes, disconnecting.",
+                          v->ucred.pid, max);
+                return -EMSGSIZE;
+        }
+        n = recv(v->fd, v->in + v->in_len, max - v->in_len, MSG_DONTWAIT);
+        if (n < 0)
+                return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
+        if (n == 0) {
+                v->got_eof = true;
+                return varlink_update_events(v);
+        }
+        v->in_len += n;
+        return 0;
+}
+
+static int varlink_io_handler(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        _cleanup_(varlink_unrefp) Varlink *v = varlink_ref(userdata);
+        int r;
+
+        if (revents & EPOLLOUT) {
+                r = varlink_flush(v);
+                if (r < 0) {
+                        varlink_close(v);
+                        return 0;
+                }
+        }
+        if (revents & EPOLLIN) {
+                r = varlink_read(v);
+                if (r < 0) {
+                        varlink_close(v);
+                        return 0;
+                }
+        }
+        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN)) {
+                varlink_close(v);
+                return 0;
+        }
+        (void) varlink_process_input(v);
+        return 0;
+}
+
+static int varlink_defer_handler(sd_event_source *source, void *userdata) {
+        _cleanup_(varlink_unrefp) Varlink *v = varlink_ref(userdata);
+        (void) varlink_process_input(v);
+        return 0;
+}
+
+static unsigned connections_of_uid(VarlinkServer *s, uid_t uid) {
+        unsigned n = 0;
+        for (Varlink *c = s->connections; c; c = c->next)
+                if (c->ucred.uid == uid)
+                        n++;
+        return n;
+}
+
+int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
+        socklen_t sl = sizeof(struct ucred);
+        Varlink *v;
+        int r;
+
+        if (!s->event)
+                return -ENXIO;
+
+        v = calloc(1, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        v->n_ref = 1;   /* the server's reference */
+        v->fd = fd;
+        v->server = s;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &v->ucred, &sl) < 0)
+                v->ucred = (struct ucred){ .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
+
+        if (s->n_connections >= s->connections_max ||
+            connections_of_uid(s, v->ucred.uid) >= s->connections_per_uid_max) {
+                log_warning("varlink: connection limit reached, refusing pid " PID_FMT " (uid %u).",
+                            v->ucred.pid, (unsigned) v->ucred.uid);
+                v->fd = -1;     /* the caller still owns fd on failure */
+                varlink_free(v);
+                return -EMFILE;
+        }
+
+        r = sd_event_add_io(s->event, &v->io, fd, EPOLLIN, varlink_io_handler, v);
+        if (r >= 0)
+                r = sd_event_source_set_priority(v->io, s->priority);
+        if (r >= 0)
+                r = sd_event_add_defer(s->event, &v->defer, varlink_defer_handler, v);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(v->defer, SD_EVENT_OFF);
+        if (r < 0) {
+                v->fd = -1;
+                varlink_free(v);
+                return r;
+        }
+
+        v->next = s->connections;
+        if (s->connections)
+                s->connections->prev = v;
+        s->connections = v;
+        s->n_connections++;
+        if (ret)
+                *ret = v;
+        return 0;
+}
+
+static int varlink_accept_handler(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        VarlinkServer *s = userdata;
+        int cfd, r;
+
+        cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+                if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+                        log_warning_errno(errno, "varlink: accept() failed: %m");
+                return 0;
+        }
+        r = varlink_server_add_connection(s, cfd, NULL);
+        if (r < 0) {
+                close(cfd);
+                if (r != -EMFILE)
+                        log_warning_errno(r, "varlink: cannot take connection: %m");
+        }
+        return 0;
+}
+
+static int listener_attach(VarlinkServer *s, VarlinkListener *l) {
+        int r = sd_event_add_io(s->event, &l->io, l->fd, EPOLLIN, varlink_accept_handler, s);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_priority(l->io, s->priority);
+}
+
+int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority) {
+        int r;
+
+        if (s->event)
+                return -EBUSY;
+        s->event = sd_event_ref(event);
+        s->priority = priority;
+        for (size_t i = 0; i < s->n_listeners; i++) {
+                r = listener_attach(s, &s->listeners[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int varlink_server_listen_fd(VarlinkServer *s, int fd) {
+        VarlinkListener *n;
+        int r;
+
+        r = fcntl(fd, F_GETFL);
+        if (r < 0 || fcntl(fd, F_SETFL, r | O_NONBLOCK) < 0)
+                return -errno;
+        n = reallocarray(s->listeners, s->n_listeners + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        s->listeners = n;
+        n[s->n_listeners] = (VarlinkListener){ .fd = fd };
+        if (s->event) {
+                r = listener_attach(s, &n[s->n_listeners]);
+                if (r < 0)
+                        return r;
+        }
+        s->n_listeners++;
+        return 0;
+}
+
+int varlink_server_listen_address(VarlinkServer *s, const char *path, mode_t mode) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int fd = -1;
+        mode_t old_umask;
+        int r;
+
+        if (strlen(path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        (void) unlink(path);
+        /* Create the socket with its final mode: no window in which it has another. */
+        old_umask = umask(~mode & 0777);
+        r = bind(fd, (struct sockaddr *) &sa, sizeof sa);
+        umask(old_umask);
+        if (r < 0)
+                return -errno;
+        if (listen(fd, SOMAXCONN) < 0)
+                return -errno;
+        r = varlink_server_listen_fd(s, fd);
+        if (r < 0)
+                return r;
+        TAKE_FD(fd);
+        return 0;
+}
+
+void varlink_server_shutdown(VarlinkServer *s) {
+        while (s->connections)
+                varlink_close(s->connections);
+        for (size_t i = 0; i < s->n_listeners; i++) {
+                sd_event_source_disable_unref(s->listeners[i].io);
+                close(s->listeners[i].fd);
+        }
+        s->n_listeners = 0;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A small varlink server and client (https://varlink.org), shaped after
+ * systemd's sd-varlink (systemd >= 257) so it can be swapped for it where
+ * libsystemd is new enough: same split of server/connection, same method
+ * callback signature, same reply/notify/error calls. It knows nothing of the
+ * service it carries. Debian 12's libsystemd (252) has no public varlink. */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+typedef struct VarlinkServer VarlinkServer;
+typedef struct Varlink Varlink;
+
+typedef enum VarlinkMethodFlags {
+        VARLINK_METHOD_ONEWAY = 1 << 0,
+        VARLINK_METHOD_MORE = 1 << 1,
+} VarlinkMethodFlags;
+
+/* The errors of the org.varlink.service interface. */
+#define VARLINK_ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
+#define VARLINK_ERROR_METHOD_NOT_FOUND "org.varlink.service.MethodNotFound"
+#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented"
+#define VARLINK_ERROR_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
+#define VARLINK_ERROR_PERMISSION_DENIED "org.varlink.service.PermissionDenied"
+#define VARLINK_ERROR_EXPECTED_MORE "org.varlink.service.ExpectedMore"
+/* What sd-varlink sends when a method fails with an errno and no error of
+ * its own; kept so clients see the same thing after a swap. */
+#define VARLINK_ERROR_SYSTEM "io.systemd.System"
+
+/* A message may not exceed this (bytes, NUL included) unless changed. */
+#define VARLINK_BUFFER_MAX_DEFAULT (128U * 1024U)
+/* A peer that does not read its replies is dropped past this much output. */
+#define VARLINK_OUTPUT_MAX_DEFAULT (8U * 1024U * 1024U)
+#define VARLINK_CONNECTIONS_MAX_DEFAULT 256U
+#define VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT 64U
+
+/* parameters is never NULL: a missing, null or {} "parameters" all arrive as
+ * an empty object. Return < 0 without having replied and the peer gets
+ * VARLINK_ERROR_SYSTEM with the errno. */
+typedef int (*VarlinkMethod)(Varlink *link, json_object *parameters, VarlinkMethodFlags flags,
+                             void *userdata);
+typedef void (*VarlinkDisconnect)(VarlinkServer *server, Varlink *link, void *userdata);
+
+int varlink_server_new(VarlinkServer **ret);
+VarlinkServer *varlink_server_ref(VarlinkServer *s);
+VarlinkServer *varlink_server_unref(VarlinkServer *s);
+void varlink_server_set_userdata(VarlinkServer *s, void *userdata);
+/* For org.varlink.service.GetInfo. Strings are copied. */
+int varlink_server_set_info(VarlinkServer *s, const char *vendor, const char *product,
+                            const char *version, const char *url);
+/* Registers an interface by its description text (the .varlink file); the
+ * name is taken from its "interface" line. */
+int varlink_server_add_interface(VarlinkServer *s, const char *description);
+int varlink_server_bind_method(VarlinkServer *s, const char *method, VarlinkMethod callback);
+int varlink_server_bind_disconnect(VarlinkServer *s, VarlinkDisconnect callback);
+void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes);
+void varlink_server_set_output_max(VarlinkServer *s, size_t bytes);
+void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid);
+unsigned varlink_server_current_connections(VarlinkServer *s);
+
+int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority);
+/* Binds and listens on a unix socket path (an old socket file is replaced). */
+int varlink_server_listen_address(VarlinkServer *s, const char *path, mode_t mode);
+/* Takes a listening socket, e.g. from sd_listen_fds_with_names(). */
+int varlink_server_listen_fd(VarlinkServer *s, int fd);
+/* Takes an already connected socket (tests use socketpair()). */
+int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret);
+/* Closes every connection and listening socket. */
+void varlink_server_shutdown(VarlinkServer *s);
+
+Varlink *varlink_ref(Varlink *link);
+Varlink *varlink_unref(Varlink *link);
+void *varlink_get_userdata(Varlink *link);
+void varlink_set_userdata(Varlink *link, void *userdata);
+VarlinkServer *varlink_get_server(Varlink *link);
+int varlink_get_peer_uid(Varlink *link, uid_t *ret);
+int varlink_get_peer_pid(Varlink *link, pid_t *ret);
+bool varlink_is_connected(Varlink *link);
+void varlink_close(Varlink *link);
+
+/* Final reply to the current call. parameters may be NULL (empty object);
+ * it is serialized at once and not kept. */
+int varlink_reply(Varlink *link, json_object *parameters);
+/* A "continues": true reply; only for calls made with "more". */
+int varlink_notify(Varlink *link, json_object *parameters);
+int varlink_error(Varlink *link, const char *error_id, json_object *parameters);
+int varlink_error_invalid_parameter(Varlink *link, const char *name);
+
+/* Blocking client, for numastatctl and tests. */
+typedef struct VarlinkClient VarlinkClient;
+
+int varlink_client_connect_address(VarlinkClient **ret, const char *path);
+VarlinkClient *varlink_client_free(VarlinkClient *c);
+void varlink_client_set_timeout(VarlinkClient *c, uint64_t usec); /* per reply; 0: none */
+/* Sends a call. flags: VARLINK_METHOD_MORE / _ONEWAY. parameters may be NULL. */
+int varlink_client_send(VarlinkClient *c, const char *method, json_object *parameters,
+                        VarlinkMethodFlags flags);
+/* Waits for the next reply. *ret_parameters (owned by the caller) is the
+ * reply's parameters object; *ret_error the error id or NULL (valid until
+ * the next call); *ret_continues whether more replies follow.
+ * -ETIMEDOUT, -ECONNRESET (peer closed), -EBADMSG (not varlink). */
+int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
+                        bool *ret_continues);
+/* send + wait, for single-reply calls. */
+int varlink_client_call(VarlinkClient *c, const char *method, json_object *parameters,
+                        json_object **ret_parameters, const char **ret_error);
+
+static inline void varlink_client_freep(VarlinkClient **c) {
+        varlink_client_free(*c);
+}
+static inline void varlink_unrefp(Varlink **l) {
+        varlink_unref(*l);
+}
+static inline void varlink_server_unrefp(VarlinkServer **s) {
+        varlink_server_unref(*s);
+}
+static inline void json_object_putp(json_object **j) {
+        json_object_put(*j);
+}
+#define _cleanup_json_ __attribute__((cleanup(json_object_putp)))
+
+/* Framing, shared by server and client and unit-tested on its own: finds the
+ * first NUL-terminated message in buf[0..len). Returns its length without
+ * the NUL, or -EAGAIN if none is complete yet. */
+ssize_t varlink_frame_find(const char *buf, size_t len);
+/* Parses one message; returns a JSON object or NULL if it is not one. */
+json_object *varlink_message_parse(const char *msg, size_t len);

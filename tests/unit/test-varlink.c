@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The varlink protocol layer on socketpairs: framing across reads,
+ * pipelining, limits, malformed input, the org.varlink.service methods. */
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "tap.h"
+#include "varlink.h"
+
+static const char test_interface[] =
+        "# A test interface.\n"
+        "interface org.example.test\n"
+        "method Echo(value: ?string) -> (value: ?string, n_params: int)\n"
+        "method Stream(n: int) -> (i: int)\n"
+        "method Fail() -> ()\n";
+
+typedef struct Ctx {
+        sd_event *event;
+        VarlinkServer *server;
+        unsigned disconnects;
+} Ctx;
+
+static int method_echo(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        _cleanup_json_ json_object *r = json_object_new_object();
+        json_object *v = NULL;
+        if (json_object_object_get_ex(p, "value", &v))
+                json_object_object_add(r, "value", json_object_get(v));
+        json_object_object_add(r, "n_params", json_object_new_int(json_object_object_length(p)));
+        return varlink_reply(link, r);
+}
+
+static int method_stream(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        json_object *n_j = NULL;
+        int n;
+        if (!(flags & VARLINK_METHOD_MORE))
+                return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
+        if (!json_object_object_get_ex(p, "n", &n_j))
+                return varlink_error_invalid_parameter(link, "n");
+        n = json_object_get_int(n_j);
+        for (int i = 0; i < n; i++) {
+                _cleanup_json_ json_object *r = json_object_new_object();
+                json_object_object_add(r, "i", json_object_new_int(i));
+                if (i + 1 < n)
+                        varlink_notify(link, r);
+                else
+                        varlink_reply(link, r);
+        }
+        return 0;
+}
+
+static int method_fail(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        return -EIO;
+}
+
+static void on_disconnect(VarlinkServer *s, Varlink *link, void *userdata) {
+        ((Ctx *) userdata)->disconnects++;
+}
+
+static void ctx_init(Ctx *c) {
+        memset(c, 0, sizeof *c);
+        sd_event_new(&c->event);
+        varlink_server_new(&c->server);
+        varlink_server_set_userdata(c->server, c);
+        varlink_server_set_info(c->server, "vendor", "product", "1.0", "https://example.org");
+        varlink_server_add_interface(c->server, test_interface);
+        varlink_server_bind_method(c->server, "org.example.test.Echo", method_echo);
+        varlink_server_bind_method(c->server, "org.example.test.Stream", method_stream);
+        varlink_server_bind_method(c->server, "org.example.test.Fail", method_fail);
+        varlink_server_bind_disconnect(c->server, on_disconnect);
+        varlink_server_attach_event(c->server, c->event, 0);
+}
+
+static void ctx_done(Ctx *c) {
+        varlink_server_shutdown(c->server);
+        varlink_server_unref(c->server);
+        sd_event_unref(c->event);
+}
+
+/* A client end connected to the server. */
+static int connect_client(Ctx *c) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+                abort();
+        if (varlink_server_add_connection(c->server, sv[0], NULL) < 0) {
+                close(sv[0]);
+                close(sv[1]);
+                return -1;
+        }
+        return sv[1];
+}
+
+static void send_raw(int fd, const void *data, size_t len) {
+        if (write(fd, data, len) != (ssize_t) len)
+                abort();
+}
+
+static void send_msg(int fd, const char *json) {
+        send_raw(fd, json, strlen(json) + 1);
+}
+
+typedef struct Replies {
+        char *buf;
+        size_t len;
+        unsigned n;
+        bool eof;
+} Replies;
+
+static void replies_free(Replies *r) {
+        free(r->buf);
+        memset(r, 0, sizeof *r);
+}
+
+/* Runs the server loop until want replies arrived on fd, EOF, or 2 s. */
+static void collect(Ctx *c, int fd, unsigned want, Replies *r) {
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                char b[65536];
+                ssize_t n;
+
+                sd_event_run(c->event, 10 * 1000);
+                while ((n = read(fd, b, sizeof b)) > 0) {
+                        r->buf = realloc(r->buf, r->len + n + 1);
+                        memcpy(r->buf + r->len, b, n);
+                        r->len += n;
+                        for (ssize_t i = 0; i < n; i++)
+                                if (b[i] == 0)
+                                        r->n++;
+                }
+                if (n == 0) {
+                        r->eof = true;
+                        return;
+                }
+                if (want && r->n >= want)
+                        return;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 > (want ? 2000 : 300))
+                        return;
+        }
+}
+
+/* The i-th reply as JSON (caller puts it). */
+static json_object *reply_at(Replies *r, unsigned i) {
+        size_t off = 0;
+        for (unsigned k = 0; k < i; k++)
+                off += strlen(r->buf + off) + 1;
+        if (off >= r->len)
+                return NULL;
+        return json_tokener_parse(r->buf + off);
+}
+
+static const char *get_path(json_object *o, const char *a, const char *b) {
+        json_object *x = NULL, *y = NULL;
+        if (!o || !json_object_object_get_ex(o, a, &x))
+                return NULL;
+        if (!b)
+                return json_object_get_string(x);
+        if (!json_object_object_get_ex(x, b, &y))
+                return NULL;
+        return json_object_get_string(y);
+}
+
+static void test_split_message(void) {
+        Ctx c;
+        Replies r = {};
+        const char *msg = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"split\"}}";
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        send_raw(fd, msg, 10);
+        collect(&c, fd, 0, &r);
+        is_int(r.n, 0, "half a message: no reply yet");
+        send_raw(fd, msg + 10, strlen(msg) - 10);
+        collect(&c, fd, 0, &r);
+        is_int(r.n, 0, "whole text without NUL: still no reply");
+        send_raw(fd, "", 1);
+        collect(&c, fd, 1, &r);
+        is_int(r.n, 1, "NUL completes the message: one reply");
+        json_object *j = reply_at(&r, 0);
+        is_str(get_path(j, "parameters", "value"), "split", "reply carries the parameter");
+        json_object_put(j);
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_pipelined(void) {
+        Ctx c;
+        Replies r = {};
+        char buf[1024];
+        size_t len = 0;
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        /* Three calls in one write, and a streaming call in between. */
+        const char *calls[] = {
+                "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"one\"}}",
+                "{\"method\":\"org.example.test.Stream\",\"parameters\":{\"n\":3},\"more\":true}",
+                "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"two\"},\"oneway\":true}",
+                "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"three\"}}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(calls); i++) {
+                memcpy(buf + len, calls[i], strlen(calls[i]) + 1);
+                len += strlen(calls[i]) + 1;
+        }
+        send_raw(fd, buf, len);
+        collect(&c, fd, 5, &r);
+        is_int(r.n, 5, "1 + 3 streamed + 1 replies (the oneway call gets none)");
+        const char *expect_value[] = { "one", NULL, NULL, NULL, "three" };
+        for (unsigned i = 0; i < 5 && i < r.n; i++) {
+                json_object *j = reply_at(&r, i), *cont = NULL;
+                char name[64];
+                snprintf(name, sizeof name, "reply %u in call order", i);
+                if (expect_value[i])
+                        is_str(get_path(j, "parameters", "value"), expect_value[i], name);
+                else {
+                        char want[4];
+                        snprintf(want, sizeof want, "%u", i - 1);
+                        is_str(get_path(j, "parameters", "i"), want, name);
+                        bool continues = json_object_object_get_ex(j, "continues", &cont) &&
+                                         json_object_get_boolean(cont);
+                        ok(continues == (i < 3), "continues set on all but the last streamed reply");
+                }
+                json_object_put(j);
+        }
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_parameters_forms(void) {
+        Ctx c;
+        Replies r = {};
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        send_msg(fd, "{\"method\":\"org.example.test.Echo\"}");
+        send_msg(fd, "{\"method\":\"org.example.test.Echo\",\"parameters\":null}");
+        send_msg(fd, "{\"method\":\"org.example.test.Echo\",\"parameters\":{}}");
+        collect(&c, fd, 3, &r);
+        is_int(r.n, 3, "three replies");
+        for (unsigned i = 0; i < 3; i++) {
+                json_object *j = reply_at(&r, i);
+                is_str(get_path(j, "parameters", "n_params"), "0", "missing, null and {} parameters are the same");
+                ok(!get_path(j, "error", NULL), "and no error");
+                json_object_put(j);
+        }
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_errors(void) {
+        Ctx c;
+        Replies r = {};
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        send_msg(fd, "{\"method\":\"org.example.test.Nope\"}");
+        send_msg(fd, "{\"method\":\"org.example.other.Echo\"}");
+        send_msg(fd, "{\"method\":\"org.varlink.service.Nope\"}");
+        send_msg(fd, "{\"method\":\"org.example.test.Fail\"}");
+        send_msg(fd, "{\"method\":\"org.example.test.Stream\",\"parameters\":{\"n\":1}}");
+        collect(&c, fd, 5, &r);
+        is_int(r.n, 5, "five error replies");
+        static const char *const errors[] = {
+                VARLINK_ERROR_METHOD_NOT_FOUND,
+                VARLINK_ERROR_INTERFACE_NOT_FOUND,
+                VARLINK_ERROR_METHOD_NOT_FOUND,
+                VARLINK_ERROR_SYSTEM,
+                VARLINK_ERROR_EXPECTED_MORE,
+        };
+        for (unsigned i = 0; i < 5 && i < r.n; i++) {
+                json_object *j = reply_at(&r, i);
+                is_str(get_path(j, "error", NULL), errors[i], errors[i]);
+                if (i == 0)
+                        is_str(get_path(j, "parameters", "method"), "org.example.test.Nope", "names the method");
+                if (i == 1)
+                        is_str(get_path(j, "parameters", "interface"), "org.example.other", "names the interface");
+                if (i == 3)
+                        is_str(get_path(j, "parameters", "errno"), "5", "carries the errno");
+                json_object_put(j);
+        }
+        ok(!r.eof, "errors do not disconnect");
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_service_interface(void) {
+        Ctx c;
+        Replies r = {};
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        send_msg(fd, "{\"method\":\"org.varlink.service.GetInfo\"}");
+        send_msg(fd, "{\"method\":\"org.varlink.service.GetInterfaceDescription\",\"parameters\":{\"interface\":\"org.example.test\"}}");
+        send_msg(fd, "{\"method\":\"org.varlink.service.GetInterfaceDescription\",\"parameters\":{\"interface\":\"org.varlink.service\"}}");
+        send_msg(fd, "{\"method\":\"org.varlink.service.GetInterfaceDescription\",\"parameters\":{\"interface\":\"x.y\"}}");
+        send_msg(fd, "{\"method\":\"org.varlink.service.GetInterfaceDescription\"}");
+        collect(&c, fd, 5, &r);
+        is_int(r.n, 5, "five replies");
+
+        json_object *j = reply_at(&r, 0), *p = NULL, *ifaces = NULL;
+        is_str(get_path(j, "parameters", "product"), "product", "GetInfo product");
+        is_str(get_path(j, "parameters", "version"), "1.0", "GetInfo version");
+        json_object_object_get_ex(j, "parameters", &p);
+        json_object_object_get_ex(p, "interfaces", &ifaces);
+        is_int(json_object_array_length(ifaces), 2, "two interfaces listed");
+        is_str(json_object_get_string(json_object_array_get_idx(ifaces, 0)), "org.varlink.service", "service first");
+        is_str(json_object_get_string(json_object_array_get_idx(ifaces, 1)), "org.example.test", "then ours");
+        json_object_put(j);
+
+        j = reply_at(&r, 1);
+        is_str(get_path(j, "parameters", "description"), test_interface, "description is the interface text");
+        json_object_put(j);
+        j = reply_at(&r, 2);
+        ok(get_path(j, "parameters", "description") &&
+                   strstr(get_path(j, "parameters", "description"), "interface org.varlink.service"),
+           "org.varlink.service describes itself");
+        json_object_put(j);
+        j = reply_at(&r, 3);
+        is_str(get_path(j, "error", NULL), VARLINK_ERROR_INTERFACE_NOT_FOUND, "unknown interface");
+        json_object_put(j);
+        j = reply_at(&r, 4);
+        is_str(get_path(j, "error", NULL), VARLINK_ERROR_INVALID_PARAMETER, "missing interface parameter");
+        is_str(get_path(j, "parameters", "parameter"), "interface", "names it");
+        json_object_put(j);
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_disconnects(void) {
+        static const struct {
+                const char *name;
+                const char *data;
+                size_t len;
+        } bad[] = {
+                { "malformed JSON", "{nope", 6 },
+                { "not an object", "[1,2]", 6 },
+                { "no method", "{\"parameters\":{}}", 18 },
+                { "method without interface", "{\"method\":\"Echo\"}", 18 },
+                { "parameters not an object", "{\"method\":\"a.B\",\"parameters\":3}", 32 },
+                { "oneway and more together", "{\"method\":\"a.B\",\"oneway\":true,\"more\":true}", 43 },
+                { "trailing bytes after the object", "{\"method\":\"a.B\"}x", 18 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                Ctx c;
+                Replies r = {};
+                ctx_init(&c);
+                int fd = connect_client(&c);
+                send_raw(fd, bad[i].data, bad[i].len);
+                collect(&c, fd, 0, &r);
+                ok(r.eof && r.n == 0, "%s: disconnected without reply", bad[i].name);
+                is_int(varlink_server_current_connections(c.server), 0, "connection released");
+                replies_free(&r);
+                close(fd);
+                ctx_done(&c);
+        }
+}
+
+static void test_limits(void) {
+        Ctx c;
+        Replies r = {}, r2 = {};
+        char big[3000];
+        ctx_init(&c);
+        varlink_server_set_buffer_max(c.server, 1024);
+
+        int slow = connect_client(&c);
+        int flood = connect_client(&c);
+        int good = connect_client(&c);
+
+        /* A client that sent half a message does not stall the others. */
+        send_raw(slow, "{\"method\":", 10);
+        memset(big, 'x', sizeof big);
+        send_raw(flood, big, sizeof big);
+        send_msg(good, "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"ok\"}}");
+        collect(&c, flood, 0, &r);
+        ok(r.eof, "oversized message: disconnected");
+        collect(&c, good, 1, &r2);
+        is_int(r2.n, 1, "other client answered meanwhile");
+        is_int(varlink_server_current_connections(c.server), 2, "slow and good still connected");
+        is_int(c.disconnects, 1, "disconnect callback ran once");
+        replies_free(&r);
+        replies_free(&r2);
+
+        /* Connection limits. */
+        varlink_server_set_connections_max(c.server, 3, 3);
+        int third = connect_client(&c);
+        ok(third >= 0, "third connection accepted at max 3");
+        int fourth = connect_client(&c);
+        ok(fourth < 0, "fourth connection refused at max 3");
+        varlink_server_set_connections_max(c.server, 10, 3);
+        fourth = connect_client(&c);
+        ok(fourth < 0, "refused by the per-uid limit too");
+        varlink_server_set_connections_max(c.server, 10, 10);
+
+        /* A peer that never reads its replies is dropped at the output limit. */
+        varlink_server_set_output_max(c.server, 4096);
+        int deaf = connect_client(&c);
+        int sz = 4096;
+        setsockopt(deaf, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+        unsigned before = c.disconnects;
+        for (int i = 0; i < 400 && c.disconnects == before; i++) {
+                send_msg(deaf, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
+                               "\"parameters\":{\"interface\":\"org.varlink.service\"}}");
+                sd_event_run(c.event, 1000);
+        }
+        is_int(c.disconnects, before + 1, "peer that does not read is disconnected");
+
+        close(slow);
+        close(good);
+        close(third);
+        close(deaf);
+        ctx_done(&c);
+}
+
+static void test_half_close(void) {
+        Ctx c;
+        Replies r = {};
+        ctx_init(&c);
+        int fd = connect_client(&c);
+
+        send_msg(fd, "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"bye\"}}");
+        shutdown(fd, SHUT_WR);
+        collect(&c, fd, 0, &r);
+        is_int(r.n, 1, "a call sent before shutdown(SHUT_WR) is answered");
+        ok(r.eof, "then the server closes");
+        replies_free(&r);
+        close(fd);
+        ctx_done(&c);
+}
+
+static void test_framing_helpers(void) {
+        is_int(varlink_frame_find("abc", 3), -EAGAIN, "no NUL: incomplete");
+        is_int(varlink_frame_find("ab\0cd", 5), 2, "first NUL found");
+        is_int(varlink_frame_find("", 0), -EAGAIN, "empty buffer");
+        json_object *o = varlink_message_parse("{\"a\":1}", 7);
+        ok(o != NULL, "object parses");
+        json_object_put(o);
+        ok(varlink_message_parse("{\"a\":1", 6) == NULL, "truncated object rejected");
+        ok(varlink_message_parse("\"str\"", 5) == NULL, "non-object rejected");
+        ok(varlink_message_parse("{} {}", 5) == NULL, "two objects in one frame rejected");
+}
+
+int main(void) {
+        alarm(60);
+        test_framing_helpers();
+        test_split_message();
+        test_pipelined();
+        test_parameters_forms();
+        test_errors();
+        test_service_interface();
+        test_disconnects();
+        test_limits();
+        test_half_close();
+        return tap_done();
+}
