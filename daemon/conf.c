@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* asprintf(), vasprintf() */
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <ini.h>
+
+#include "conf.h"
+#include "macro.h"
+#include "strutil.h"
+
+#define WHITESPACE " \t\n\r\v\f"
+
+/* The kernel's TASK_COMM_LEN is 16 including the NUL: a longer comm= can never match. */
+#define COMM_MAX 15
+
+#define SUN_PATH_SIZE sizeof(((struct sockaddr_un *) NULL)->sun_path)
+
+/* Builds a malloc'd message into *ret (if ret) and returns error, or
+ * -ENOMEM if even the message can't be had. */
+_printf_(3, 4)
+static int make_error(char **ret, int error, const char *fmt, ...) {
+        va_list ap;
+        char *m;
+        int k;
+
+        if (!ret)
+                return error;
+
+        va_start(ap, fmt);
+        k = vasprintf(&m, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret = NULL;
+                return -ENOMEM;
+        }
+        *ret = m;
+        return error;
+}
+
+static bool path_is_absolute(const char *p) {
+        return p && p[0] == '/';
+}
+
+/* ---- ignore rules ---- */
+
+void ignore_rule_done(IgnoreRule *r) {
+        if (!r)
+                return;
+        free(r->comm);
+        free(r->exe);
+        free(r->unit);
+        free(r->path);
+        *r = (IgnoreRule) {};
+}
+
+static int rule_set_string(char **field, const char *name, const char *value, char **ret_error) {
+        if (*field)
+                return make_error(ret_error, -EINVAL, "duplicate field '%s'", name);
+        *field = strdup(value);
+        if (!*field)
+                return -ENOMEM;
+        return 0;
+}
+
+int ignore_rule_parse(const char *s, IgnoreRule *ret, char **ret_error) {
+        _cleanup_(ignore_rule_done) IgnoreRule rule = {};
+        _cleanup_strv_free_ char **words = NULL;
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+
+        r = strv_split_whitespace(s, &words);
+        if (r < 0)
+                return r;
+        if (strv_length(words) == 0)
+                return make_error(ret_error, -EINVAL,
+                                  "empty rule, expected field=value matchers (comm, exe, unit, uid, path)");
+
+        for (char **w = words; *w; w++) {
+                const char *eq = strchr(*w, '=');
+                if (!eq)
+                        return make_error(ret_error, -EINVAL, "'%s': expected field=value", *w);
+
+                size_t n = (size_t) (eq - *w);
+                const char *value = eq + 1;
+#define FIELD_IS(name) (n == strlen(name) && strncmp(*w, name, n) == 0)
+
+                if (n > 0 && isempty(value))
+                        return make_error(ret_error, -EINVAL, "'%s': empty value", *w);
+
+                if (FIELD_IS("comm")) {
+                        if (strlen(value) > COMM_MAX)
+                                return make_error(ret_error, -EINVAL,
+                                                  "comm '%s' is longer than %d characters and can never match",
+                                                  value, COMM_MAX);
+                        r = rule_set_string(&rule.comm, "comm", value, ret_error);
+                } else if (FIELD_IS("exe")) {
+                        if (!path_is_absolute(value))
+                                return make_error(ret_error, -EINVAL, "exe '%s' is not an absolute path", value);
+                        r = rule_set_string(&rule.exe, "exe", value, ret_error);
+                } else if (FIELD_IS("unit"))
+                        r = rule_set_string(&rule.unit, "unit", value, ret_error);
+                else if (FIELD_IS("path")) {
+                        if (!path_is_absolute(value))
+                                return make_error(ret_error, -EINVAL, "path '%s' is not an absolute path (glob)", value);
+                        r = rule_set_string(&rule.path, "path", value, ret_error);
+                } else if (FIELD_IS("uid")) {
+                        uint64_t u;
+
+                        if (rule.has_uid)
+                                return make_error(ret_error, -EINVAL, "duplicate field 'uid'");
+                        /* Numbers only: resolving names would make the config depend on NSS at load time. */
+                        r = parse_uint64(value, &u);
+                        if (r == -EINVAL)
+                                return make_error(ret_error, -EINVAL,
+                                                  "uid '%s' is not a number (user names are not accepted)", value);
+                        /* (uid_t) -1 means "no uid" to the kernel. */
+                        if (r < 0 || u >= UINT32_MAX)
+                                return make_error(ret_error, -EINVAL, "uid '%s' is out of range", value);
+                        rule.uid = (unsigned) u;
+                        rule.has_uid = true;
+                } else
+                        return make_error(ret_error, -EINVAL,
+                                          "unknown field '%.*s' (expected comm, exe, unit, uid or path)", (int) n, *w);
+#undef FIELD_IS
+                if (r < 0)
+                        return r;
+        }
+
+        *ret = rule;
+        rule = (IgnoreRule) {};
+        return 0;
+}
+
+/* ---- Config ---- */
+
+void config_init(Config *c) {
+        *c = (Config) {
+                .mode = POLICY_AUTO,
+                .dry_run = false,
+                .min_dwell = 30 * USEC_PER_SEC,
+                .off_mode = OFF_MODE_AUTO,
+                .exit_mode = EXIT_MODE_STRICT,
+                .on_external_change = EXTERNAL_CHANGE_FOLLOW,
+                .interval = 1 * USEC_PER_SEC,
+                .coarse_above = 100000,
+                .strict_below = 20000,
+                .sustain = 10 * USEC_PER_SEC,
+                .linger = 5 * 60 * USEC_PER_SEC,
+        };
+
+        /* config_init() can't fail by contract; on OOM these stay NULL and
+         * config_load() notices (it starts from a fresh config_init()). */
+        (void) strv_split_whitespace(DEFAULT_WATCH, &c->watch);
+        c->socket = strdup(DEFAULT_SOCKET_PATH);
+}
+
+void config_done(Config *c) {
+        if (!c)
+                return;
+        c->watch = strv_free(c->watch);
+        for (size_t i = 0; i < c->n_ignore; i++)
+                ignore_rule_done(&c->ignore[i]);
+        free(c->ignore);
+        c->ignore = NULL;
+        c->n_ignore = 0;
+        free(c->socket);
+        c->socket = NULL;
+}
+
+/* Each parser sets *reason (malloc'd) when it returns -EINVAL. */
+typedef int (*ConfigParser)(Config *c, void *data, const char *value, char **reason);
+
+#define DEFINE_PARSE_ENUM(function, type, from_string, expected)                            \
+        static int function(Config *c _unused_, void *data, const char *value, char **reason) { \
+                type v = from_string(value);                                                    \
+                if ((int) v < 0)                                                                \
+                        return make_error(reason, -EINVAL, "invalid value '%s' (expected %s)",  \
+                                          value, expected);                                     \
+                *(type *) data = v;                                                             \
+                return 0;                                                                       \
+        }
+
+DEFINE_PARSE_ENUM(parse_policy, Policy, policy_from_string, "strict, coarse or auto")
+DEFINE_PARSE_ENUM(parse_off_mode, OffMode, off_mode_from_string, "auto or coarse")
+DEFINE_PARSE_ENUM(parse_exit_mode, ExitMode, exit_mode_from_string, "strict or previous")
+DEFINE_PARSE_ENUM(parse_external_change, ExternalChange, external_change_from_string, "follow or override")
+
+static int parse_bool(Config *c _unused_, void *data, const char *value, char **reason) {
+        int b = parse_boolean(value);
+        if (b < 0)
+                return make_error(reason, -EINVAL, "invalid boolean '%s' (expected yes or no)", value);
+        *(bool *) data = b;
+        return 0;
+}
+
+static int parse_duration_value(const char *value, bool allow_infinity, usec_t *ret, char **reason) {
+        int r = parse_duration(value, ret);
+        if (r == -ERANGE)
+                return make_error(reason, -EINVAL, "duration '%s' is too large", value);
+        if (r < 0)
+                return make_error(reason, -EINVAL, "invalid duration '%s'", value);
+        if (*ret == USEC_INFINITY && !allow_infinity)
+                return make_error(reason, -EINVAL, "'infinity' is not allowed here");
+        return 0;
+}
+
+static int parse_duration_finite(Config *c _unused_, void *data, const char *value, char **reason) {
+        return parse_duration_value(value, false, data, reason);
+}
+
+static int parse_duration_or_infinity(Config *c _unused_, void *data, const char *value, char **reason) {
+        return parse_duration_value(value, true, data, reason);
+}
+
+static int parse_interval(Config *c _unused_, void *data, const char *value, char **reason) {
+        usec_t u;
+        int r = parse_duration_value(value, false, &u, reason);
+        if (r < 0)
+                return r;
+        if (u == 0)
+                return make_error(reason, -EINVAL, "must be greater than 0");
+        *(usec_t *) data = u;
+        return 0;
+}
+
+static int parse_number(Config *c _unused_, void *data, const char *value, char **reason) {
+        int r = parse_uint64(value, data);
+        if (r == -ERANGE)
+                return make_error(reason, -EINVAL, "number '%s' is out of range", value);
+        if (r < 0)
+                return make_error(reason, -EINVAL, "invalid number '%s'", value);
+        return 0;
+}
+
+static int parse_watch(Config *c _unused_, void *data, const char *value, char **reason) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        /* An empty list is allowed: it means "watch nothing". */
+        r = strv_split_whitespace(value, &l);
+        if (r < 0)
+                return r;
+        for (char **i = l; *i; i++)
+                if (!path_is_absolute(*i))
+                        return make_error(reason, -EINVAL, "path '%s' is not absolute", *i);
+
+        char ***watch = data;
+        strv_free(*watch);
+        *watch = TAKE_PTR(l);
+        return 0;
+}
+
+static int parse_ignore(Config *c, void *data _unused_, const char *value, char **reason) {
+        _cleanup_free_ char *why = NULL;
+        IgnoreRule rule;
+        int r;
+
+        r = ignore_rule_parse(value, &rule, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return make_error(reason, -EINVAL, "%s", why ? why : "invalid rule");
+
+        IgnoreRule *a = reallocarray(c->ignore, c->n_ignore + 1, sizeof(IgnoreRule));
+        if (!a) {
+                ignore_rule_done(&rule);
+                return -ENOMEM;
+        }
+        a[c->n_ignore++] = rule;
+        c->ignore = a;
+        return 0;
+}
+
+static int parse_socket(Config *c _unused_, void *data, const char *value, char **reason) {
+        if (!path_is_absolute(value))
+                return make_error(reason, -EINVAL, "socket path '%s' is not absolute", value);
+        /* bind(2) would fail later, and less clearly. */
+        if (strlen(value) >= SUN_PATH_SIZE)
+                return make_error(reason, -EINVAL, "socket path '%s' is longer than %zu characters",
+                                  value, SUN_PATH_SIZE - 1);
+
+        char *s = strdup(value);
+        if (!s)
+                return -ENOMEM;
+        char **socket = data;
+        free(*socket);
+        *socket = s;
+        return 0;
+}
+
+typedef struct ConfigItem {
+        const char *section;
+        const char *key;
+        ConfigParser parse;
+        size_t offset;
+} ConfigItem;
+
+static const ConfigItem items[] = {
+        { "policy",   "mode",               parse_policy,               offsetof(Config, mode)               },
+        { "policy",   "dry_run",            parse_bool,                 offsetof(Config, dry_run)            },
+        { "policy",   "min_dwell",          parse_duration_finite,      offsetof(Config, min_dwell)          },
+        { "policy",   "off_mode",           parse_off_mode,             offsetof(Config, off_mode)           },
+        { "policy",   "exit_mode",          parse_exit_mode,            offsetof(Config, exit_mode)          },
+        { "policy",   "on_external_change", parse_external_change,      offsetof(Config, on_external_change) },
+        { "pressure", "interval",           parse_interval,             offsetof(Config, interval)           },
+        { "pressure", "coarse_above",       parse_number,               offsetof(Config, coarse_above)       },
+        { "pressure", "strict_below",       parse_number,               offsetof(Config, strict_below)       },
+        { "pressure", "sustain",            parse_duration_finite,      offsetof(Config, sustain)            },
+        /* Infinite linger is meaningful: once read, keep counting. */
+        { "readers",  "linger",             parse_duration_or_infinity, offsetof(Config, linger)             },
+        { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
+        { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
+        { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },
+};
+
+static bool section_is_known(const char *s, size_t n) {
+        for (size_t i = 0; i < ELEMENTSOF(items); i++)
+                if (strlen(items[i].section) == n && strncmp(items[i].section, s, n) == 0)
+                        return true;
+        return false;
+}
+
+typedef struct ParseState {
+        const char *path;
+        FILE *f;
+        Config *config;
+        char *buf;
+        size_t bufsize;
+        unsigned line;                          /* of the line inih is working on */
+        unsigned item_line[ELEMENTSOF(items)];  /* where each key was last set, 0 if not */
+        int error;                              /* the first error, if any */
+        unsigned error_line;
+        char *error_message;
+} ParseState;
+
+/* Records the first error only: later ones are often fallout. */
+_printf_(4, 5)
+static void state_fail(ParseState *st, int error, unsigned line, const char *fmt, ...) {
+        _cleanup_free_ char *m = NULL;
+        va_list ap;
+        int k;
+
+        if (st->error != 0)
+                return;
+
+        st->error = error;
+        st->error_line = line;
+
+        va_start(ap, fmt);
+        k = vasprintf(&m, fmt, ap);
+        va_end(ap);
+        if (k >= 0)
+                k = line > 0 ? asprintf(&st->error_message, "%s:%u: %s", st->path, line, m)
+                             : asprintf(&st->error_message, "%s: %s", st->path, m);
+        if (k < 0) {
+                st->error_message = NULL;
+                st->error = -ENOMEM;
+        }
+}
+
+static void strip_inline_comment(char *s) {
+        /* ';' or '#' at the start or after white space begins a comment, so
+         * "mode = auto   # strict | coarse" works; "a#b" stays a value.
+         * inih itself only knows ';', and only inline. */
+        for (char *p = s; *p; p++)
+                if ((*p == ';' || *p == '#') && (p == s || strchr(WHITESPACE, p[-1]))) {
+                        *p = 0;
+                        return;
+                }
+}
+
+/* inih's ini_reader. We hand inih one cleaned-up line per call, which gives
+ * us: our own line count (Debian's inih is built without
+ * INI_HANDLER_LINENO), '#' inline comments, no silent splitting of lines
+ * longer than inih's buffer, no continuation lines (inih would take an
+ * indented "key = value" as more of the previous value), and errors that
+ * say what is wrong where inih would only give a line number. */
+static char *config_reader(char *str, int num, void *userdata) {
+        ParseState *st = userdata;
+        ssize_t n;
+
+        if (st->error != 0)
+                return NULL;    /* stop: only the first error is reported */
+
+        errno = 0;
+        n = getline(&st->buf, &st->bufsize, st->f);
+        if (n < 0) {
+                if (ferror(st->f)) {
+                        int r = negative_errno();
+                        state_fail(st, r, 0, "%s", strerror(-r));
+                }
+                return NULL;
+        }
+        st->line++;
+
+        char *l = st->buf;
+        if (strlen(l) != (size_t) n) {
+                state_fail(st, -EINVAL, st->line, "line contains a NUL byte");
+                return NULL;
+        }
+        if (st->line == 1 && startswith(l, "\xEF\xBB\xBF"))
+                l += 3;
+
+        strip_inline_comment(l);
+        strstrip(l);
+
+        size_t len = strlen(l);
+        if (l[0] == '[') {
+                if (l[len - 1] != ']' || len < 3) {
+                        state_fail(st, -EINVAL, st->line, "syntax error: expected '[section]'");
+                        return NULL;
+                }
+                if (!section_is_known(l + 1, len - 2)) {
+                        state_fail(st, -EINVAL, st->line,
+                                   "%s: unknown section (expected [policy], [pressure], [readers] or [varlink])", l);
+                        return NULL;
+                }
+        } else if (len > 0 && !strpbrk(l, "=:")) {
+                /* inih also accepts "key: value", as Python's configparser does. */
+                state_fail(st, -EINVAL, st->line, "syntax error: expected 'key = value', '[section]' or a comment");
+                return NULL;
+        }
+
+        if (num <= 0 || len >= (size_t) num) {
+                state_fail(st, -EINVAL, st->line, "line too long (at most %d characters without comments)",
+                           num > 0 ? num - 1 : 0);
+                return NULL;
+        }
+
+        memcpy(str, l, len + 1);
+        return str;
+}
+
+static int config_handler(void *userdata, const char *section, const char *name, const char *value) {
+        ParseState *st = userdata;
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        if (st->error != 0)
+                return 0;
+
+        if (!value)
+                value = "";
+
+        if (isempty(section)) {
+                state_fail(st, -EINVAL, st->line, "%s: key outside of any section", name);
+                return 0;
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+                if (!streq_ptr(items[i].section, section) || !streq_ptr(items[i].key, name))
+                        continue;
+
+                r = items[i].parse(st->config, (uint8_t *) st->config + items[i].offset, value, &reason);
+                if (r < 0) {
+                        state_fail(st, r == -ENOMEM ? -ENOMEM : -EINVAL, st->line, "[%s] %s: %s", section, name,
+                                   reason ? reason : strerror(-r));
+                        return 0;
+                }
+                st->item_line[i] = st->line;
+                return 1;
+        }
+
+        state_fail(st, -EINVAL, st->line, "[%s] %s: unknown key", section, name);
+        return 0;
+}
+
+static unsigned item_line(const ParseState *st, const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(items); i++)
+                if (streq_ptr(items[i].key, key))
+                        return st->item_line[i];
+        return 0;
+}
+
+static void config_check(ParseState *st) {
+        const Config *c = st->config;
+        unsigned lc = item_line(st, "coarse_above"), ls = item_line(st, "strict_below");
+        char where[32];
+
+        if (c->strict_below <= c->coarse_above)
+                return;
+
+        /* An inverted hysteresis band. Blame the later of the two keys: that
+         * is where the contradiction arose; name the other one and its line. */
+        if (ls >= lc) {
+                if (lc > 0)
+                        snprintf(where, sizeof where, "line %u", lc);
+                else
+                        snprintf(where, sizeof where, "default");
+                state_fail(st, -EINVAL, ls, "[pressure] strict_below: %" PRIu64 " is above coarse_above (%" PRIu64 ", %s)",
+                           c->strict_below, c->coarse_above, where);
+        } else {
+                if (ls > 0)
+                        snprintf(where, sizeof where, "line %u", ls);
+                else
+                        snprintf(where, sizeof where, "default");
+                state_fail(st, -EINVAL, lc, "[pressure] coarse_above: %" PRIu64 " is below strict_below (%" PRIu64 ", %s)",
+                           c->coarse_above, c->strict_below, where);
+        }
+}
+
+static int config_new_defaults(Config *c) {
+        config_init(c);
+        if (!c->watch || !c->socket) {
+                config_done(c);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int config_load(Config *c, const char *path, bool must_exist, char **ret_error) {
+        /* Parse into a scratch Config and swap only on success, so a failed
+         * reload leaves the running config alone. The file applies on top of
+         * the defaults, not of *c: a key removed from the file reverts. */
+        _cleanup_(config_done) Config tmp = {};
+        _cleanup_fclose_ FILE *f = NULL;
+        ParseState st = {};
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        if (!path)
+                path = DEFAULT_CONFIG_PATH;
+
+        r = config_new_defaults(&tmp);
+        if (r < 0)
+                return make_error(ret_error, r, "Out of memory");
+
+        f = fopen(path, "re");
+        if (!f) {
+                r = negative_errno();
+                if (r != -ENOENT || must_exist)
+                        return make_error(ret_error, r, "%s: %s", path, strerror(-r));
+                goto apply;
+        }
+
+        st = (ParseState) {
+                .path = path,
+                .f = f,
+                .config = &tmp,
+        };
+
+        r = ini_parse_stream(config_reader, &st, config_handler, &st);
+        free(st.buf);
+        if (r < 0 && st.error == 0)
+                state_fail(&st, r == -2 ? -ENOMEM : -EIO, 0, "inih failed (%d)", r);
+        else if (r > 0 && (st.error == 0 || (unsigned) r < st.error_line)) {
+                /* Something inih rejected that our reader let through. */
+                free(st.error_message);
+                st.error_message = NULL;
+                st.error = 0;
+                state_fail(&st, -EINVAL, (unsigned) r, "syntax error");
+        }
+
+        if (st.error == 0)
+                config_check(&st);
+
+        if (st.error != 0) {
+                if (ret_error)
+                        *ret_error = st.error_message;
+                else
+                        free(st.error_message);
+                return st.error;
+        }
+
+apply:
+        config_done(c);
+        *c = tmp;
+        tmp = (Config) {};
+        return 0;
+}

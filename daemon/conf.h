@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mode.h"
+#include "strutil.h"
+
+#define DEFAULT_CONFIG_PATH SYSCONFDIR "/numastatd.conf"
+#define DEFAULT_SOCKET_PATH "/run/numastatd/io.numastatd"
+#define DEFAULT_WATCH                                                           \
+        "/proc/vmstat /proc/zoneinfo /sys/devices/system/node/node*/numastat " \
+        "/sys/devices/system/node/node*/vmstat"
+
+/* One `ignore =` line: every field that is set must match. */
+typedef struct IgnoreRule {
+        char *comm;
+        char *exe;
+        char *unit;
+        char *path;     /* fnmatch(3) glob */
+        bool has_uid;
+        unsigned uid;
+} IgnoreRule;
+
+typedef struct Config {
+        /* [policy] */
+        Policy mode;
+        bool dry_run;
+        usec_t min_dwell;
+        OffMode off_mode;
+        ExitMode exit_mode;
+        ExternalChange on_external_change;
+        /* [pressure] */
+        usec_t interval;
+        uint64_t coarse_above;  /* pages/s */
+        uint64_t strict_below;  /* pages/s */
+        usec_t sustain;
+        /* [readers] */
+        usec_t linger;
+        char **watch;
+        IgnoreRule *ignore;
+        size_t n_ignore;
+        /* [varlink] */
+        char *socket;
+} Config;
+
+void config_init(Config *c);    /* the documented defaults */
+void config_done(Config *c);
+
+/* Parses FILE into *c (which the caller has config_init()ed). A missing
+ * file is fine only if !must_exist: defaults then apply. On error returns a
+ * negative errno and sets *ret_error to "FILE:LINE: key: why" (malloc'd). */
+int config_load(Config *c, const char *path, bool must_exist, char **ret_error);
+
+/* "comm=node_exporter path=/proc/vmstat" → rule. On error *ret_error says why. */
+int ignore_rule_parse(const char *s, IgnoreRule *ret, char **ret_error);
+void ignore_rule_done(IgnoreRule *r);
