@@ -77,7 +77,7 @@ int varlink_client_send(VarlinkClient *c, const char *method, json_object *param
         if (flags & VARLINK_METHOD_ONEWAY)
                 json_object_object_add(m, "oneway", json_object_new_boolean(true));
 
-        text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+        text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         len = strlen(text) + 1;
         while (done < len) {
                 ssize_t n = send(c->fd, text + done, len - done, MSG_NOSIGNAL);

@@ -413,7 +413,7 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
         size_t len;
         int r;
 
-        text = json_object_to_json_string_ext(message, JSON_C_TO_STRING_PLAIN);
+        text = json_object_to_json_string_ext(message, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         if (!text)
                 return -ENOMEM;
         len = strlen(text) + 1;

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* numastatctl: asks numastatd over varlink and shows the answer. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "varlink.h"
+
+#define DEFAULT_SOCKET_PATH "/run/numastatd/io.numastatd"
+
+/* Exit codes, documented in --help and the README. */
+enum {
+        EXIT_OK = 0,
+        EXIT_DAEMON_ERROR = 1,  /* the daemon answered with an error */
+        EXIT_USAGE = 2,
+        EXIT_UNREACHABLE = 3,   /* no daemon on the socket, or it did not answer */
+        EXIT_DENIED = 4,        /* the call needs root */
+};
+
+typedef enum JsonFormat { JSON_OFF, JSON_PRETTY, JSON_SHORT } JsonFormat;
+
+typedef struct Args {
+        const char *socket;
+        JsonFormat json;
+} Args;
+
+static void help(void) {
+        printf("Usage: numastatctl [OPTION...] [COMMAND]\n"
+               "Shows and steers numastatd, the NUMA statistics policy daemon.\n\n"
+               "Commands:\n"
+               "  status               the daemon's state and why (default)\n"
+               "  monitor              the state now, then every change, until interrupted\n"
+               "  readers              who read the statistics files\n"
+               "  history              the kernel mode switches, oldest first\n"
+               "  set-policy POLICY    strict | coarse | auto, until the next reload (root)\n"
+               "  reload               re-read the configuration file (root)\n\n"
+               "Options:\n"
+               "  -s --socket=PATH     daemon socket (default " DEFAULT_SOCKET_PATH ")\n"
+               "  -j --json[=FORMAT]   print JSON: pretty (default) or short\n"
+               "     --dry-run         with set-policy: decide and report only\n"
+               "     --no-dry-run      with set-policy: turn dry run off\n"
+               "  -h --help            show this help\n"
+               "  -V --version         show the version\n\n"
+               "Exit status: 0 success, 1 the daemon reported an error, 2 bad usage,\n"
+               "3 the daemon is not reachable, 4 permission denied.\n");
+}
+
+static int connect_daemon(const Args *a, VarlinkClient **ret) {
+        int r = varlink_client_connect_address(ret, a->socket);
+        if (r < 0) {
+                fprintf(stderr, "numastatctl: cannot reach numastatd at %s: %s (is numastatd running?)\n",
+                        a->socket, strerror(-r));
+                return -EXIT_UNREACHABLE;
+        }
+        return 0;
+}
+
+/* Calls a method; on failure prints one line and returns -exit code. */
+static int call(const Args *a, const char *method, json_object *params, json_object **ret) {
+        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
+        _cleanup_json_ json_object *reply = NULL;
+        const char *error = NULL;
+        int r;
+
+        r = connect_daemon(a, &c);
+        if (r < 0)
+                return r;
+        r = varlink_client_call(c, method, params, &reply, &error);
+        if (r < 0) {
+                fprintf(stderr, "numastatctl: no answer from numastatd at %s: %s\n", a->socket, strerror(-r));
+                return -EXIT_UNREACHABLE;
+        }
+        if (error) {
+                json_object *msg = NULL;
+                if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
+                        fprintf(stderr, "numastatctl: permission denied: %s needs root.\n", method);
+                        return -EXIT_DENIED;
+                }
+                if (json_object_object_get_ex(reply, "message", &msg))
+                        fprintf(stderr, "numastatctl: %s: %s\n", error, json_object_get_string(msg));
+                else
+                        fprintf(stderr, "numastatctl: %s failed: %s %s\n", method, error,
+                                json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+                return -EXIT_DAEMON_ERROR;
+        }
+        if (ret)
+                *ret = TAKE_PTR(reply);
+        return 0;
+}
+
+static const char *jstr(json_object *o, const char *key) {
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return NULL;
+        return json_object_get_string(v);
+}
+
+static int64_t jint(json_object *o, const char *key) {
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(o, key, &v))
+                return 0;
+        return json_object_get_int64(v);
+}
+
+static bool jbool(json_object *o, const char *key) {
+        json_object *v = NULL;
+        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static json_object *jget(json_object *o, const char *key) {
+        json_object *v = NULL;
+        json_object_object_get_ex(o, key, &v);
+        return v;
+}
+
+static char *format_time(char *buf, size_t size, int64_t usec) {
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+        if (usec <= 0 || !localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "n/a");
+        return buf;
+}
+
+static char *format_bytes(char *buf, size_t size, uint64_t b) {
+        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+        double v = (double) b;
+        size_t u = 0;
+        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+        return buf;
+}
+
+static char *format_cpus(char *buf, size_t size, json_object *cpus) {
+        size_t n = json_object_array_length(cpus), len = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < n;) {
+                int64_t first = json_object_get_int64(json_object_array_get_idx(cpus, i)), last = first;
+                size_t j = i + 1;
+                while (j < n && json_object_get_int64(json_object_array_get_idx(cpus, j)) == last + 1)
+                        last = json_object_get_int64(json_object_array_get_idx(cpus, j++));
+                int w = first == last ? snprintf(buf + len, size - len, "%s%" PRId64, len ? "," : "", first)
+                                      : snprintf(buf + len, size - len, "%s%" PRId64 "-%" PRId64,
+                                                 len ? "," : "", first, last);
+                if (w < 0 || (size_t) w >= size - len)
+                        break;
+                len += w;
+                i = j;
+        }
+        if (!buf[0])
+                snprintf(buf, size, "none");
+        return buf;
+}
+
+static void print_transition(json_object *t) {
+        char when[64];
+        printf("%s  %s -> %s%s  (policy %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
+               jstr(t, "from"), jstr(t, "to"), jbool(t, "dry_run") ? " [dry run, not written]" : "",
+               jstr(t, "policy"), jstr(t, "reason"));
+}
+
+static void print_status(json_object *s) {
+        json_object *nodes = jget(s, "nodes"), *trans = jget(s, "transitions"), *err = jget(s, "last_error");
+        const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
+        const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
+        bool counting = kernel && strcmp(kernel, "strict") == 0;
+        char buf[256], when[64];
+
+        printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
+               err ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
+        printf("      Policy: %s (from %s)%s\n", jstr(s, "policy"), jstr(s, "policy_source"),
+               jbool(s, "dry_run") ? ", dry run: nothing is written" : "");
+        if (strcmp(backend, "none") == 0)
+                printf("      Kernel: no NUMA statistics interface (observing only)\n");
+        else
+                printf("      Kernel: %s via %s (%s)%s\n", kernel, jstr(s, "backend_path"), backend,
+                       counting ? ", counting on"
+                       : strcmp(kernel, "coarse") == 0 ? ", counting off"
+                       : strcmp(kernel, "auto") == 0 ? ", kernel counts from the next read"
+                                                       : "");
+        if (target && kernel && strcmp(target, kernel) != 0 && strcmp(target, "unknown") != 0)
+                printf("      Target: %s\n", target);
+        printf("      Reason: %s\n", jstr(s, "reason"));
+        printf("       Nodes: %zu", nodes ? json_object_array_length(nodes) : 0);
+        printf(" (from %s)\n", jstr(s, "topology_source"));
+        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
+                json_object *n = json_object_array_get_idx(nodes, i);
+                char cpus[128];
+                printf("              node%" PRId64 ": cpus %s, %s\n", jint(n, "id"),
+                       format_cpus(cpus, sizeof cpus, jget(n, "cpus")),
+                       format_bytes(buf, sizeof buf, (uint64_t) jint(n, "memory_total_bytes")));
+        }
+        printf(" Transitions: %" PRId64, jint(s, "transitions_total"));
+        if (trans && json_object_array_length(trans) > 0) {
+                json_object *t = json_object_array_get_idx(trans, json_object_array_length(trans) - 1);
+                printf(", last %s: %s -> %s", format_time(when, sizeof when, jint(t, "time")), jstr(t, "from"),
+                       jstr(t, "to"));
+        }
+        printf("\n");
+        printf("      Config: %s%s%s\n", jstr(s, "config_file"), cfgerr ? "\n              reload rejected: " : "",
+               cfgerr ? cfgerr : "");
+        if (strcmp(jstr(s, "root"), "/") != 0)
+                printf("        Root: %s\n", jstr(s, "root"));
+        printf("       Since: %s\n", format_time(when, sizeof when, jint(s, "started")));
+        if (err)
+                printf("       Error: %s (%s)\n", jstr(err, "message"), format_time(when, sizeof when, jint(err, "time")));
+}
+
+static void print_json(const Args *a, json_object *o) {
+        int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                    (a->json == JSON_SHORT ? JSON_C_TO_STRING_PLAIN
+                                           : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+        printf("%s\n", json_object_to_json_string_ext(o, flags));
+}
+
+static int verb_status(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *s;
+        int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
+        if (r < 0)
+                return -r;
+        s = jget(reply, "status");
+        if (!s) {
+                fprintf(stderr, "numastatctl: the daemon's reply has no status.\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        if (a->json)
+                print_json(a, s);
+        else
+                print_status(s);
+        return EXIT_OK;
+}
+
+static int verb_history(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *t;
+        int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
+        if (r < 0)
+                return -r;
+        t = jget(jget(reply, "status"), "transitions");
+        if (a->json) {
+                print_json(a, t ? t : json_object_new_array());
+                return EXIT_OK;
+        }
+        if (!t || json_object_array_length(t) == 0) {
+                printf("No transitions.\n");
+                return EXIT_OK;
+        }
+        for (size_t i = 0; i < json_object_array_length(t); i++)
+                print_transition(json_object_array_get_idx(t, i));
+        return EXIT_OK;
+}
+
+static int verb_readers(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *rd;
+        int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
+        if (r < 0)
+                return -r;
+        rd = jget(jget(reply, "status"), "readers");
+        if (a->json) {
+                print_json(a, rd ? rd : json_object_new_array());
+                return EXIT_OK;
+        }
+        if (!rd || json_object_array_length(rd) == 0) {
+                printf("No readers seen.\n");
+                return EXIT_OK;
+        }
+        for (size_t i = 0; i < json_object_array_length(rd); i++) {
+                json_object *x = json_object_array_get_idx(rd, i);
+                char when[64];
+                printf("%-16s pid %-7" PRId64 " %-40s %s  %" PRId64 " reads%s\n", jstr(x, "comm"), jint(x, "pid"),
+                       jstr(x, "path"), format_time(when, sizeof when, jint(x, "last_seen")), jint(x, "count"),
+                       jbool(x, "ignored") ? " (ignored)" : "");
+        }
+        return EXIT_OK;
+}
+
+static int verb_monitor(const Args *a) {
+        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
+        int r;
+
+        r = connect_daemon(a, &c);
+        if (r < 0)
+                return -r;
+        varlink_client_set_timeout(c, 0);
+        r = varlink_client_send(c, "io.numastatd.Monitor", NULL, VARLINK_METHOD_MORE);
+        for (bool continues = true; r >= 0 && continues;) {
+                _cleanup_json_ json_object *reply = NULL;
+                const char *error = NULL;
+
+                r = varlink_client_wait(c, &reply, &error, &continues);
+                if (r < 0)
+                        break;
+                if (error) {
+                        fprintf(stderr, "numastatctl: monitor failed: %s\n", error);
+                        return EXIT_DAEMON_ERROR;
+                }
+                if (a->json)
+                        print_json(a, jget(reply, "status"));
+                else {
+                        print_status(jget(reply, "status"));
+                        printf("\n");
+                }
+                fflush(stdout);
+        }
+        if (r < 0) {
+                fprintf(stderr, "numastatctl: connection to numastatd lost: %s\n", strerror(-r));
+                return EXIT_UNREACHABLE;
+        }
+        return EXIT_OK;
+}
+
+static int verb_set_policy(const Args *a, const char *policy, int dry_run) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+        int r;
+
+        if (strcmp(policy, "strict") != 0 && strcmp(policy, "coarse") != 0 && strcmp(policy, "auto") != 0) {
+                fprintf(stderr, "numastatctl: unknown policy '%s' (strict, coarse or auto).\n", policy);
+                return EXIT_USAGE;
+        }
+        json_object_object_add(p, "policy", json_object_new_string(policy));
+        if (dry_run >= 0)
+                json_object_object_add(p, "dry_run", json_object_new_boolean(dry_run));
+        r = call(a, "io.numastatd.SetPolicy", p, NULL);
+        if (r < 0)
+                return -r;
+        if (!a->json)
+                printf("Policy set to %s%s.\n", policy, dry_run > 0 ? " (dry run)" : "");
+        return EXIT_OK;
+}
+
+static int verb_reload(const Args *a) {
+        int r = call(a, "io.numastatd.Reload", NULL, NULL);
+        if (r < 0)
+                return -r;
+        if (!a->json)
+                printf("Configuration reloaded.\n");
+        return EXIT_OK;
+}
+
+int main(int argc, char *argv[]) {
+        enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN };
+        static const struct option options[] = {
+                { "socket", required_argument, NULL, 's' },
+                { "json", optional_argument, NULL, 'j' },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "no-dry-run", no_argument, NULL, ARG_NO_DRY_RUN },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        Args a = { .socket = DEFAULT_SOCKET_PATH };
+        const char *verb;
+        int c, dry_run = -1;
+
+        while ((c = getopt_long(argc, argv, "s:jhV", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        a.socket = optarg;
+                        break;
+                case 'j':
+                        if (!optarg || strcmp(optarg, "pretty") == 0)
+                                a.json = JSON_PRETTY;
+                        else if (strcmp(optarg, "short") == 0)
+                                a.json = JSON_SHORT;
+                        else {
+                                fprintf(stderr, "numastatctl: --json takes pretty or short, not '%s'.\n", optarg);
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case ARG_DRY_RUN:
+                        dry_run = 1;
+                        break;
+                case ARG_NO_DRY_RUN:
+                        dry_run = 0;
+                        break;
+                case 'h':
+                        help();
+                        return EXIT_OK;
+                case 'V':
+                        printf("numastatctl %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                default:
+                        return EXIT_USAGE;
+                }
+        }
+
+        verb = optind < argc ? argv[optind++] : "status";
+        if (strcmp(verb, "set-policy") == 0) {
+                if (argc - optind != 1) {
+                        fprintf(stderr, "numastatctl: set-policy takes one POLICY: strict, coarse or auto.\n");
+                        return EXIT_USAGE;
+                }
+                return verb_set_policy(&a, argv[optind], dry_run);
+        }
+        if (optind < argc) {
+                fprintf(stderr, "numastatctl: %s takes no arguments.\n", verb);
+                return EXIT_USAGE;
+        }
+        if (dry_run >= 0) {
+                fprintf(stderr, "numastatctl: --dry-run and --no-dry-run go with set-policy.\n");
+                return EXIT_USAGE;
+        }
+        if (strcmp(verb, "status") == 0)
+                return verb_status(&a);
+        if (strcmp(verb, "monitor") == 0)
+                return verb_monitor(&a);
+        if (strcmp(verb, "readers") == 0)
+                return verb_readers(&a);
+        if (strcmp(verb, "history") == 0)
+                return verb_history(&a);
+        if (strcmp(verb, "reload") == 0)
+                return verb_reload(&a);
+        fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);
+        return EXIT_USAGE;
+}
