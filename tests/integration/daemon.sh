@@ -1,0 +1,142 @@
+#!/bin/bash
+# The real numastatd on --root trees of every kernel kind, driven by the
+# real numastatctl over the real socket.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "1..0 # SKIP needs root: the non-root refusal is checked by switching to uid 65534"
+        exit 0
+fi
+
+# ---- mainline tree: strict and coarse end to end ----
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf '[policy]\nmode = strict\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts on a mainline tree"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get backend)" numa_stat "backend detected: numa_stat"
+is "$(echo "$S" | json_get kernel_mode)" strict "kernel_mode strict"
+is "$(echo "$S" | json_get policy)" strict "policy strict from config"
+is "$(echo "$S" | json_get dry_run)" false "not a dry run"
+is "$(echo "$S" | json_get nodes.1.cpus)" "[2, 3]" "node1's cpus from the tree"
+is "$(echo "$S" | json_get nodes.0.memory_total_bytes)" 1073741824 "node0's memory from the tree"
+is "$(echo "$S" | json_get transitions_total)" 0 "no switch needed at start"
+ok $([ -S "$SOCK" ] && [ "$(stat -c %a "$SOCK")" = 666 ]; echo $?) "socket created in a new directory, mode 0666"
+
+ctl set-policy coarse >/dev/null
+ok $? "set-policy coarse succeeds"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "the tree's numa_stat now holds 0"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get kernel_mode)" coarse "status shows coarse"
+is "$(echo "$S" | json_get policy_source)" SetPolicy "status says who set the policy"
+is "$(echo "$S" | json_get transitions.0.to)" coarse "transition recorded"
+contains "$(echo "$S" | json_get reason)" "policy coarse" "reason explains the switch"
+
+# Non-root: may read the status, may not change the policy.
+OUT=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" set-policy strict 2>&1)
+is "$?" 4 "non-root set-policy exits 4 (permission denied)"
+contains "$OUT" "permission denied" "and says so"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "the file did not change"
+as_nobody "$NUMASTATCTL" --socket="$SOCK" reload >/dev/null 2>&1
+is "$?" 4 "non-root reload refused"
+check "non-root status works" as_nobody "$NUMASTATCTL" --socket="$SOCK" status
+
+# A file that vanished: a clear error, never success, and the daemon lives.
+rm "$T/proc/sys/vm/numa_stat"
+OUT=$(ctl set-policy strict 2>&1)
+is "$?" 1 "set-policy on a vanished sysctl fails (exit 1)"
+contains "$OUT" "No such file or directory" "error names the cause"
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get last_error.message)" "numa_stat" "status carries the last error"
+ok $([ ! -e "$T/proc/sys/vm/numa_stat" ]; echo $?) "no regular file was created in its place"
+ok $(kill -0 "$DAEMON_PID"; echo $?) "daemon still running"
+echo 0 > "$T/proc/sys/vm/numa_stat"
+ctl set-policy strict >/dev/null
+ok $? "set-policy works again once the file is back"
+is "$(ctl --json=short | json_get last_error)" null "and the error clears"
+
+# Reload: a bad file keeps the running config and shows the error.
+printf '[policy]\nmode = coarse\nmin_dwell = soon\n' > "$T/conf"
+OUT=$(ctl reload 2>&1)
+is "$?" 1 "reload of a bad config fails"
+contains "$OUT" "$T/conf:3" "error names file:line"
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get config_error)" "min_dwell" "status shows the rejected key"
+is "$(echo "$S" | json_get kernel_mode)" strict "running policy kept"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "kernel untouched"
+# SIGHUP with a good file applies it and drops the SetPolicy override.
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+kill -HUP "$DAEMON_PID"
+for _ in $(seq 1 50); do [ "$(cat "$T/proc/sys/vm/numa_stat")" = 0 ] && break; sleep 0.05; done
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "SIGHUP reload applies mode=coarse"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get config_error)" null "config error cleared"
+is "$(echo "$S" | json_get policy_source)" config "policy back from config"
+
+# Clean shutdown restores strict and removes the socket.
+stop_daemon TERM
+is "$DAEMON_STATUS" 0 "SIGTERM: exit 0"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "SIGTERM left counting on (exit_mode=strict)"
+ok $([ ! -e "$SOCK" ]; echo $?) "socket removed"
+contains "$(cat "$T/daemon.log")" "Restored NUMA statistics to strict" "shutdown logged"
+
+# ---- patched v3 tree ----
+T=$(make_tree v3); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get backend)" numa_stats_mode "v3 tree: backend numa_stats_mode"
+is "$(cat "$T/proc/sys/vm/numa_stats_mode")" coarse "policy coarse wrote 'coarse'"
+ctl set-policy strict >/dev/null
+is "$(cat "$T/proc/sys/vm/numa_stats_mode")" strict "set-policy strict wrote 'strict'"
+ctl set-policy coarse >/dev/null
+stop_daemon INT
+is "$DAEMON_STATUS" 0 "SIGINT: exit 0"
+is "$(cat "$T/proc/sys/vm/numa_stats_mode")" strict "SIGINT restored strict"
+
+# exit_mode=previous puts back what was found.
+printf '[policy]\nmode = coarse\nexit_mode = previous\n' > "$T/conf"
+echo auto > "$T/proc/sys/vm/numa_stats_mode"
+start_daemon "$T" --config="$T/conf"
+is "$(cat "$T/proc/sys/vm/numa_stats_mode")" coarse "coarse applied"
+stop_daemon TERM
+is "$(cat "$T/proc/sys/vm/numa_stats_mode")" auto "exit_mode=previous restored auto"
+
+# ---- patched v1/v2 tree ----
+T=$(make_tree v2); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+is "$(ctl --json=short | json_get backend)" vmstat_mode "v2 tree: backend vmstat_mode"
+is "$(cat "$T/proc/sys/vm/vmstat_mode")" coarse "wrote 'coarse' to vmstat_mode"
+stop_daemon TERM
+is "$(cat "$T/proc/sys/vm/vmstat_mode")" strict "restored strict"
+
+# ---- no NUMA interface ----
+T=$(make_tree none); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get backend)" none "no sysctl: backend none"
+is "$(echo "$S" | json_get kernel_mode)" unknown "kernel_mode unknown"
+contains "$(echo "$S" | json_get reason)" "observing only" "reason says it only observes"
+contains "$(ctl status)" "no NUMA statistics interface" "status says so to a person"
+stop_daemon TERM
+is "$DAEMON_STATUS" 0 "stops cleanly"
+is "$(ls "$T/proc/sys/vm")" "" "nothing written"
+
+# ---- dry run ----
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf" --dry-run
+S=$(ctl --json=short)
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "--dry-run: nothing written"
+is "$(echo "$S" | json_get dry_run)" true "status dry_run true"
+is "$(echo "$S" | json_get target_mode)" coarse "target_mode says what it would do"
+is "$(echo "$S" | json_get transitions.0.dry_run)" true "would-be switch recorded as dry run"
+# SetPolicy can turn dry run off at run time.
+ctl set-policy coarse --no-dry-run >/dev/null
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "set-policy --no-dry-run writes"
+stop_daemon TERM
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and the exit restores strict"
+
+done_testing

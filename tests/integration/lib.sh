@@ -1,0 +1,127 @@
+# Shared helpers for the integration tests: TAP output, fake kernel trees,
+# and starting/stopping the real numastatd. Sourced, not run.
+
+set -u
+
+BUILDDIR=${TEST_BUILDDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+SRCDIR=${TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+NUMASTATD="$BUILDDIR/numastatd"
+NUMASTATCTL="$BUILDDIR/numastatctl"
+
+tap_n=0
+tap_failed=0
+
+ok() {  # ok CONDITION_EXIT_CODE DESCRIPTION
+        tap_n=$((tap_n + 1))
+        if [ "$1" -eq 0 ]; then
+                echo "ok $tap_n - $2"
+        else
+                echo "not ok $tap_n - $2"
+                tap_failed=$((tap_failed + 1))
+        fi
+}
+
+check() {  # check DESCRIPTION COMMAND...: passes if COMMAND succeeds
+        local desc=$1
+        shift
+        "$@" >/dev/null 2>&1
+        ok $? "$desc"
+}
+
+is() {  # is GOT EXPECTED DESCRIPTION
+        if [ "$1" = "$2" ]; then
+                ok 0 "$3"
+        else
+                ok 1 "$3"
+                echo "#   got '$1', expected '$2'"
+        fi
+}
+
+contains() {  # contains HAYSTACK NEEDLE DESCRIPTION
+        case "$1" in
+        *"$2"*) ok 0 "$3" ;;
+        *) ok 1 "$3"; echo "#   '$2' not found in:"; printf '%s\n' "$1" | sed 's/^/#     /' ;;
+        esac
+}
+
+skip() {
+        tap_n=$((tap_n + 1))
+        echo "ok $tap_n # SKIP $1"
+}
+
+done_testing() {
+        echo "1..$tap_n"
+        [ "$tap_failed" -eq 0 ]
+}
+
+# A tree that looks like /proc and /sys of a 2-node, 4-CPU machine.
+# make_tree KIND: mainline | v3 | v2 | none
+make_tree() {
+        local t
+        t=$(mktemp -d /tmp/numastatd-it-XXXXXX)
+        chmod 755 "$t"
+        mkdir -p "$t/proc/sys/vm" "$t/run"
+        for n in 0 1; do
+                mkdir -p "$t/sys/devices/system/node/node$n"
+                echo "$((n * 2))-$((n * 2 + 1))" > "$t/sys/devices/system/node/node$n/cpulist"
+                echo "Node $n MemTotal:        1048576 kB" > "$t/sys/devices/system/node/node$n/meminfo"
+        done
+        case "$1" in
+        mainline) echo 1 > "$t/proc/sys/vm/numa_stat" ;;
+        v3) echo auto > "$t/proc/sys/vm/numa_stats_mode" ;;
+        v2) echo strict > "$t/proc/sys/vm/vmstat_mode" ;;
+        none) ;;
+        esac
+        echo "$t"
+}
+
+# json_get FIELD: reads numastatctl --json=short output on stdin and prints
+# a top-level field (strings without quotes). Uses python3 for robust JSON.
+json_get() {
+        python3 -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(json.dumps(v) if isinstance(v,(dict,list)) or v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1"
+}
+
+# start_daemon TREE [ARGS...]: starts numastatd on TREE with its socket at
+# TREE/run/numastatd/io.numastatd; sets DAEMON_PID and SOCK.
+start_daemon() {
+        local tree=$1
+        shift
+        SOCK="$tree/run/numastatd/io.numastatd"
+        "$NUMASTATD" --root="$tree" --socket="$SOCK" "$@" >"$tree/daemon.log" 2>&1 &
+        DAEMON_PID=$!
+        for _ in $(seq 1 100); do
+                [ -S "$SOCK" ] && "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && return 0
+                kill -0 "$DAEMON_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        echo "# numastatd did not come up:"
+        sed 's/^/#   /' "$tree/daemon.log"
+        return 1
+}
+
+# stop_daemon [SIGNAL]: stops it and waits; sets DAEMON_STATUS.
+stop_daemon() {
+        kill -"${1:-TERM}" "$DAEMON_PID" 2>/dev/null
+        wait "$DAEMON_PID"
+        DAEMON_STATUS=$?
+}
+
+ctl() {
+        "$NUMASTATCTL" --socket="$SOCK" "$@"
+}
+
+# Runs a command as an unprivileged user.
+as_nobody() {
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+
+cleanup_trees=()
+cleanup() {
+        jobs -p | xargs -r kill 2>/dev/null
+        for t in "${cleanup_trees[@]}"; do rm -rf "$t"; done
+}
+trap cleanup EXIT

@@ -1,0 +1,143 @@
+#!/bin/bash
+# numastatctl's command line, exit codes and output formats; Monitor; the
+# varlink wire protocol on the daemon's real socket; numastatd's own flags.
+. "$(dirname "$0")/lib.sh"
+
+# ---- without a daemon (any user) ----
+OUT=$("$NUMASTATCTL" --socket=/nonexistent/sock status 2>&1 >/dev/null)
+is "$?" 3 "no daemon: exit 3"
+is "$(printf '%s\n' "$OUT" | wc -l)" 1 "one line on stderr"
+contains "$OUT" "cannot reach numastatd at /nonexistent/sock" "naming the socket"
+"$NUMASTATCTL" bogus >/dev/null 2>&1
+is "$?" 2 "unknown command: exit 2"
+"$NUMASTATCTL" set-policy sometimes >/dev/null 2>&1
+is "$?" 2 "unknown policy: exit 2"
+"$NUMASTATCTL" set-policy >/dev/null 2>&1
+is "$?" 2 "set-policy without POLICY: exit 2"
+"$NUMASTATCTL" --json=ugly >/dev/null 2>&1
+is "$?" 2 "bad --json format: exit 2"
+contains "$("$NUMASTATCTL" --help)" "set-policy POLICY" "--help lists commands"
+contains "$("$NUMASTATCTL" --help)" "3 the daemon is not reachable" "--help documents exit codes"
+contains "$("$NUMASTATCTL" --version)" "numastatctl " "--version"
+contains "$("$NUMASTATD" --version)" "numastatd " "numastatd --version"
+contains "$("$NUMASTATD" --help)" "--check-config" "numastatd --help"
+"$NUMASTATD" --bogus >/dev/null 2>&1
+is "$?" 1 "numastatd: unknown option fails"
+
+# ---- --check-config ----
+C=$(mktemp /tmp/numastatd-conf-XXXXXX)
+cleanup_trees+=("$C")
+"$NUMASTATD" --check-config --config="$SRCDIR/conf/numastatd.conf" >/dev/null
+is "$?" 0 "--check-config accepts the shipped config"
+printf '[policy]\nmode = auto\n\n[pressure]\ninterval = 500ms\nsustain = 90s\n[readers]\nlinger = 5min\n' > "$C"
+"$NUMASTATD" --check-config --config="$C" >/dev/null
+is "$?" 0 "--check-config accepts durations with units"
+printf '[policy]\nmode = auto\nfrobnicate = yes\n' > "$C"
+OUT=$("$NUMASTATD" --check-config --config="$C" 2>&1)
+is "$?" 1 "--check-config rejects an unknown key"
+contains "$OUT" "$C:3" "with file:line"
+contains "$OUT" "frobnicate" "and the key"
+printf '[bogus]\n' > "$C"
+"$NUMASTATD" --check-config --config="$C" >/dev/null 2>&1
+is "$?" 1 "--check-config rejects an unknown section"
+"$NUMASTATD" --check-config --config=/nonexistent.conf >/dev/null 2>&1
+is "$?" 1 "an explicit config that does not exist is an error"
+
+if [ "$(id -u)" -ne 0 ]; then
+        skip "daemon tests need root (the socket tests check root-only methods)"
+        done_testing
+        exit $?
+fi
+
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf '[policy]\nmode = strict\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+
+# ---- output formats ----
+OUT=$(ctl status)
+contains "$OUT" "Policy: strict (from config)" "status: policy line"
+contains "$OUT" "Kernel: strict via /proc/sys/vm/numa_stat (numa_stat), counting on" "status: kernel line"
+contains "$OUT" "node1: cpus 2-3, 1.0 GiB" "status: nodes"
+contains "$(ctl)" "Reason: policy strict" "status is the default command"
+is "$(ctl --json=short | wc -l)" 1 "--json=short is one line"
+ok $([ "$(ctl --json | wc -l)" -gt 10 ]; echo $?) "--json is pretty by default"
+is "$(ctl --json=pretty | json_get backend)" numa_stat "--json=pretty parses"
+is "$(ctl history)" "No transitions." "history when nothing switched"
+is "$(ctl readers)" "No readers seen." "readers before any reader"
+is "$(ctl --json=short readers)" "[]" "readers --json"
+
+# ---- monitor ----
+MON="$T/monitor.out"
+ctl --json=short monitor > "$MON" &
+MON_PID=$!
+for _ in $(seq 1 100); do [ -s "$MON" ] && break; sleep 0.05; done
+is "$(wc -l < "$MON")" 1 "monitor prints the status at once"
+ctl set-policy coarse >/dev/null
+for _ in $(seq 1 100); do [ "$(wc -l < "$MON")" -ge 2 ] && break; sleep 0.05; done
+is "$(sed -n 2p "$MON" | json_get kernel_mode)" coarse "monitor prints the change"
+ctl status >/dev/null
+sleep 0.2
+is "$(wc -l < "$MON")" 2 "monitor stays quiet when nothing changed"
+contains "$(ctl history)" "strict -> coarse" "history shows the switch"
+stop_daemon TERM
+wait "$MON_PID"
+is "$?" 3 "monitor ends with exit 3 when the daemon goes away"
+
+# ---- the wire protocol on the real socket ----
+start_daemon "$T" --config="$T/conf"
+OUT=$(python3 - "$SOCK" "$SRCDIR/varlink/io.numastatd.varlink" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+calls = [
+    {"method": "org.varlink.service.GetInfo"},
+    {"method": "org.varlink.service.GetInterfaceDescription", "parameters": {"interface": "io.numastatd"}},
+    {"method": "io.numastatd.GetStatus", "parameters": None},
+    {"method": "io.numastatd.GetStatus", "parameters": {}},
+    {"method": "io.numastatd.Monitor"},
+    {"method": "io.numastatd.SetPolicy", "parameters": {"policy": "never"}},
+    {"method": "io.numastatd.GetStatus", "parameters": {"x": 1}},
+    {"method": "io.numastatd.Nope"},
+]
+# all pipelined in one write
+s.sendall(b"".join(json.dumps(c).encode() + b"\0" for c in calls))
+buf = b""
+replies = []
+while len(replies) < len(calls):
+    d = s.recv(65536)
+    if not d: break
+    buf += d
+    while b"\0" in buf:
+        m, buf = buf.split(b"\0", 1); replies.append(json.loads(m))
+r = replies
+print("interfaces", " ".join(r[0]["parameters"]["interfaces"]))
+print("description_matches", r[1]["parameters"]["description"] == open(sys.argv[2]).read())
+print("status_backend", r[2]["parameters"]["status"]["backend"], r[3]["parameters"]["status"]["backend"])
+print("monitor_error", r[4].get("error"))
+print("bad_policy", r[5].get("error"), r[5]["parameters"].get("parameter"))
+print("bad_param", r[6].get("error"), r[6]["parameters"].get("parameter"))
+print("unknown", r[7].get("error"))
+PY
+)
+contains "$OUT" "interfaces org.varlink.service io.numastatd" "GetInfo lists both interfaces"
+contains "$OUT" "description_matches True" "GetInterfaceDescription returns the repo's .varlink file"
+contains "$OUT" "status_backend numa_stat numa_stat" "null and {} parameters both work, pipelined"
+contains "$OUT" "monitor_error org.varlink.service.ExpectedMore" "Monitor without more: ExpectedMore"
+contains "$OUT" "bad_policy org.varlink.service.InvalidParameter policy" "bad policy: InvalidParameter"
+contains "$OUT" "bad_param org.varlink.service.InvalidParameter x" "unknown parameter: InvalidParameter"
+contains "$OUT" "unknown org.varlink.service.MethodNotFound" "unknown method: MethodNotFound"
+
+# Garbage from one client does not disturb another.
+python3 - "$SOCK" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"{this is not json\0")
+time.sleep(0.5)
+PY
+GARBAGE=$!
+check "status works while another client sends garbage" ctl status
+wait $GARBAGE
+ok $(kill -0 "$DAEMON_PID"; echo $?) "daemon survives garbage"
+stop_daemon TERM
+is "$DAEMON_STATUS" 0 "clean exit"
+
+done_testing

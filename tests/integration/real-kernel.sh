@@ -1,0 +1,48 @@
+#!/bin/bash
+# numastatd on this machine's real kernel (--root=/): backend detection,
+# libnuma topology, a real switch and its restoration. It changes
+# vm.numa_stat for a moment (which zeroes the kernel's NUMA counters) and
+# puts the original value back whatever happens.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "1..0 # SKIP needs root to write /proc/sys/vm/numa_stat"
+        exit 0
+fi
+if [ ! -w /proc/sys/vm/numa_stat ] || [ -e /proc/sys/vm/numa_stats_mode ] || [ -e /proc/sys/vm/vmstat_mode ]; then
+        echo "1..0 # SKIP this kernel has no writable mainline vm.numa_stat (no CONFIG_NUMA or read-only /proc/sys)"
+        exit 0
+fi
+
+ORIG=$(cat /proc/sys/vm/numa_stat)
+restore() { echo "$ORIG" > /proc/sys/vm/numa_stat; cleanup; }
+trap restore EXIT
+
+# Not the default socket: a numastatd of the machine may be running.
+DIR=$(mktemp -d /tmp/numastatd-real-XXXXXX); cleanup_trees+=("$DIR")
+printf '[policy]\nmode = strict\n' > "$DIR/conf"
+SOCK="$DIR/sock"
+"$NUMASTATD" --socket="$SOCK" --config="$DIR/conf" >"$DIR/log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
+
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get backend)" numa_stat "real kernel: backend numa_stat"
+is "$(echo "$S" | json_get topology_source)" libnuma "topology from libnuma"
+NODES=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+is "$(echo "$S" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" "$NODES" \
+   "one status node per /sys node ($NODES)"
+NODE0_CPUS=$(echo "$S" | python3 -c 'import json,sys; n=json.load(sys.stdin)["nodes"][0]; print(len(n["cpus"]))')
+ok $([ "$NODE0_CPUS" -ge 1 ]; echo $?) "node0 has CPUs"
+ok $([ "$(echo "$S" | json_get nodes.0.memory_total_bytes)" -gt 0 ]; echo $?) "node0 has memory"
+is "$(cat /proc/sys/vm/numa_stat)" 1 "policy strict: counting on"
+
+ctl set-policy coarse >/dev/null
+ok $? "set-policy coarse on the real kernel"
+is "$(cat /proc/sys/vm/numa_stat)" 0 "vm.numa_stat is 0"
+is "$(awk '$1 == "numa_hit" {print $2}' /proc/vmstat)" 0 "the kernel zeroed numa_hit (as documented)"
+stop_daemon TERM
+is "$DAEMON_STATUS" 0 "clean exit"
+is "$(cat /proc/sys/vm/numa_stat)" 1 "exit restored counting on"
+
+done_testing
