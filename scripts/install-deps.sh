@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs what numastatd needs to build, run and test on Debian 12 (as root).
+set -eu
+
+PACKAGES="
+build-essential autoconf automake libtool pkg-config
+libsystemd-dev libnl-3-dev libinih-dev libnuma-dev libjson-c-dev
+python3 util-linux procps
+"
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "install-deps.sh: run as root (apt-get install)" >&2
+        exit 1
+fi
+
+missing=
+for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+        echo "install-deps.sh: all build and test dependencies are installed."
+        exit 0
+fi
+echo "install-deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
