@@ -5,35 +5,561 @@
 #include "policy.h"
 #include "tap.h"
 
-static void test_decide(void) {
+/* The policy on a fake clock: each scenario is a list of timed events, and
+ * every evaluation says what it must decide. Times are seconds after the
+ * start; the clock starts at T0, not 0, as CLOCK_MONOTONIC does. */
+
+#define T0 (1000 * USEC_PER_SEC)
+#define S(x) ((usec_t) (x) * USEC_PER_SEC)
+#define BEFORE(x) (S(x) - 1)            /* the last µs before x seconds */
+#define INF USEC_INFINITY
+
+#define NUMASTAT "numastat (pid 4242, uid 1000, session-3.scope) read /sys/devices/system/node/node1/numastat"
+#define CAT "cat (pid 1, uid 0, init.scope) read /proc/vmstat"
+
+enum {
+        STEP_END,
+        STEP_READ,
+        STEP_RATE,
+        STEP_EXTERNAL,
+        STEP_RESUME,
+        STEP_SET_POLICY,
+        STEP_EVAL,
+        STEP_DEADLINE,
+};
+
+typedef struct Step {
+        int what;
+        usec_t t;                       /* since the start */
+        double rate;                    /* RATE */
+        const char *text;               /* READ: who read what; EVAL: the reason must contain it */
+        const char *lacks;              /* EVAL: the reason must not contain it */
+        KernelMode found, expected;     /* EXTERNAL */
+        Policy policy;                  /* SET_POLICY */
+        KernelMode mode;                /* EVAL */
+        bool counting, switched;        /* EVAL */
+        bool same_reason;               /* EVAL: reason identical to the previous evaluation's */
+        usec_t deadline;                /* DEADLINE: since the start, or INF */
+} Step;
+
+#define READ(t_, who) { .what = STEP_READ, .t = (t_), .text = (who) }
+#define RATE(t_, r) { .what = STEP_RATE, .t = (t_), .rate = (r) }
+#define EXTERNAL(t_, f, e) \
+        { .what = STEP_EXTERNAL, .t = (t_), .found = KERNEL_MODE_##f, .expected = KERNEL_MODE_##e }
+#define RESUME(t_) { .what = STEP_RESUME, .t = (t_) }
+#define SET_POLICY(t_, p) { .what = STEP_SET_POLICY, .t = (t_), .policy = POLICY_##p }
+#define EVAL(t_, m, on, sw, has)                                                        \
+        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .switched = (sw), \
+          .text = (has) }
+#define EVAL_LACKS(t_, m, on, sw, has, not)                                             \
+        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .switched = (sw), \
+          .text = (has), .lacks = (not) }
+/* Nothing meaningful changed since the previous evaluation: same reason. */
+#define EVAL_SAME(t_, m, on)                                                            \
+        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .same_reason = true }
+#define DEADLINE(t_, d) { .what = STEP_DEADLINE, .t = (t_), .deadline = (d) }
+#define END { .what = STEP_END }
+
+#define CONFIG(p, b, off, ext)                                                          \
+        {                                                                               \
+                .policy = POLICY_##p, .backend = BACKEND_##b, .off_mode = OFF_MODE_##off, \
+                .on_external_change = EXTERNAL_CHANGE_##ext, .min_dwell = S(30), .linger = S(300), \
+                .sustain = S(10), .coarse_above = 100000, .strict_below = 20000,        \
+        }
+#define AUTO_DEFAULTS CONFIG(AUTO, NUMA_STAT, AUTO, FOLLOW)
+
+typedef struct Scenario {
+        const char *name;
+        PolicyConfig config;
+        const Step *steps;
+} Scenario;
+
+/* Pressure from the start, nobody reads: counting goes off at 300s (linger). */
+#define GO_OFF_AT_300_TO(m) RATE(0, 150000), EVAL(0, STRICT, true, false, "policy auto"), \
+        EVAL(S(300), m, false, true, "counting off")
+#define GO_OFF_AT_300 GO_OFF_AT_300_TO(COARSE)
+
+static const Scenario scenarios[] = {
+        {
+                "start counts as a read; linger last to be satisfied", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "held on by a counted read within linger=5min "
+                                                     "(last: start-up, which counts as one), sustain=10s not yet"),
+                        DEADLINE(0, S(300)),
+                        EVAL_SAME(S(5), STRICT, true),
+                        /* sustain, then dwell reached: the reason changes once each, then holds */
+                        EVAL_LACKS(S(20), STRICT, true, false, "min_dwell=30s since the last switch", "sustain"),
+                        EVAL_LACKS(S(30), STRICT, true, false, "(last: start-up, which counts as one)", "min_dwell"),
+                        RATE(S(100), 160000),
+                        EVAL_SAME(S(100), STRICT, true),
+                        DEADLINE(S(100), S(300)),
+                        EVAL_SAME(BEFORE(300), STRICT, true),
+                        EVAL(S(300), COARSE, false, true,
+                             "allocation rate 160000 pages/s above coarse_above=100000 for 10s and no counted "
+                             "read for 5min (last: none since start-up): counting off"),
+                        DEADLINE(S(300), INF),
+                        EVAL_LACKS(S(301), COARSE, false, false, "policy auto: counting off until a counted read",
+                                   "ago"),
+                        EVAL_SAME(S(5000), COARSE, false),
+                        END,
+                },
+        },
+        {
+                "sustain last to be satisfied", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 50000),
+                        EVAL(0, STRICT, true, false, "counting on, allocation rate not above coarse_above=100000"),
+                        DEADLINE(0, INF),
+                        EVAL_SAME(S(400), STRICT, true),
+                        RATE(S(400), 150000),
+                        DEADLINE(S(400), S(410)),
+                        EVAL_LACKS(BEFORE(410), STRICT, true, false, "held on by sustain=10s not yet reached",
+                                   "linger"),
+                        EVAL(S(410), COARSE, false, true, "above coarse_above=100000 for 10s and no counted read"),
+                        END,
+                },
+        },
+        {
+                "dwell last to be satisfied, both ways", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        RATE(S(301), 1000),
+                        DEADLINE(S(301), S(330)),
+                        EVAL(S(311), COARSE, false, false,
+                             "below strict_below=20000 pages/s, last switch less than min_dwell=30s ago"),
+                        EVAL_SAME(BEFORE(330), COARSE, false),
+                        EVAL(S(330), STRICT, true, true,
+                             "allocation rate 1000 pages/s below strict_below=20000 for 10s: nothing to gain, "
+                             "counting on"),
+                        RATE(S(331), 200000),
+                        DEADLINE(S(331), S(360)),
+                        EVAL(S(341), STRICT, true, false, "held on by min_dwell=30s since the last switch"),
+                        EVAL_SAME(BEFORE(360), STRICT, true),
+                        EVAL(S(360), COARSE, false, true, "allocation rate 200000 pages/s above coarse_above=100000"),
+                        END,
+                },
+        },
+        {
+                "back on below strict_below only after sustain", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        RATE(S(400), 1000),
+                        DEADLINE(S(400), S(410)),
+                        EVAL(S(405), COARSE, false, false, "below strict_below=20000 pages/s, not yet for sustain=10s"),
+                        EVAL_SAME(BEFORE(410), COARSE, false),
+                        EVAL(S(410), STRICT, true, true, "nothing to gain, counting on"),
+                        /* Low rate, counting on: nothing left to wait for. */
+                        DEADLINE(S(410), INF),
+                        END,
+                },
+        },
+        {
+                "a reader turns counting on at once, 1s after a switch off", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        READ(S(301), NUMASTAT),
+                        DEADLINE(S(301), S(301)),       /* due now */
+                        EVAL(S(301), STRICT, true, true, NUMASTAT ": counting on"),
+                        /* the read restarts linger: 301 + 5min */
+                        DEADLINE(S(301), S(601)),
+                        EVAL(S(302), STRICT, true, false, "within linger=5min (last: " NUMASTAT "), min_dwell"),
+                        EVAL_LACKS(S(331), STRICT, true, false, "within linger=5min (last: " NUMASTAT ")",
+                                   "min_dwell"),
+                        EVAL_SAME(BEFORE(601), STRICT, true),
+                        EVAL(S(601), COARSE, false, true, "no counted read for 5min (last: " NUMASTAT ")"),
+                        END,
+                },
+        },
+        {
+                "each counted read restarts linger", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "start-up"),
+                        READ(S(100), CAT),
+                        DEADLINE(S(100), S(400)),
+                        EVAL(S(300), STRICT, true, false, CAT),     /* would be off without the read */
+                        READ(S(399), CAT),
+                        DEADLINE(S(399), S(699)),
+                        EVAL_SAME(S(400), STRICT, true),
+                        EVAL_SAME(BEFORE(699), STRICT, true),
+                        EVAL(S(699), COARSE, false, true, "(last: " CAT ")"),
+                        END,
+                },
+        },
+        {
+                "hysteresis band while on", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 50000),
+                        EVAL(0, STRICT, true, false, "not above coarse_above"),
+                        EVAL_SAME(S(1000), STRICT, true),
+                        RATE(S(1000), 100000),          /* at coarse_above is not above */
+                        DEADLINE(S(1000), INF),
+                        EVAL_SAME(S(2000), STRICT, true),
+                        END,
+                },
+        },
+        {
+                "hysteresis band while off", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        RATE(S(301), 50000),
+                        DEADLINE(S(301), INF),
+                        EVAL(S(301), COARSE, false, false,
+                             "allocation rate between strict_below=20000 and coarse_above=100000"),
+                        EVAL_SAME(S(5000), COARSE, false),
+                        RATE(S(5000), 20000),           /* at strict_below is not below */
+                        DEADLINE(S(5000), INF),
+                        EVAL_SAME(S(6000), COARSE, false),
+                        END,
+                },
+        },
+        {
+                "no rate yet: stays on", AUTO_DEFAULTS,
+                (const Step[]) {
+                        EVAL(0, STRICT, true, false, "no allocation rate measured yet"),
+                        DEADLINE(0, INF),
+                        EVAL_SAME(S(10000), STRICT, true),
+                        END,
+                },
+        },
+        {
+                "the first evaluation is never a switch",
+                {
+                        .policy = POLICY_AUTO, .backend = BACKEND_NUMA_STAT, .min_dwell = 0, .linger = 0,
+                        .sustain = 0, .coarse_above = 100000, .strict_below = 20000,
+                },
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, COARSE, false, false, "counting off"),
+                        READ(S(1), CAT),
+                        EVAL(S(1), STRICT, true, true, CAT ": counting on"),
+                        END,
+                },
+        },
+        {
+                "off on numa_stats_mode with off_mode=auto", CONFIG(AUTO, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        GO_OFF_AT_300_TO(AUTO),
+                        EVAL(S(301), AUTO, false, false, "counting off until a counted read"),
+                        END,
+                },
+        },
+        {
+                "off on numa_stats_mode with off_mode=coarse", CONFIG(AUTO, NUMA_STATS_MODE, COARSE, FOLLOW),
+                (const Step[]) { RATE(0, 150000), EVAL(S(300), COARSE, false, false, "counting off"), END },
+        },
+        {
+                "off on vmstat_mode with off_mode=auto", CONFIG(AUTO, VMSTAT_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "policy auto"),
+                        EVAL(S(300), AUTO, false, true, "counting off"),
+                        READ(S(301), CAT),
+                        EVAL(S(301), STRICT, true, true, CAT),
+                        END,
+                },
+        },
+        {
+                "off on vmstat_mode with off_mode=coarse", CONFIG(AUTO, VMSTAT_MODE, COARSE, FOLLOW),
+                (const Step[]) { RATE(0, 150000), EVAL(S(300), COARSE, false, false, "counting off"), END },
+        },
+        {
+                "strict and coarse switch without dwell", CONFIG(COARSE, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        EVAL(0, COARSE, false, false, "policy coarse: NUMA counters never kept"),
+                        SET_POLICY(S(1), STRICT),
+                        EVAL(S(1), STRICT, true, true, "policy strict: NUMA counters always kept"),
+                        SET_POLICY(S(2), COARSE),
+                        EVAL(S(2), COARSE, false, true, "policy coarse"),
+                        DEADLINE(S(2), INF),
+                        /* Auto after coarse: a read since is a reason to count. */
+                        READ(S(3), CAT),
+                        SET_POLICY(S(4), AUTO),
+                        EVAL(S(4), STRICT, true, true, CAT ": counting on"),
+                        END,
+                },
+        },
+        {
+                "external change followed, then resumed", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "policy auto"),
+                        EXTERNAL(S(50), COARSE, STRICT),
+                        DEADLINE(S(50), INF),
+                        EVAL(S(50), UNKNOWN, false, false,
+                             "vm mode changed to coarse by someone else (expected strict): following the admin; "
+                             "numastatctl set-policy or reload resumes"),
+                        /* past linger: would go off, but the admin has the kernel */
+                        EVAL_SAME(S(400), UNKNOWN, false),
+                        READ(S(401), CAT),
+                        EVAL_SAME(S(401), UNKNOWN, false),
+                        RESUME(S(500)),
+                        DEADLINE(S(500), S(701)),
+                        EVAL(S(500), STRICT, true, false, CAT),
+                        EVAL(S(701), COARSE, false, true, "counting off"),
+                        EXTERNAL(S(702), AUTO, COARSE),
+                        EVAL(S(702), UNKNOWN, true, false, "changed to auto by someone else (expected coarse)"),
+                        RESUME(S(703)),
+                        EVAL_LACKS(S(703), COARSE, false, false, "counting off", "someone else"),
+                        END,
+                },
+        },
+        {
+                "external change followed under policy strict", CONFIG(STRICT, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        EVAL(0, STRICT, true, false, "policy strict"),
+                        EXTERNAL(S(10), COARSE, STRICT),
+                        EVAL(S(10), UNKNOWN, false, false, "following the admin"),
+                        RESUME(S(20)),
+                        EVAL(S(20), STRICT, true, false, "policy strict"),
+                        END,
+                },
+        },
+        {
+                "external change overridden", CONFIG(AUTO, NUMA_STAT, AUTO, OVERRIDE),
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "policy auto"),
+                        EXTERNAL(S(50), COARSE, STRICT),
+                        DEADLINE(S(50), S(300)),        /* not paused */
+                        EVAL(S(50), STRICT, true, false, "overriding an external change to coarse: policy auto: counting on"),
+                        EVAL_LACKS(S(51), STRICT, true, false, "policy auto: counting on", "overriding"),
+                        EVAL(S(300), COARSE, false, true, "counting off"),
+                        EXTERNAL(S(310), STRICT, COARSE),
+                        EVAL(S(310), COARSE, false, false,
+                             "overriding an external change to strict: policy auto: counting off"),
+                        EVAL_LACKS(S(311), COARSE, false, false, "counting off", "overriding"),
+                        END,
+                },
+        },
+};
+
+static void run_scenario(const Scenario *sc) {
+        PolicyConfig c = sc->config;
+        char prev[REASON_MAX] = "";
+        PolicyState s;
+
+        policy_init(&s, T0);
+
+        for (const Step *st = sc->steps; st->what != STEP_END; st++) {
+                usec_t now = T0 + st->t;
+                char at[256], name[512];
+                Decision d;
+
+                snprintf(at, sizeof at, "%s, t=%.6fs", sc->name, (double) st->t / USEC_PER_SEC);
+
+                switch (st->what) {
+                case STEP_READ:
+                        policy_on_counted_read(&s, now, st->text);
+                        break;
+                case STEP_RATE:
+                        policy_on_rate(&s, &c, now, st->rate);
+                        break;
+                case STEP_EXTERNAL:
+                        policy_on_external_change(&s, &c, now, st->found, st->expected);
+                        break;
+                case STEP_RESUME:
+                        policy_resume(&s);
+                        break;
+                case STEP_SET_POLICY:
+                        c.policy = st->policy;
+                        break;
+                case STEP_DEADLINE:
+                        snprintf(name, sizeof name, "%s: next deadline", at);
+                        is_u64(policy_next_deadline(&s, &c), st->deadline == INF ? INF : T0 + st->deadline, name);
+                        break;
+                case STEP_EVAL:
+                        policy_evaluate(&s, &c, now, &d);
+                        snprintf(name, sizeof name, "%s: mode %s", at, kernel_mode_to_string(st->mode));
+                        is_int(d.mode, st->mode, name);
+                        snprintf(name, sizeof name, "%s: counting %s", at, st->counting ? "on" : "off");
+                        is_int(d.counting, st->counting, name);
+                        snprintf(name, sizeof name, "%s: %s", at, st->switched ? "switched" : "no switch");
+                        is_int(d.switched, st->switched, name);
+                        if (st->text)
+                                ok(strstr(d.reason, st->text), "%s: reason has \"%s\"%s%s", at, st->text,
+                                   strstr(d.reason, st->text) ? "" : "; got: ", strstr(d.reason, st->text) ? "" : d.reason);
+                        if (st->lacks)
+                                ok(!strstr(d.reason, st->lacks), "%s: reason lacks \"%s\": %s", at, st->lacks, d.reason);
+                        if (st->same_reason) {
+                                snprintf(name, sizeof name, "%s: reason unchanged", at);
+                                is_str(d.reason, prev, name);
+                        }
+                        memcpy(prev, d.reason, sizeof prev);
+                        break;
+                default:
+                        ok(false, "%s: bad step %d", at, st->what);
+                }
+        }
+}
+
+static void test_scenarios(void) {
+        for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
+                run_scenario(&scenarios[i]);
+}
+
+/* Strict, coarse and no backend: what the operator (or the kernel) says,
+ * under pressure and without readers, whenever asked. */
+static void test_fixed_policies(void) {
+        static const Policy policies[] = { POLICY_STRICT, POLICY_COARSE, POLICY_AUTO };
+
+        for (BackendKind b = 0; b < _BACKEND_MAX; b++)
+                for (size_t i = 0; i < ELEMENTSOF(policies); i++) {
+                        PolicyConfig c = AUTO_DEFAULTS;
+                        KernelMode want;
+                        const char *has;
+                        bool counting;
+                        PolicyState s;
+                        char name[256];
+
+                        c.backend = b;
+                        c.policy = policies[i];
+                        if (b == BACKEND_NONE)
+                                want = KERNEL_MODE_UNKNOWN, counting = true, has = "observing only";
+                        else if (c.policy == POLICY_STRICT)
+                                want = KERNEL_MODE_STRICT, counting = true, has = "policy strict: NUMA counters always kept";
+                        else if (c.policy == POLICY_COARSE)
+                                want = KERNEL_MODE_COARSE, counting = false, has = "policy coarse: NUMA counters never kept";
+                        else
+                                continue;       /* auto: the scenarios */
+
+                        policy_init(&s, T0);
+                        policy_on_rate(&s, &c, T0, 500000);
+                        for (usec_t t = 0; t <= S(1000); t += S(500)) {
+                                Decision d;
+
+                                policy_evaluate(&s, &c, T0 + t, &d);
+                                snprintf(name, sizeof name, "policy %s on %s at %" PRIu64 "s → %s",
+                                         policy_to_string(c.policy), backend_kind_to_string(b),
+                                         t / USEC_PER_SEC, kernel_mode_to_string(want));
+                                is_int(d.mode, want, name);
+                                is_int(d.counting, counting, "  counting");
+                                is_int(d.switched, false, "  no switch");
+                                ok(strstr(d.reason, has), "  reason: %s", d.reason);
+                                is_u64(policy_next_deadline(&s, &c), INF, "  no deadline");
+                        }
+                }
+}
+
+static void test_on_off_modes(void) {
         static const struct {
-                Policy policy;
                 BackendKind backend;
-                KernelMode mode;
-                const char *reason_has;
+                OffMode off_mode;
+                KernelMode off, on;
         } cases[] = {
-                { POLICY_STRICT, BACKEND_NUMA_STAT, KERNEL_MODE_STRICT, "policy strict" },
-                { POLICY_COARSE, BACKEND_NUMA_STAT, KERNEL_MODE_COARSE, "policy coarse" },
-                { POLICY_AUTO, BACKEND_NUMA_STAT, KERNEL_MODE_STRICT, "policy auto" },
-                { POLICY_STRICT, BACKEND_NUMA_STATS_MODE, KERNEL_MODE_STRICT, "policy strict" },
-                /* Policy coarse means coarse, even where off_mode would say auto. */
-                { POLICY_COARSE, BACKEND_NUMA_STATS_MODE, KERNEL_MODE_COARSE, "never kept" },
-                { POLICY_COARSE, BACKEND_VMSTAT_MODE, KERNEL_MODE_COARSE, "policy coarse" },
-                { POLICY_STRICT, BACKEND_NONE, KERNEL_MODE_UNKNOWN, "observing only" },
-                { POLICY_COARSE, BACKEND_NONE, KERNEL_MODE_UNKNOWN, "observing only" },
+                { BACKEND_NUMA_STATS_MODE, OFF_MODE_AUTO, KERNEL_MODE_AUTO, KERNEL_MODE_STRICT },
+                { BACKEND_NUMA_STATS_MODE, OFF_MODE_COARSE, KERNEL_MODE_COARSE, KERNEL_MODE_STRICT },
+                { BACKEND_VMSTAT_MODE, OFF_MODE_AUTO, KERNEL_MODE_AUTO, KERNEL_MODE_STRICT },
+                { BACKEND_VMSTAT_MODE, OFF_MODE_COARSE, KERNEL_MODE_COARSE, KERNEL_MODE_STRICT },
+                /* mainline has no auto: off_mode does not apply */
+                { BACKEND_NUMA_STAT, OFF_MODE_AUTO, KERNEL_MODE_COARSE, KERNEL_MODE_STRICT },
+                { BACKEND_NUMA_STAT, OFF_MODE_COARSE, KERNEL_MODE_COARSE, KERNEL_MODE_STRICT },
+                { BACKEND_NONE, OFF_MODE_AUTO, KERNEL_MODE_UNKNOWN, KERNEL_MODE_UNKNOWN },
+                { BACKEND_NONE, OFF_MODE_COARSE, KERNEL_MODE_UNKNOWN, KERNEL_MODE_UNKNOWN },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                PolicyInput in = { .policy = cases[i].policy, .backend = cases[i].backend };
-                Decision d = {};
+                PolicyConfig c = { .policy = POLICY_AUTO, .backend = cases[i].backend, .off_mode = cases[i].off_mode };
                 char name[128];
 
-                policy_decide(&in, &d);
-                snprintf(name, sizeof name, "policy %s on %s → %s", policy_to_string(cases[i].policy),
-                         backend_kind_to_string(cases[i].backend), kernel_mode_to_string(cases[i].mode));
-                is_int(d.mode, cases[i].mode, name);
-                ok(strstr(d.reason, cases[i].reason_has), "reason explains: %s", d.reason);
+                snprintf(name, sizeof name, "off mode on %s with off_mode=%s: %s",
+                         backend_kind_to_string(cases[i].backend), off_mode_to_string(cases[i].off_mode),
+                         kernel_mode_to_string(cases[i].off));
+                is_int(policy_off_mode(&c), cases[i].off, name);
+                snprintf(name, sizeof name, "on mode on %s: %s", backend_kind_to_string(cases[i].backend),
+                         kernel_mode_to_string(cases[i].on));
+                is_int(policy_on_mode(&c), cases[i].on, name);
         }
+}
+
+/* Counts switches over a rate pattern, sampled and evaluated every second. */
+static unsigned count_switches(bool start_off, double (*rate)(unsigned t), usec_t *ret_first, bool *ret_counting) {
+        PolicyConfig c = AUTO_DEFAULTS;
+        PolicyState s;
+        unsigned n = 0;
+        usec_t base = T0;
+        Decision d;
+
+        *ret_first = INF;
+        *ret_counting = !start_off;
+        policy_init(&s, T0);
+        if (start_off) {
+                /* Go off under steady pressure first, then play the pattern. */
+                policy_on_rate(&s, &c, T0, 150000);
+                policy_evaluate(&s, &c, T0, &d);
+                policy_evaluate(&s, &c, T0 + S(300), &d);
+                if (d.counting)
+                        return UINT32_MAX;
+                base = T0 + S(300);
+        }
+        for (unsigned t = 1; t <= 1200; t++) {
+                policy_on_rate(&s, &c, base + S(t), rate(t));
+                policy_evaluate(&s, &c, base + S(t), &d);
+                if (d.switched && n++ == 0)
+                        *ret_first = S(t);
+        }
+        *ret_counting = d.counting;
+        return n;
+}
+
+static double rate_alternating_coarse(unsigned t) {
+        return t % 2 ? 105000 : 95000;
+}
+static double rate_dip_every_10s(unsigned t) {
+        return t % 10 == 9 ? 99000 : 150000;
+}
+static double rate_steady_high(unsigned t) {
+        return 150000;
+}
+static double rate_alternating_strict(unsigned t) {
+        return t % 2 ? 19000 : 21000;
+}
+static double rate_dip_below_every_10s(unsigned t) {
+        return t % 10 == 9 ? 20500 : 1000;
+}
+static double rate_steady_low(unsigned t) {
+        return 1000;
+}
+
+static void test_noisy_rate(void) {
+        usec_t first;
+        bool counting;
+
+        is_int(count_switches(false, rate_alternating_coarse, &first, &counting), 0,
+               "rate alternating around coarse_above every second: never off");
+        is_int(counting, true, "  still counting");
+        is_int(count_switches(false, rate_dip_every_10s, &first, &counting), 0,
+               "rate above for 9s, dipping 1s, for 20min: sustain never holds, never off");
+        is_int(counting, true, "  still counting");
+        /* The control: without the dips it does go off, at linger. */
+        is_int(count_switches(false, rate_steady_high, &first, &counting), 1, "steady high rate: one switch");
+        is_u64(first, S(300), "  at linger");
+        is_int(counting, false, "  counting off");
+
+        is_int(count_switches(true, rate_alternating_strict, &first, &counting), 0,
+               "rate alternating around strict_below while off: never on");
+        is_int(counting, false, "  still off");
+        is_int(count_switches(true, rate_dip_below_every_10s, &first, &counting), 0,
+               "rate below for 9s, back up 1s, while off: never on");
+        is_int(counting, false, "  still off");
+        is_int(count_switches(true, rate_steady_low, &first, &counting), 1, "steady low rate while off: one switch");
+        is_u64(first, S(30), "  after min_dwell (sustain was 10s)");
+        is_int(counting, true, "  counting on");
+}
+
+/* CLOCK_MONOTONIC could start at 0 in a test; 0 must not read as "not above". */
+static void test_rate_at_time_zero(void) {
+        PolicyConfig c = AUTO_DEFAULTS;
+        PolicyState s;
+        Decision d;
+
+        policy_init(&s, 0);
+        policy_on_rate(&s, &c, 0, 150000);
+        ok(s.above_since != 0, "a rate above at time 0 is remembered as above");
+        is_u64(policy_next_deadline(&s, &c), S(300), "deadline from time 0: linger");
+        policy_evaluate(&s, &c, S(300), &d);
+        is_int(d.mode, KERNEL_MODE_COARSE, "off at linger from time 0");
 }
 
 static void test_exit_mode(void) {
@@ -43,6 +569,8 @@ static void test_exit_mode(void) {
                "exit previous restores what was found");
         is_int(policy_exit_mode(EXIT_MODE_PREVIOUS, BACKEND_NUMA_STATS_MODE, KERNEL_MODE_AUTO), KERNEL_MODE_AUTO,
                "exit previous restores patched auto");
+        is_int(policy_exit_mode(EXIT_MODE_PREVIOUS, BACKEND_NUMA_STAT, KERNEL_MODE_AUTO), KERNEL_MODE_STRICT,
+               "exit previous: mainline cannot be auto, falls back to strict");
         is_int(policy_exit_mode(EXIT_MODE_PREVIOUS, BACKEND_NUMA_STAT, KERNEL_MODE_UNKNOWN), KERNEL_MODE_STRICT,
                "previous unknown falls back to strict");
         is_int(policy_exit_mode(EXIT_MODE_STRICT, BACKEND_NONE, KERNEL_MODE_UNKNOWN), KERNEL_MODE_UNKNOWN,
@@ -50,7 +578,11 @@ static void test_exit_mode(void) {
 }
 
 int main(void) {
-        test_decide();
+        test_scenarios();
+        test_fixed_policies();
+        test_on_off_modes();
+        test_noisy_rate();
+        test_rate_at_time_zero();
         test_exit_mode();
         return tap_done();
 }

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Continuous NUMA counters across the resets a mode switch causes. Pure:
+ * the manager feeds it readings, it keeps what was counted since start.
+ *
+ * For each source (one per node's numastat, plus /proc/vmstat's numa_*
+ * lines) it keeps a baseline (the reading when counting from it began) and
+ * an accumulated total of everything counted before the last reset. The
+ * total since the daemon started is accumulated + (current - baseline). A
+ * reading below the previous one means the kernel reset the counters
+ * behind our back (someone else's sysctl): what was seen up to the last
+ * reading is kept, and counting restarts from zero. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers.h"
+
+typedef struct CounterTrack {
+        NumaCounters accumulated;
+        NumaCounters baseline;
+        NumaCounters last;      /* the last reading */
+        bool started;
+} CounterTrack;
+
+/* First reading: the daemon counts from here. */
+void counter_track_start(CounterTrack *t, const NumaCounters *reading);
+/* A periodic or on-demand reading. Returns true if it detected a reset. */
+bool counter_track_update(CounterTrack *t, const NumaCounters *reading);
+/* The kernel is about to zero the counters (we switch): reading is the
+ * snapshot taken just before; afterwards counting restarts from zero. */
+void counter_track_reset(CounterTrack *t, const NumaCounters *snapshot_before);
+/* Counted since the daemon started (uses the last reading). */
+void counter_track_total(const CounterTrack *t, NumaCounters *ret);
+
+/* Time counting was on, for the "share of time counting" figure. */
+typedef struct OnTime {
+        uint64_t on_usec, total_usec;
+        uint64_t since;         /* when the current state began */
+        bool on;
+} OnTime;
+
+void on_time_start(OnTime *o, uint64_t now, bool on);
+void on_time_set(OnTime *o, uint64_t now, bool on);
+/* Share 0..1 of the time since start that counting was on, up to now. */
+double on_time_share(const OnTime *o, uint64_t now);
+
+/* Allocation rate from successive pgalloc totals, smoothed with an
+ * exponentially weighted moving average whose time constant is tau. */
+typedef struct RateMeter {
+        bool have_sample, have_rate;
+        uint64_t last_time;     /* µs */
+        uint64_t last_value;
+        double rate;            /* smoothed pages/s */
+        double instant;         /* the last interval's rate */
+} RateMeter;
+
+/* Returns true once a rate exists (from the second sample on). A total
+ * that went backwards (cannot happen for pgalloc, but a tree can do it)
+ * restarts the meter. */
+bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec);

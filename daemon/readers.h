@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Who reads the statistics files: a fanotify notification group (classic
+ * fd mode: FID reporting fails on procfs/sysfs before 6.7) with FAN_ACCESS
+ * marks on every watched file, and attribution of each read to a process.
+ *
+ * The watched files live under --root (they are statistics files). The
+ * reader's process information is read from the daemon's own /proc, not
+ * the root's: fanotify reports pids in the listener's pid namespace. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+typedef struct Readers Readers;
+
+typedef struct ReadEvent {
+        bool overflow;          /* the queue overflowed: reads were lost */
+        pid_t pid;              /* 0 if unknown */
+        bool pid_reliable;      /* a pidfd proved the process was still the reader when attributed */
+        const char *comm;       /* NULL if the process is gone */
+        const char *exe;
+        const char *unit;       /* sd_pid_get_unit(), else sd_pid_get_user_unit(), else NULL */
+        const char *session;    /* sd_pid_get_session() or NULL */
+        bool has_uid;
+        uid_t uid;
+        const char *path;       /* the watched path as configured, e.g. "/sys/devices/system/node/node1/numastat" */
+} ReadEvent;
+
+/* Called once per read event. The strings live only during the call. */
+typedef void (*ReadersCallback)(Readers *r, const ReadEvent *ev, void *userdata);
+
+/* Creates the group. Needs CAP_SYS_ADMIN: returns -EPERM otherwise, which
+ * the caller reports (the daemon then runs without reader detection). */
+int readers_new(sd_event *event, ReadersCallback cb, void *userdata, Readers **ret);
+Readers *readers_free(Readers *r);
+
+/* (Re)marks the files: each pattern is a glob ("/sys/devices/system/node/node*
+ * /numastat") resolved under root at call time. Old marks are removed first,
+ * so calling it again after a node is added or removed re-marks. Returns the
+ * number of files marked, or negative errno; a pattern matching nothing is
+ * not an error. */
+int readers_watch(Readers *r, const char *root, char * const *patterns);
+
+/* What was marked, for status: NULL-terminated, owned by r. */
+char * const *readers_watched(Readers *r);
+
+/* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */
+bool readers_have_pidfd(Readers *r);
+
+static inline void readers_freep(Readers **r) {
+        readers_free(*r);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Matching reads against the [readers] ignore rules. Pure. */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+/* Who read what, as attribution found it. Unknown fields are NULL / has_uid false. */
+typedef struct ReaderIdentity {
+        const char *comm;
+        const char *exe;
+        const char *unit;       /* system unit, or user unit, or NULL */
+        bool has_uid;
+        uid_t uid;
+        const char *path;       /* the statistics file, as configured (no root prefix) */
+} ReaderIdentity;
+
+/* Index of the first rule whose every set field matches, or -1. A rule
+ * field whose identity field is unknown does not match (an unattributed
+ * reader is never ignored: the safe side). path and unit use fnmatch(3)
+ * globs; comm, exe and uid are exact. */
+int rules_match(const IgnoreRule *rules, size_t n_rules, const ReaderIdentity *id);
+
+/* "comm=node_exporter path=/proc/vmstat" for display; malloc'd. */
+char *rule_to_string(const IgnoreRule *r);
