@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* O_LARGEFILE, asprintf() */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+#include <systemd/sd-login.h>
+
+#include "log.h"
+#include "macro.h"
+#include "readers.h"
+#include "rootfs.h"
+#include "strutil.h"
+
+/* Userspace headers may be older than the kernel; the values are ABI. */
+#ifndef FAN_REPORT_PIDFD
+#define FAN_REPORT_PIDFD 0x00000080
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_PIDFD
+#define FAN_EVENT_INFO_TYPE_PIDFD 4
+struct fanotify_event_info_pidfd {
+        struct fanotify_event_info_header hdr;
+        int pidfd;
+};
+#endif
+#ifndef FAN_NOPIDFD
+#define FAN_NOPIDFD FAN_NOFD
+#endif
+#ifndef FAN_EPIDFD
+#define FAN_EPIDFD (-2)
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+#define FANOTIFY_FLAGS (FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK)
+#define FANOTIFY_EVENT_FLAGS (O_RDONLY | O_CLOEXEC | O_LARGEFILE)
+
+/* What a marked file is known by. Events are mapped back by inode rather
+ * than by the event fd's /proc/self/fd link: the kernel's spelling of that
+ * path depends on mounts (bind-mounted roots, a container's /proc), the
+ * inode does not. */
+typedef struct WatchId {
+        dev_t dev;
+        ino_t ino;
+} WatchId;
+
+struct Readers {
+        sd_event *event;
+        sd_event_source *source;
+        int fd;
+        bool have_pidfd;
+        pid_t self;
+
+        ReadersCallback callback;
+        void *userdata;
+
+        char **watched;         /* as configured (no root prefix), NULL-terminated */
+        WatchId *ids;           /* parallel to watched */
+        size_t n_watched;
+};
+
+/* Process information of one reader, from the daemon's own /proc. */
+typedef struct Attribution {
+        char *comm;
+        char *exe;
+        char *unit;
+        char *session;
+        bool has_uid;
+        uid_t uid;
+} Attribution;
+
+static void attribution_done(Attribution *a) {
+        free(a->comm);
+        free(a->exe);
+        free(a->unit);
+        free(a->session);
+        *a = (Attribution) {};
+}
+
+static void readers_clear_watched(Readers *r) {
+        r->watched = strv_free(r->watched);
+        free(r->ids);
+        r->ids = NULL;
+        r->n_watched = 0;
+}
+
+Readers *readers_free(Readers *r) {
+        if (!r)
+                return NULL;
+
+        sd_event_source_disable_unref(r->source);
+        if (r->fd >= 0)
+                close(r->fd);
+        sd_event_unref(r->event);
+        readers_clear_watched(r);
+        free(r);
+        return NULL;
+}
+
+bool readers_have_pidfd(Readers *r) {
+        return r && r->have_pidfd;
+}
+
+char * const *readers_watched(Readers *r) {
+        static char *empty[] = { NULL };
+
+        return r && r->watched ? r->watched : empty;
+}
+
+/* ---- attribution ---- */
+
+static int proc_read(pid_t pid, const char *what, size_t max, char **ret) {
+        char path[64];
+
+        /* Deliberately the daemon's own /proc ("/" as root): fanotify reports
+         * pids in the listener's pid namespace, whatever --root says. */
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/%s", pid, what);
+        return root_read_file("/", path, max, ret);
+}
+
+static int get_comm(pid_t pid, char **ret) {
+        char *s;
+        size_t n;
+        int r;
+
+        r = proc_read(pid, "comm", 64, &s);
+        if (r < 0)
+                return r;
+        n = strlen(s);
+        if (n > 0 && s[n - 1] == '\n')
+                s[n - 1] = '\0';
+        *ret = s;
+        return 0;
+}
+
+static int get_exe(pid_t pid, char **ret) {
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/exe", pid);
+        for (size_t size = 256; size <= 65536; size *= 2) {
+                _cleanup_free_ char *buf = malloc(size);
+                ssize_t n;
+
+                if (!buf)
+                        return -ENOMEM;
+                n = readlink(path, buf, size);
+                if (n < 0)
+                        return -errno;  /* kernel threads: ENOENT; no ptrace access: EACCES */
+                if ((size_t) n < size) {
+                        const char *suffix = " (deleted)";
+                        size_t l = strlen(suffix);
+
+                        buf[n] = '\0';
+                        /* A binary replaced by an upgrade is still the same program for exe= rules. */
+                        if ((size_t) n > l && strcmp(buf + n - l, suffix) == 0)
+                                buf[n - l] = '\0';
+                        *ret = TAKE_PTR(buf);
+                        return 0;
+                }
+        }
+        return -ENAMETOOLONG;
+}
+
+static int get_uid(pid_t pid, uid_t *ret) {
+        _cleanup_free_ char *status = NULL;
+        int r;
+
+        r = proc_read(pid, "status", 64 * 1024, &status);
+        if (r < 0)
+                return r;
+
+        for (const char *line = status; line && *line;) {
+                const char *v = startswith(line, "Uid:");
+
+                if (v) {
+                        char *end;
+                        unsigned long u;
+
+                        /* "Uid:\treal\teffective\tsaved\tfs": the real uid is who runs it. */
+                        errno = 0;
+                        u = strtoul(v, &end, 10);
+                        if (errno != 0 || end == v || u >= UINT32_MAX)
+                                return -EIO;
+                        *ret = (uid_t) u;
+                        return 0;
+                }
+                line = strchr(line, '\n');
+                if (line)
+                        line++;
+        }
+        return -ENODATA;
+}
+
+static void attribute(pid_t pid, Attribution *a) {
+        int r;
+
+        /* Every field is best effort: the reader may be gone, a kernel thread
+         * has no exe, and /proc/PID/exe needs ptrace access. Missing fields
+         * stay NULL, which ignore rules treat as "no match". */
+        r = get_comm(pid, &a->comm);
+        if (r < 0)
+                log_debug_errno(r, "Cannot read comm of reader " PID_FMT ": %m", pid);
+        r = get_exe(pid, &a->exe);
+        if (r < 0)
+                log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
+        r = get_uid(pid, &a->uid);
+        if (r >= 0)
+                a->has_uid = true;
+        else
+                log_debug_errno(r, "Cannot read uid of reader " PID_FMT ": %m", pid);
+        if (sd_pid_get_unit(pid, &a->unit) < 0 && sd_pid_get_user_unit(pid, &a->unit) < 0)
+                a->unit = NULL;
+        if (sd_pid_get_session(pid, &a->session) < 0)
+                a->session = NULL;
+}
+
+/* 1 if the process behind pidfd still exists (a zombie counts: its pid
+ * cannot be reused yet), 0 if it is gone, negative errno if unknown. */
+static int pidfd_alive(int pidfd) {
+        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) >= 0)
+                return 1;
+        if (errno == ESRCH)
+                return 0;
+        if (errno == EPERM)     /* no CAP_KILL over it, but it is there */
+                return 1;
+        return -errno;
+}
+
+/* ---- events ---- */
+
+static const char *readers_find(Readers *r, int fd) {
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return NULL;
+        for (size_t i = 0; i < r->n_watched; i++)
+                if (r->ids[i].dev == st.st_dev && r->ids[i].ino == st.st_ino)
+                        return r->watched[i];
+        return NULL;
+}
+
+static int event_pidfd(const struct fanotify_event_metadata *m) {
+        const char *p = (const char *) m + m->metadata_len;
+        const char *end = (const char *) m + m->event_len;
+
+        if (m->metadata_len < FAN_EVENT_METADATA_LEN || m->metadata_len > m->event_len)
+                return FAN_NOPIDFD;
+
+        while ((size_t) (end - p) >= sizeof(struct fanotify_event_info_header)) {
+                const struct fanotify_event_info_header *h = (const void *) p;
+
+                if (h->len < sizeof *h || h->len > (size_t) (end - p))
+                        break;
+                if (h->info_type == FAN_EVENT_INFO_TYPE_PIDFD &&
+                    h->len >= sizeof(struct fanotify_event_info_pidfd)) {
+                        int pidfd;
+
+                        /* The record may be unaligned within the buffer. */
+                        memcpy(&pidfd, p + offsetof(struct fanotify_event_info_pidfd, pidfd), sizeof pidfd);
+                        return pidfd;
+                }
+                p += h->len;
+        }
+        return FAN_NOPIDFD;
+}
+
+static void readers_handle_event(Readers *r, const struct fanotify_event_metadata *m) {
+        /* Both fds are ours now, whatever happens to the event. */
+        _cleanup_close_ int fd = m->fd, pidfd = event_pidfd(m);
+        _cleanup_(attribution_done) Attribution a = {};
+        ReadEvent ev = {};
+        const char *path;
+        bool pid_reliable = false;
+
+        if (m->mask & FAN_Q_OVERFLOW) {
+                log_debug("fanotify queue overflowed, reads were lost.");
+                ev.overflow = true;
+                r->callback(r, &ev, r->userdata);
+                return;
+        }
+
+        /* The daemon reads the statistics itself: those reads never count. */
+        if (m->pid == r->self)
+                return;
+
+        path = readers_find(r, fd);
+        if (!path) {
+                /* A file marked before the last readers_watch() that is no longer watched. */
+                log_debug("Read event by " PID_FMT " on a file no longer watched, ignoring.", (pid_t) m->pid);
+                return;
+        }
+
+        if (m->pid <= 0)
+                ;       /* in a pid namespace we cannot see: nothing to attribute */
+        else if (!r->have_pidfd || pidfd == FAN_EPIDFD)
+                /* No way to pin the process: attribute, but say it is a guess. */
+                attribute(m->pid, &a);
+        else if (pidfd >= 0) {
+                int k;
+
+                attribute(m->pid, &a);
+                /* Checked after reading: if the process still exists now, the pid
+                 * was not reused while we read its /proc files. */
+                k = pidfd_alive(pidfd);
+                if (k > 0)
+                        pid_reliable = true;
+                else if (k == 0) {
+                        log_debug("Reader " PID_FMT " exited during attribution, dropping it.", (pid_t) m->pid);
+                        attribution_done(&a);
+                } else
+                        log_debug_errno(k, "Cannot check reader " PID_FMT " via its pidfd: %m", (pid_t) m->pid);
+        } else
+                /* FAN_NOPIDFD: already reaped, the pid may belong to someone else by now. */
+                log_debug("Reader " PID_FMT " exited before attribution.", (pid_t) m->pid);
+
+        ev = (ReadEvent) {
+                .pid = m->pid > 0 ? (pid_t) m->pid : 0,
+                .pid_reliable = pid_reliable,
+                .comm = a.comm,
+                .exe = a.exe,
+                .unit = a.unit,
+                .session = a.session,
+                .has_uid = a.has_uid,
+                .uid = a.uid,
+                .path = path,
+        };
+        r->callback(r, &ev, r->userdata);
+}
+
+static bool read_error_is_fatal(int error) {
+        /* These leave the event queued (buffer too small) or mean the fd is
+         * broken; any other read() error consumed one event. */
+        return error == EINVAL || error == EFAULT || error == EBADF;
+}
+
+static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Readers *r = userdata;
+        bool warned = false;
+
+        for (;;) {
+                /* Big enough for many events; the kernel never splits one. */
+                char buf[8192] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+                const struct fanotify_event_metadata *m;
+                ssize_t n;
+
+                n = read(fd, buf, sizeof buf);
+                if (n < 0) {
+                        if (errno == EAGAIN)
+                                return 0;
+                        if (errno == EINTR)
+                                continue;
+                        if (read_error_is_fatal(errno))
+                                /* Nothing was consumed: retrying would spin. sd-event disables us. */
+                                return log_error_errno(errno, "Reading fanotify events failed, reader detection stops: %m");
+
+                        /* The kernel could not open the file for one event (EMFILE,
+                         * ENFILE, ...) and dropped it: a read we will never see. */
+                        if (!warned)
+                                log_warning_errno(errno, "Lost a read event: %m");
+                        warned = true;
+                        r->callback(r, &(ReadEvent) { .overflow = true }, r->userdata);
+                        continue;
+                }
+
+                m = (const struct fanotify_event_metadata *) buf;
+                for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+                        if (m->vers != FANOTIFY_METADATA_VERSION)
+                                /* The layout is unknown, including where the next event's fd is. */
+                                return log_error_errno(EPROTO,
+                                                       "fanotify metadata version %u, expected %u; reader detection stops.",
+                                                       m->vers, FANOTIFY_METADATA_VERSION);
+                        readers_handle_event(r, m);
+                }
+        }
+}
+
+int readers_new(sd_event *event, ReadersCallback cb, void *userdata, Readers **ret) {
+        _cleanup_(readers_freep) Readers *r = NULL;
+        int k;
+
+        if (!event || !cb || !ret)
+                return -EINVAL;
+
+        r = calloc(1, sizeof *r);
+        if (!r)
+                return -ENOMEM;
+        *r = (Readers) {
+                .event = sd_event_ref(event),
+                .fd = -1,
+                .self = getpid(),
+                .callback = cb,
+                .userdata = userdata,
+        };
+
+        r->fd = fanotify_init(FANOTIFY_FLAGS | FAN_REPORT_PIDFD, FANOTIFY_EVENT_FLAGS);
+        if (r->fd >= 0)
+                r->have_pidfd = true;
+        else if (errno == EINVAL) {
+                /* Before 5.15: attribution then cannot prove the pid was not reused. */
+                log_debug("fanotify has no FAN_REPORT_PIDFD, reader pids are unverified.");
+                r->fd = fanotify_init(FANOTIFY_FLAGS, FANOTIFY_EVENT_FLAGS);
+        }
+        if (r->fd < 0)
+                return -errno;  /* EPERM without CAP_SYS_ADMIN: the caller reports it */
+
+        k = sd_event_add_io(event, &r->source, r->fd, EPOLLIN, on_fanotify, r);
+        if (k < 0)
+                return k;
+        (void) sd_event_source_set_description(r->source, "readers-fanotify");
+
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+/* glob(3) must take the root literally, only the configured pattern is a pattern. */
+static int glob_escape(const char *s, char **ret) {
+        char *e, *q;
+
+        e = q = malloc(strlen(s) * 2 + 1);
+        if (!e)
+                return -ENOMEM;
+        for (; *s; s++) {
+                if (strchr("\\*?[]", *s))
+                        *q++ = '\\';
+                *q++ = *s;
+        }
+        *q = '\0';
+        *ret = e;
+        return 0;
+}
+
+static bool strv_contains(char * const *l, const char *s) {
+        for (; l && *l; l++)
+                if (strcmp(*l, s) == 0)
+                        return true;
+        return false;
+}
+
+/* Resolves the patterns under root into the full paths to mark (fulls) and
+ * their configured spellings (paths), deduplicated. */
+static int readers_resolve(const char *root, char * const *patterns, char ***ret_fulls, char ***ret_paths) {
+        _cleanup_strv_free_ char **fulls = NULL, **paths = NULL;
+        _cleanup_free_ char *eroot = NULL;
+        size_t prefix = strcmp(root, "/") == 0 ? 0 : strlen(root);
+        int k;
+
+        k = glob_escape(root, &eroot);
+        if (k < 0)
+                return k;
+
+        for (char * const *p = patterns; p && *p; p++) {
+                _cleanup_free_ char *pattern = NULL;
+                glob_t g = {};
+
+                k = root_path(eroot, *p, &pattern);
+                if (k < 0)
+                        return k;
+
+                k = glob(pattern, 0, NULL, &g);
+                if (k == GLOB_NOMATCH) {
+                        log_debug("Watch pattern %s matches nothing under %s.", *p, root);
+                        continue;
+                }
+                if (k != 0) {
+                        globfree(&g);
+                        return k == GLOB_NOSPACE ? -ENOMEM : -EIO;
+                }
+
+                for (size_t i = 0; i < g.gl_pathc; i++) {
+                        const char *full = g.gl_pathv[i], *path = full + prefix;
+                        struct stat st;
+
+                        /* glob() returned it under the literal root; be sure anyway. */
+                        if (strncmp(full, root, prefix) != 0 || path[0] != '/')
+                                continue;
+                        if (strv_contains(paths, path))
+                                continue;
+                        if (stat(full, &st) < 0)
+                                continue;       /* gone since glob() saw it */
+                        if (!S_ISREG(st.st_mode)) {
+                                /* A directory mark would report directory listings. */
+                                log_warning("Watch pattern %s matches %s, which is not a regular file, ignoring.",
+                                            *p, path);
+                                continue;
+                        }
+
+                        if (strv_extend(&fulls, full) < 0 || strv_extend(&paths, path) < 0) {
+                                globfree(&g);
+                                return -ENOMEM;
+                        }
+                }
+                globfree(&g);
+        }
+
+        *ret_fulls = TAKE_PTR(fulls);
+        *ret_paths = TAKE_PTR(paths);
+        return 0;
+}
+
+int readers_watch(Readers *r, const char *root, char * const *patterns) {
+        _cleanup_strv_free_ char **fulls = NULL, **paths = NULL, **kept = NULL;
+        _cleanup_free_ WatchId *ids = NULL;
+        size_t n = 0, n_all;
+        int k;
+
+        if (!r)
+                return -EINVAL;
+        if (isempty(root))
+                root = "/";
+
+        /* Resolve first: a failure here leaves the old marks in place. */
+        k = readers_resolve(root, patterns, &fulls, &paths);
+        if (k < 0)
+                return k;
+        n_all = strv_length(paths);
+        ids = calloc(n_all ? n_all : 1, sizeof *ids);
+        if (!ids)
+                return -ENOMEM;
+
+        /* Marks live on inodes: a node that went away and came back is a new
+         * inode, so start from nothing rather than diffing. */
+        if (fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0)
+                return -errno;
+        readers_clear_watched(r);
+
+        for (size_t i = 0; i < n_all; i++) {
+                struct stat st;
+
+                if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, fulls[i]) < 0) {
+                        k = -errno;
+                        if (k == -ENOENT) {
+                                log_debug("%s vanished before it could be marked.", fulls[i]);
+                                continue;
+                        }
+                        /* Leave a consistent state: nothing marked, nothing listed. */
+                        (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+                        return k;
+                }
+                /* After marking, so the identity is that of the marked inode. */
+                if (stat(fulls[i], &st) < 0) {
+                        (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, fulls[i]);
+                        continue;
+                }
+                if (strv_extend(&kept, paths[i]) < 0) {
+                        (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+                        return -ENOMEM;
+                }
+                ids[n++] = (WatchId) { .dev = st.st_dev, .ino = st.st_ino };
+        }
+
+        r->watched = TAKE_PTR(kept);
+        r->ids = TAKE_PTR(ids);
+        r->n_watched = n;
+        return (int) n;
+}
