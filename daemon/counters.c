@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
+#include <string.h>
+
+#include "counters.h"
+#include "macro.h"
+
+/* Counters only grow; a total that would wrap is pinned at the maximum,
+ * a wrong but obviously huge figure rather than a small plausible one. */
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+        uint64_t s;
+
+        return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static uint64_t sub_floor(uint64_t a, uint64_t b) {
+        return a > b ? a - b : 0;
+}
+
+/* accumulated += last - baseline, field by field. */
+static void fold(NumaCounters *acc, const NumaCounters *last, const NumaCounters *baseline) {
+        for (size_t i = 0; i < _NUMA_COUNTER_MAX; i++)
+                acc->v[i] = add_sat(acc->v[i], sub_floor(last->v[i], baseline->v[i]));
+}
+
+void counter_track_start(CounterTrack *t, const NumaCounters *reading) {
+        *t = (CounterTrack) {
+                .baseline = *reading,
+                .last = *reading,
+                .started = true,
+        };
+}
+
+bool counter_track_update(CounterTrack *t, const NumaCounters *reading) {
+        bool reset = false;
+
+        if (!t->started) {
+                counter_track_start(t, reading);
+                return false;
+        }
+
+        /* The kernel zeroes all six together, so one counter going back is
+         * enough; the others may already have grown past their old value. */
+        for (size_t i = 0; i < _NUMA_COUNTER_MAX; i++)
+                if (reading->v[i] < t->last.v[i]) {
+                        reset = true;
+                        break;
+                }
+
+        if (reset) {
+                /* Keep what was seen up to the last reading; whatever was
+                 * counted between it and the reset is lost. The new reading
+                 * counts from zero. */
+                fold(&t->accumulated, &t->last, &t->baseline);
+                memset(&t->baseline, 0, sizeof t->baseline);
+        }
+        t->last = *reading;
+        return reset;
+}
+
+void counter_track_reset(CounterTrack *t, const NumaCounters *snapshot_before) {
+        /* The snapshot may itself show that someone reset the counters since
+         * the last reading: account for that first, then for the snapshot. */
+        (void) counter_track_update(t, snapshot_before);
+        fold(&t->accumulated, &t->last, &t->baseline);
+        memset(&t->baseline, 0, sizeof t->baseline);
+        memset(&t->last, 0, sizeof t->last);
+}
+
+void counter_track_total(const CounterTrack *t, NumaCounters *ret) {
+        *ret = t->accumulated;
+        fold(ret, &t->last, &t->baseline);
+}
+
+static void on_time_fold(OnTime *o, uint64_t now) {
+        uint64_t elapsed = sub_floor(now, o->since);
+
+        o->total_usec = add_sat(o->total_usec, elapsed);
+        if (o->on)
+                o->on_usec = add_sat(o->on_usec, elapsed);
+        if (now > o->since)
+                o->since = now;
+}
+
+void on_time_start(OnTime *o, uint64_t now, bool on) {
+        *o = (OnTime) {
+                .since = now,
+                .on = on,
+        };
+}
+
+void on_time_set(OnTime *o, uint64_t now, bool on) {
+        on_time_fold(o, now);
+        o->on = on;
+}
+
+double on_time_share(const OnTime *o, uint64_t now) {
+        OnTime c = *o;
+
+        on_time_fold(&c, now);
+        if (c.total_usec == 0)
+                /* No time has passed yet: the current state is all there is. */
+                return c.on ? 1.0 : 0.0;
+        return (double) c.on_usec / (double) c.total_usec;
+}
+
+bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec) {
+        double dt, instant;
+
+        if (!m->have_sample || value < m->last_value || now < m->last_time) {
+                /* First sample, or a restart (the total or the clock went
+                 * backwards, or the caller cleared have_sample because it
+                 * missed samples). This sample only becomes the new origin.
+                 * A previous smoothed rate is kept, still the best estimate,
+                 * and the next interval blends into it; but this sample
+                 * produced no rate, so it returns false. */
+                m->have_sample = true;
+                m->last_time = now;
+                m->last_value = value;
+                return false;
+        }
+
+        if (now == m->last_time)
+                /* No time passed: no rate can be computed, wait for the next. */
+                return false;
+
+        dt = (double) (now - m->last_time) / (double) USEC_PER_SEC;
+        instant = (double) (value - m->last_value) / dt;
+
+        m->instant = instant;
+        if (!m->have_rate || tau_usec == 0)
+                m->rate = instant;
+        else
+                /* 1 - exp(-dt/tau) via expm1: exact for intervals much shorter than tau. */
+                m->rate += (instant - m->rate) * -expm1(-(double) (now - m->last_time) / (double) tau_usec);
+        m->have_rate = true;
+        m->last_time = now;
+        m->last_value = value;
+        return true;
+}
