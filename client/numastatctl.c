@@ -162,14 +162,28 @@ static char *format_cpus(char *buf, size_t size, json_object *cpus) {
 }
 
 static void print_transition(json_object *t) {
+        const char *kind = jstr(t, "kind");
         char when[64];
-        printf("%s  %s -> %s%s  (policy %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
-               jstr(t, "from"), jstr(t, "to"), jbool(t, "dry_run") ? " [dry run, not written]" : "",
-               jstr(t, "policy"), jstr(t, "reason"));
+
+        printf("%s  %-7s -> %-7s %-9s (policy %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
+               jstr(t, "from"), jstr(t, "to"), kind ? kind : "", jstr(t, "policy"), jstr(t, "reason"));
+}
+
+static void print_reader_line(json_object *x, const char *indent) {
+        char when[64];
+        json_object *uid = jget(x, "uid");
+
+        printf("%s%s (pid %" PRId64 ", uid %s%s%s) read %s %" PRId64 "x, last %s%s%s\n", indent,
+               jstr(x, "comm") ? jstr(x, "comm") : "?", jint(x, "pid"), uid ? json_object_get_string(uid) : "?",
+               jstr(x, "unit") ? ", " : "", jstr(x, "unit") ? jstr(x, "unit") : "", jstr(x, "path"),
+               jint(x, "count"), format_time(when, sizeof when, jint(x, "last_seen")),
+               jbool(x, "ignored") ? ", ignored by " : "", jbool(x, "ignored") ? jstr(x, "rule") : "");
 }
 
 static void print_status(json_object *s) {
         json_object *nodes = jget(s, "nodes"), *trans = jget(s, "transitions"), *err = jget(s, "last_error");
+        json_object *readers = jget(s, "readers"), *sources = jget(s, "sources"), *counters = jget(s, "counters");
+        json_object *precision = jget(s, "precision");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
         const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
         bool counting = kernel && strcmp(kernel, "strict") == 0;
@@ -177,8 +191,9 @@ static void print_status(json_object *s) {
 
         printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
                err ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
-        printf("      Policy: %s (from %s)%s\n", jstr(s, "policy"), jstr(s, "policy_source"),
-               jbool(s, "dry_run") ? ", dry run: nothing is written" : "");
+        printf("      Policy: %s (from %s)%s%s\n", jstr(s, "policy"), jstr(s, "policy_source"),
+               jbool(s, "dry_run") ? ", dry run: nothing is written" : "",
+               jbool(s, "paused") ? ", paused after an external change" : "");
         if (strcmp(backend, "none") == 0)
                 printf("      Kernel: no NUMA statistics interface (observing only)\n");
         else
@@ -190,6 +205,30 @@ static void print_status(json_object *s) {
         if (target && kernel && strcmp(target, kernel) != 0 && strcmp(target, "unknown") != 0)
                 printf("      Target: %s\n", target);
         printf("      Reason: %s\n", jstr(s, "reason"));
+        if (jget(s, "allocation_rate"))
+                printf("  Alloc rate: %" PRId64 " pages/s\n", jint(s, "allocation_rate"));
+        if (readers && json_object_array_length(readers) > 0) {
+                size_t n = json_object_array_length(readers);
+                printf("     Readers: %zu program(s), most frequent:\n", n);
+                for (size_t i = 0; i < n && i < 3; i++)
+                        print_reader_line(json_object_array_get_idx(readers, i), "              ");
+        } else
+                printf("     Readers: none seen%s\n",
+                       jbool(sources, "readers") ? "" : " (reader detection unavailable)");
+        if (counters) {
+                json_object *tot = jget(counters, "total");
+                printf("    Counters: since start numa_hit %" PRId64 ", numa_miss %" PRId64
+                       ", counting %.0f%% of the time\n",
+                       jint(tot, "numa_hit"), jint(tot, "numa_miss"),
+                       100.0 * json_object_get_double(jget(counters, "counting_share")));
+        }
+        if (precision && jint(precision, "max_drift") > 0)
+                printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",
+                       jint(precision, "max_drift"));
+        if (jstr(sources, "readers_error"))
+                printf("     Warning: %s\n", jstr(sources, "readers_error"));
+        if (jstr(sources, "uevents_error"))
+                printf("     Warning: %s\n", jstr(sources, "uevents_error"));
         printf("       Nodes: %zu", nodes ? json_object_array_length(nodes) : 0);
         printf(" (from %s)\n", jstr(s, "topology_source"));
         for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
@@ -275,13 +314,8 @@ static int verb_readers(const Args *a) {
                 printf("No readers seen.\n");
                 return EXIT_OK;
         }
-        for (size_t i = 0; i < json_object_array_length(rd); i++) {
-                json_object *x = json_object_array_get_idx(rd, i);
-                char when[64];
-                printf("%-16s pid %-7" PRId64 " %-40s %s  %" PRId64 " reads%s\n", jstr(x, "comm"), jint(x, "pid"),
-                       jstr(x, "path"), format_time(when, sizeof when, jint(x, "last_seen")), jint(x, "count"),
-                       jbool(x, "ignored") ? " (ignored)" : "");
-        }
+        for (size_t i = 0; i < json_object_array_length(rd); i++)
+                print_reader_line(json_object_array_get_idx(rd, i), "");
         return EXIT_OK;
 }
 

@@ -11,7 +11,20 @@
 #include "macro.h"
 #include "manager.h"
 #include "rootfs.h"
+#include "rules.h"
 #include "service.h"
+#include "stats.h"
+
+static const char *const transition_kind_names[_TRANSITION_KIND_MAX] = {
+        [TRANSITION_POLICY] = "policy",
+        [TRANSITION_DRY_RUN] = "dry-run",
+        [TRANSITION_EXTERNAL] = "external",
+        [TRANSITION_EXIT] = "exit",
+};
+
+const char *transition_kind_to_string(TransitionKind k) {
+        return k >= 0 && k < _TRANSITION_KIND_MAX ? transition_kind_names[k] : NULL;
+}
 
 static uint64_t now_realtime(void) {
         struct timespec ts;
@@ -19,8 +32,43 @@ static uint64_t now_realtime(void) {
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
 }
 
+static usec_t now_monotonic(Manager *m) {
+        uint64_t t;
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &t) < 0) {
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                t = (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
+        }
+        return t;
+}
+
 static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
+}
+
+static bool kernel_counting(KernelMode k) {
+        /* Patched "auto" is our off state: the kernel counts again only once
+         * someone reads, and then we switch to strict at once. */
+        return k == KERNEL_MODE_STRICT;
+}
+
+bool manager_may_read_stats(const Manager *m) {
+        return !((m->backend == BACKEND_NUMA_STATS_MODE || m->backend == BACKEND_VMSTAT_MODE) &&
+                 m->kernel_mode == KERNEL_MODE_AUTO);
+}
+
+static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
+        *pc = (PolicyConfig){
+                .policy = m->policy,
+                .backend = m->backend,
+                .off_mode = m->config.off_mode,
+                .on_external_change = m->config.on_external_change,
+                .min_dwell = m->config.min_dwell,
+                .linger = m->config.linger,
+                .sustain = m->config.sustain,
+                .coarse_above = m->config.coarse_above,
+                .strict_below = m->config.strict_below,
+        };
 }
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
@@ -30,8 +78,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m = calloc(1, sizeof *m);
         if (!m)
                 return log_oom();
-        config_init(&m->config);
-        config_done(&m->config);
         m->config = *config;
         *config = (Config){};
 
@@ -79,11 +125,20 @@ Manager *manager_free(Manager *m) {
         if (m->bound_socket)
                 (void) unlink(m->bound_socket);
         free(m->bound_socket);
+        sd_event_source_disable_unref(m->sample_timer);
+        sd_event_source_disable_unref(m->deadline_timer);
+        readers_free(m->readers);
+        uevent_monitor_free(m->uevents);
+        readertab_done(&m->readertab);
         for (size_t i = 0; i < m->n_transitions; i++)
                 transition_done(&m->transitions[(m->transitions_first + i) % TRANSITIONS_MAX]);
         topology_done(&m->topology);
+        free(m->zones);
+        free(m->node_tracks);
         config_done(&m->config);
         free(m->config_error);
+        free(m->readers_error);
+        free(m->uevents_error);
         free(m->last_error.message);
         free(m->last_status_sent);
         free(m->root);
@@ -98,7 +153,8 @@ const Transition *manager_transition(const Manager *m, size_t i) {
         return &m->transitions[(m->transitions_first + i) % TRANSITIONS_MAX];
 }
 
-static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, bool dry_run) {
+static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, TransitionKind kind,
+                                      const char *reason) {
         Transition *t;
 
         if (m->n_transitions == TRANSITIONS_MAX) {
@@ -113,8 +169,8 @@ static void manager_record_transition(Manager *m, KernelMode from, KernelMode to
                 .from = from,
                 .to = to,
                 .policy = m->policy,
-                .dry_run = dry_run,
-                .reason = strdup(m->decision.reason),
+                .kind = kind,
+                .reason = strdup(reason),
         };
         m->n_transitions++;
         m->transitions_total++;
@@ -141,9 +197,105 @@ void manager_state_changed(Manager *m) {
                           m->dry_run ? ", dry run" : "", m->decision.reason);
 }
 
+/* ---- counters ---- */
+
+static NodeTrack *manager_node_track(Manager *m, int id) {
+        NodeTrack *a;
+
+        for (size_t i = 0; i < m->n_node_tracks; i++)
+                if (m->node_tracks[i].id == id)
+                        return &m->node_tracks[i];
+        a = reallocarray(m->node_tracks, m->n_node_tracks + 1, sizeof *a);
+        if (!a)
+                return NULL;
+        m->node_tracks = a;
+        a[m->n_node_tracks] = (NodeTrack){ .id = id };
+        return &a[m->n_node_tracks++];
+}
+
+static void track_feed(Manager *m, CounterTrack *t, const NumaCounters *reading, const char *what) {
+        if (!t->started) {
+                counter_track_start(t, reading);
+                return;
+        }
+        if (counter_track_update(t, reading)) {
+                m->external_resets++;
+                log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.",
+                           what);
+        }
+}
+
+/* Reads every counter source; with reset, the kernel is about to zero them. */
+static void manager_read_counters(Manager *m, bool reset) {
+        VmStat vs;
+
+        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+                return;
+        /* While the kernel does not count, the counters stay frozen at zero:
+         * nothing to read until counting is back. */
+        if (!reset && m->kernel_mode == KERNEL_MODE_COARSE)
+                return;
+        if (stats_read_vmstat(m->root, &vs) >= 0 && vs.has_numa) {
+                if (reset) {
+                        if (!m->vmstat_track.started)
+                                counter_track_start(&m->vmstat_track, &vs.numa);
+                        counter_track_reset(&m->vmstat_track, &vs.numa);
+                } else
+                        track_feed(m, &m->vmstat_track, &vs.numa, "/proc/vmstat");
+        }
+        for (size_t i = 0; i < m->topology.n_nodes; i++) {
+                int id = m->topology.nodes[i].id;
+                NodeTrack *nt = manager_node_track(m, id);
+                NumaCounters c;
+                char what[32];
+
+                if (!nt || stats_read_node_numastat(m->root, id, &c) < 0)
+                        continue;
+                snprintf(what, sizeof what, "node%d", id);
+                if (reset) {
+                        if (!nt->track.started)
+                                counter_track_start(&nt->track, &c);
+                        counter_track_reset(&nt->track, &c);
+                } else
+                        track_feed(m, &nt->track, &c, what);
+        }
+        if (reset)
+                m->counter_resets++;
+}
+
+void manager_counters_total(const Manager *m, NumaCounters *ret) {
+        counter_track_total(&m->vmstat_track, ret);
+}
+
+static void manager_refresh_zones(Manager *m) {
+        ZoneThreshold *z = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!manager_may_read_stats(m)) {
+                m->zones_stale = true;
+                return;
+        }
+        r = stats_read_zoneinfo(m->root, &z, &n);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read counter precision from /proc/zoneinfo: %m");
+                return;
+        }
+        free(m->zones);
+        m->zones = z;
+        m->n_zones = n;
+        m->zones_stale = false;
+}
+
+/* ---- applying decisions ---- */
+
 static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         _cleanup_free_ char *error = NULL;
         int r;
+
+        /* Entering coarse zeroes the counters: keep what they held. */
+        if (to == KERNEL_MODE_COARSE && m->kernel_mode != KERNEL_MODE_COARSE)
+                manager_read_counters(m, true);
 
         r = backend_write(m->root, m->backend, to, &error);
         if (r < 0) {
@@ -160,59 +312,108 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         return 0;
 }
 
+static void manager_arm_deadline(Manager *m) {
+        PolicyConfig pc;
+        usec_t when;
+
+        manager_policy_config(m, &pc);
+        when = policy_next_deadline(&m->engine, &pc);
+        if (when == USEC_INFINITY) {
+                sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_OFF);
+                return;
+        }
+        sd_event_source_set_time(m->deadline_timer, when);
+        sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_ONESHOT);
+}
+
+/* Finds changes made by someone else since we last looked. */
+static void manager_check_kernel(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        KernelMode found;
+        PolicyConfig pc;
+        char reason[REASON_MAX];
+        int r;
+
+        if (m->backend == BACKEND_NONE)
+                return;
+        r = backend_read(m->root, m->backend, &found, &error);
+        if (r < 0) {
+                log_warning_errno(r, "%s", error ? error : "cannot read the kernel mode");
+                if (error)
+                        manager_set_error(m, r, &error);
+                return;
+        }
+        if (!m->have_decision || m->kernel_mode == KERNEL_MODE_UNKNOWN || found == m->kernel_mode) {
+                m->kernel_mode = found;
+                return;
+        }
+
+        snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
+                 backend_sysctl_path(m->backend), kernel_mode_to_string(m->kernel_mode),
+                 kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
+        log_warning("%s.", reason);
+        /* A mainline 1→0 zeroed the counters behind our back: the next
+         * reading finds them lower and the tracks keep what was counted. */
+        manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, reason);
+        manager_policy_config(m, &pc);
+        policy_on_external_change(&m->engine, &pc, now_monotonic(m), found, m->kernel_mode);
+        m->kernel_mode = found;
+}
+
 int manager_apply(Manager *m) {
-        PolicyInput in = { .policy = m->policy, .backend = m->backend };
+        usec_t now = now_monotonic(m);
+        PolicyConfig pc;
         Decision d;
         KernelMode from;
-        bool decision_changed;
+        bool changed;
+        uint64_t transitions_before = m->transitions_total;
         int r = 0;
 
-        policy_decide(&in, &d);
-        decision_changed = !m->have_decision || d.mode != m->decision.mode ||
-                           strcmp(d.reason, m->decision.reason) != 0;
+        manager_check_kernel(m);
+        manager_policy_config(m, &pc);
+        policy_evaluate(&m->engine, &pc, now, &d);
+        changed = !m->have_decision || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
         m->decision = d;
         m->have_decision = true;
-
-        if (d.mode == KERNEL_MODE_UNKNOWN)
-                goto done;
-
-        /* Believe the kernel, not our memory of it. */
-        {
-                _cleanup_free_ char *error = NULL;
-                r = backend_read(m->root, m->backend, &m->kernel_mode, &error);
-                if (r < 0) {
-                        log_warning_errno(r, "%s", error ? error : "cannot read the kernel mode");
-                        m->kernel_mode = KERNEL_MODE_UNKNOWN;
-                }
-        }
         from = m->kernel_mode;
-        if (from == d.mode) {
-                r = 0;
-                manager_clear_error(m);
+
+        if (d.mode == KERNEL_MODE_UNKNOWN || from == d.mode) {
+                if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message && from == d.mode)
+                        manager_clear_error(m);
                 goto done;
         }
 
         if (m->dry_run) {
-                r = 0;
-                if (decision_changed) {
+                if (changed) {
                         log_info("Dry run: would switch NUMA statistics from %s to %s: %s",
                                  kernel_mode_to_string(from), kernel_mode_to_string(d.mode), d.reason);
-                        manager_record_transition(m, from, d.mode, true);
+                        manager_record_transition(m, from, d.mode, TRANSITION_DRY_RUN, d.reason);
                 }
                 goto done;
         }
 
         r = manager_write_mode(m, d.mode, d.reason);
-        if (r < 0)
+        if (r < 0) {
+                changed = true;
                 goto done;
+        }
         m->kernel_mode = d.mode;
         manager_clear_error(m);
-        manager_record_transition(m, from, d.mode, false);
+        manager_record_transition(m, from, d.mode, TRANSITION_POLICY, d.reason);
         log_info("Switched NUMA statistics from %s to %s: %s", kernel_mode_to_string(from),
                  kernel_mode_to_string(d.mode), d.reason);
+        if (m->zones_stale)
+                manager_refresh_zones(m);
 done:
-        manager_state_changed(m);
+        on_time_set(&m->on_time, now, kernel_counting(m->kernel_mode));
+        manager_arm_deadline(m);
+        if (changed || m->transitions_total != transitions_before)
+                manager_state_changed(m);
         return r;
+}
+
+static void manager_resume(Manager *m) {
+        policy_resume(&m->engine);
 }
 
 int manager_set_policy(Manager *m, Policy policy, int dry_run) {
@@ -223,11 +424,27 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
         m->policy_from_client = true;
         if (dry_run >= 0)
                 m->dry_run = dry_run;
+        manager_resume(m);
         return manager_apply(m);
 }
 
+static int manager_watch(Manager *m) {
+        int r;
+
+        if (!m->readers)
+                return 0;
+        r = readers_watch(m->readers, m->root, m->config.watch);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot watch the statistics files: %m");
+        log_debug("Watching %d statistics file(s) for readers.", r);
+        return 0;
+}
+
+static void manager_arm_sampling(Manager *m);
+
 int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
+        bool rewatch;
         Config c;
         int r;
 
@@ -250,6 +467,9 @@ int manager_reload(Manager *m, char **ret_error) {
         if (!streq_ptr(c.socket, m->config.socket) && !m->socket_override)
                 log_warning("The varlink socket path changed to %s; it takes effect at the next restart.",
                             c.socket);
+        rewatch = strv_length(c.watch) != strv_length(m->config.watch);
+        for (size_t i = 0; !rewatch && c.watch && c.watch[i]; i++)
+                rewatch = !streq_ptr(c.watch[i], m->config.watch[i]);
         config_done(&m->config);
         m->config = c;
         m->config_error = (free(m->config_error), NULL);
@@ -258,7 +478,11 @@ int manager_reload(Manager *m, char **ret_error) {
         m->dry_run = effective_dry_run(m);
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
+        if (rewatch)
+                (void) manager_watch(m);
+        manager_arm_sampling(m);
 
+        manager_resume(m);
         /* A failed write is logged and in status; the reload itself worked. */
         (void) manager_apply(m);
         (void) sd_notify(false, "READY=1");
@@ -268,6 +492,7 @@ int manager_reload(Manager *m, char **ret_error) {
 int manager_restore(Manager *m) {
         KernelMode to = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode);
         KernelMode now = KERNEL_MODE_UNKNOWN;
+        char reason[128];
         int r;
 
         if (to == KERNEL_MODE_UNKNOWN)
@@ -283,13 +508,138 @@ int manager_restore(Manager *m) {
                          exit_mode_to_string(m->config.exit_mode));
                 return 0;
         }
+        m->kernel_mode = now;
         r = manager_write_mode(m, to, "daemon stopping");
         if (r < 0)
                 return r;
+        snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
+        manager_record_transition(m, now, to, TRANSITION_EXIT, reason);
         log_info("Restored NUMA statistics to %s on exit (exit_mode=%s, was %s).",
                  kernel_mode_to_string(to), exit_mode_to_string(m->config.exit_mode),
                  kernel_mode_to_string(now));
         return 0;
+}
+
+/* ---- event sources ---- */
+
+static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
+        Manager *m = userdata;
+        usec_t now = now_monotonic(m);
+        _cleanup_free_ char *rule = NULL;
+        char desc[REASON_MAX];
+        int idx, r;
+
+        if (ev->overflow) {
+                m->readertab.overflows++;
+                log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+                policy_on_counted_read(&m->engine, now,
+                                       "the fanotify queue overflowed (reads were lost): counting on to be safe");
+                (void) manager_apply(m);
+                return;
+        }
+
+        ReaderIdentity id = {
+                .comm = ev->comm,
+                .exe = ev->exe,
+                .unit = ev->unit,
+                .has_uid = ev->has_uid,
+                .uid = ev->uid,
+                .path = ev->path,
+        };
+        idx = rules_match(m->config.ignore, m->config.n_ignore, &id);
+        if (idx >= 0)
+                rule = rule_to_string(&m->config.ignore[idx]);
+
+        r = readertab_add(&m->readertab, ev->comm, ev->exe, ev->unit, ev->has_uid, ev->uid, ev->pid, ev->path,
+                          idx >= 0, rule, now_realtime());
+        if (r < 0) {
+                log_oom();
+                return;
+        }
+        if (r > 0)
+                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s) read %s%s%s.",
+                         ev->comm ? ev->comm : "(gone)", ev->pid, ev->has_uid ? (int) ev->uid : -1,
+                         ev->unit ? ", " : "", ev->unit ? ev->unit : "", ev->path,
+                         idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? rule : "");
+        if (idx >= 0) {
+                if (r > 0)
+                        manager_state_changed(m);
+                return;
+        }
+
+        if (ev->comm)
+                snprintf(desc, sizeof desc, "%s (pid " PID_FMT ", uid %d%s%s) read %s", ev->comm, ev->pid,
+                         ev->has_uid ? (int) ev->uid : -1, ev->unit || ev->session ? ", " : "",
+                         ev->unit ? ev->unit : ev->session ? ev->session : "", ev->path);
+        else
+                /* Short-lived readers (a one-off cat) can be gone before we look. */
+                snprintf(desc, sizeof desc, "pid " PID_FMT " (exited before it could be attributed) read %s",
+                         ev->pid, ev->path);
+        policy_on_counted_read(&m->engine, now, desc);
+        if (m->engine.counting && m->kernel_mode == KERNEL_MODE_STRICT && m->have_decision) {
+                /* Already counting: only the linger deadline moves. */
+                manager_arm_deadline(m);
+                if (r > 0)
+                        manager_state_changed(m);
+                return;
+        }
+        (void) manager_apply(m);
+        if (r > 0)
+                manager_state_changed(m);
+}
+
+static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
+        Manager *m = userdata;
+        Topology t;
+        int r;
+
+        log_info("Kernel uevent: %s %s; refreshing the topology.", ev->action, ev->devpath);
+        r = topology_load(m->root, &t);
+        if (r < 0)
+                log_warning_errno(r, "Cannot re-read the NUMA topology: %m");
+        else {
+                topology_done(&m->topology);
+                m->topology = t;
+        }
+        m->topology_changes++;
+        m->topology_changed_at = now_realtime();
+        if (ev->subsystem == UEVENT_NODE)
+                (void) manager_watch(m);        /* a node's files came or went */
+        if (ev->subsystem == UEVENT_CPU)
+                manager_refresh_zones(m);       /* thresholds follow the CPU count */
+        manager_state_changed(m);
+}
+
+static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        VmStat vs;
+
+        if (m->backend != BACKEND_NONE && manager_may_read_stats(m)) {
+                if (stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc &&
+                    rate_meter_sample(&m->rate, usec, vs.pgalloc, 3 * m->config.interval)) {
+                        PolicyConfig pc;
+                        manager_policy_config(m, &pc);
+                        policy_on_rate(&m->engine, &pc, usec, m->rate.rate);
+                }
+                manager_read_counters(m, false);
+        } else
+                /* No sample while reading would turn counting on: restart the meter after. */
+                m->rate.have_sample = false;
+
+        (void) manager_apply(m);
+        sd_event_source_set_time(s, usec + m->config.interval);
+        return 0;
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) manager_apply(userdata);
+        return 0;
+}
+
+static void manager_arm_sampling(Manager *m) {
+        uint64_t now = now_monotonic(m);
+        sd_event_source_set_time(m->sample_timer, now + m->config.interval);
+        sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);
 }
 
 static int mkdir_parents(const char *path, mode_t mode) {
@@ -359,8 +709,34 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(m->event, 0);
 }
 
+static void manager_start_sources(Manager *m) {
+        int r;
+
+        r = readers_new(m->event, on_read, m, &m->readers);
+        if (r < 0) {
+                errno = -r;
+                if (asprintf(&m->readers_error, "fanotify unavailable: %m%s",
+                             r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "") < 0)
+                        m->readers_error = NULL;
+                log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
+                                     "policy auto cannot see readers and keeps counting on.");
+                m->readers = NULL;
+        } else
+                (void) manager_watch(m);
+
+        r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
+        if (r < 0) {
+                errno = -r;
+                if (asprintf(&m->uevents_error, "uevent socket unavailable: %m") < 0)
+                        m->uevents_error = NULL;
+                log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
+                m->uevents = NULL;
+        }
+}
+
 int manager_start(Manager *m) {
         _cleanup_free_ char *error = NULL;
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
         sigset_t mask;
         int r;
 
@@ -393,7 +769,6 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
         sigemptyset(&mask);
         for (size_t i = 0; i < ELEMENTSOF(signals); i++)
                 sigaddset(&mask, signals[i]);
@@ -405,17 +780,33 @@ int manager_start(Manager *m) {
                 if (r < 0)
                         return log_error_errno(r, "Cannot watch SIG%s: %m", sigabbrev_np(signals[i]));
         }
+        r = sd_event_add_time(m->event, &m->sample_timer, CLOCK_MONOTONIC, 0, 0, on_sample, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->deadline_timer, CLOCK_MONOTONIC, USEC_INFINITY, 0,
+                                      on_deadline, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create timers: %m");
+        sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_OFF);
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
+
+        policy_init(&m->engine, now_monotonic(m));
+        manager_start_sources(m);
         return 0;
 }
 
 int manager_run(Manager *m) {
         int r;
 
+        on_time_start(&m->on_time, now_monotonic(m), kernel_counting(m->kernel_mode));
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
+        /* Counting starts after the first decision: on a patched kernel in
+         * "auto" an earlier read would have turned counting on. */
+        manager_read_counters(m, false);
+        manager_refresh_zones(m);
+        manager_arm_sampling(m);
         (void) sd_notify(false, "READY=1");
 
         r = sd_event_loop(m->event);

@@ -78,7 +78,7 @@ is "$(sed -n 2p "$MON" | json_get kernel_mode)" coarse "monitor prints the chang
 ctl status >/dev/null
 sleep 0.2
 is "$(wc -l < "$MON")" 2 "monitor stays quiet when nothing changed"
-contains "$(ctl history)" "strict -> coarse" "history shows the switch"
+contains "$(ctl history)" "strict  -> coarse  policy" "history shows the switch"
 stop_daemon TERM
 wait "$MON_PID"
 is "$?" 3 "monitor ends with exit 3 when the daemon goes away"

@@ -45,4 +45,34 @@ stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
 is "$(cat /proc/sys/vm/numa_stat)" 1 "exit restored counting on"
 
+# Policy auto: an allocation load with thresholds this low is pressure, so
+# counting goes off; then `cat /proc/vmstat` by a child turns it on and is
+# attributed to cat through fanotify on the real procfs.
+printf '[policy]\nmode = auto\nmin_dwell = 0\n[pressure]\ninterval = 100ms\ncoarse_above = 100\nstrict_below = 0\nsustain = 300ms\n[readers]\nlinger = 2s\n' > "$DIR/conf"
+python3 -c 'while True: b = bytearray(8 << 20)' &
+LOAD_PID=$!
+"$NUMASTATD" --socket="$SOCK" --config="$DIR/conf" >"$DIR/log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
+is "$(ctl --json=short | json_get sources.readers)" true "fanotify works on this kernel"
+off=1
+for _ in $(seq 1 200); do [ "$(cat /proc/sys/vm/numa_stat)" = 0 ] && { off=0; break; }; sleep 0.05; done
+ok $off "allocation load and no reader: vm.numa_stat 0"
+# cat stays alive on its stdin after reading, so it can be attributed.
+sleep 2 | cat /proc/vmstat - >/dev/null &
+CAT_PID=$!
+on=1
+for _ in $(seq 1 100); do [ "$(cat /proc/sys/vm/numa_stat)" = 1 ] && { on=0; break; }; sleep 0.02; done
+ok $on "cat /proc/vmstat turned counting on"
+kill $LOAD_PID
+S=$(ctl --json=short)
+READER=$(echo "$S" | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+r = [r for r in s["readers"] if r["path"] == "/proc/vmstat"]
+print(r[0]["comm"], r[0]["pid"], r[0]["uid"]) if r else print("none")')
+is "$READER" "cat $CAT_PID 0" "the read is attributed to cat, its pid and uid 0"
+contains "$(ctl history)" "cat (pid $CAT_PID, uid 0" "the switch on names the reader"
+stop_daemon TERM
+is "$(cat /proc/sys/vm/numa_stat)" 1 "exit left counting on"
+
 done_testing

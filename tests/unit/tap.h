@@ -12,6 +12,8 @@
 
 static unsigned tap_n, tap_failed;
 
+static inline bool tap_ok(bool cond, const char *file, int line, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 static inline bool tap_ok(bool cond, const char *file, int line, const char *fmt, ...) {
         va_list ap;
         tap_n++;

@@ -1,0 +1,202 @@
+#!/bin/bash
+# Policy auto end to end on a tmpfs --root tree with real fanotify: pressure
+# turns counting off, a reader turns it on and is attributed, an ignored
+# reader does not, the daemon's own sampling does not, counters add up
+# across the reset, an external change is followed, history and Monitor.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "1..0 # SKIP needs root: fanotify_init needs CAP_SYS_ADMIN"
+        exit 0
+fi
+SHM=/dev/shm
+if [ "$(stat -f -c %T "$SHM" 2>/dev/null)" != tmpfs ]; then
+        SHM=$(mktemp -d /tmp/numastatd-tmpfs-XXXXXX)
+        mount -t tmpfs tmpfs "$SHM" || { echo "1..0 # SKIP no tmpfs available"; exit 0; }
+        cleanup_mounts=$SHM
+fi
+
+# A tree on tmpfs with counters the test controls, through a small fake
+# kernel: it writes pgalloc at a chosen rate and zeroes the NUMA counters
+# when the daemon turns counting off, as mainline does.
+T=$(mktemp -d "$SHM/numastatd-auto-XXXXXX"); cleanup_trees+=("$T")
+chmod 755 "$T"
+mkdir -p "$T/proc/sys/vm" "$T/run"
+echo 1 > "$T/proc/sys/vm/numa_stat"
+for n in 0 1; do
+        mkdir -p "$T/sys/devices/system/node/node$n"
+        echo "$((n * 2))-$((n * 2 + 1))" > "$T/sys/devices/system/node/node$n/cpulist"
+        echo "Node $n MemTotal:        1048576 kB" > "$T/sys/devices/system/node/node$n/meminfo"
+done
+cp "$SRCDIR/tests/data/zoneinfo-2node.txt" "$T/proc/zoneinfo"
+
+FAKE="$T/fake-kernel.py"
+cat > "$FAKE" <<'PY'
+import os, sys, time
+root = sys.argv[1]
+ctl = root + "/ctl"          # "rate N" / "hit N": commands from the test
+vm = root + "/proc/vmstat"
+nodes = [root + "/sys/devices/system/node/node%d/numastat" % n for n in (0, 1)]
+sysctl = root + "/proc/sys/vm/numa_stat"
+pgalloc, hit, rate, last_mode = 0, [1000, 2000], 0, "1"
+
+def put(path, text):
+    # In place (the fanotify marks are on this inode), one write of a
+    # fixed-width text, so a concurrent reader never sees a short file.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    os.pwrite(fd, text.encode(), 0)
+    os.close(fd)
+
+def publish():
+    put(vm, "nr_free_pages 1000\npgalloc_dma 0\npgalloc_normal %020d\n"
+            "numa_hit %012d\nnuma_miss 0\nnuma_foreign 0\nnuma_interleave 0\n"
+            "numa_local %012d\nnuma_other 0\n" % (pgalloc, sum(hit), sum(hit)))
+    for i, p in enumerate(nodes):
+        put(p, "numa_hit %012d\nnuma_miss 0\nnuma_foreign 0\ninterleave_hit 0\n"
+               "local_node %012d\nother_node 0\n" % (hit[i], hit[i]))
+
+publish()
+t = time.monotonic()
+while True:
+    time.sleep(0.01)
+    now = time.monotonic()
+    pgalloc += int(rate * (now - t)); t = now
+    try:
+        cmd = open(ctl).read().split()
+        os.unlink(ctl)
+        if cmd[0] == "rate": rate = int(cmd[1])
+        if cmd[0] == "hit": hit = [int(cmd[1]), int(cmd[2])]
+    except (FileNotFoundError, IndexError):
+        pass
+    mode = open(sysctl).read().strip()
+    if mode == "0" and last_mode == "1":
+        hit = [0, 0]         # 1 -> 0 zeroes the counters
+    last_mode = mode
+    publish()
+PY
+python3 "$FAKE" "$T" &
+FAKE_PID=$!
+fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
+wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
+        local deadline=$((SECONDS + $1))
+        shift
+        until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
+}
+sysctl_is() { [ "$(cat "$T/proc/sys/vm/numa_stat")" = "$1" ]; }
+status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
+status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
+
+cat > "$T/conf" <<EOF2
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+[readers]
+linger = 2s
+ignore = comm=head path=/proc/vmstat
+EOF2
+sleep 0.3
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with policy auto"
+ctl --json=short monitor > "$T/monitor.out" 2>/dev/null &
+MON_PID=$!
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get kernel_mode)" strict "counting on at start"
+is "$(echo "$S" | json_get sources.readers)" true "fanotify reader detection is on"
+is "$(echo "$S" | json_get sources.watched)" \
+   '["/proc/vmstat", "/proc/zoneinfo", "/sys/devices/system/node/node0/numastat", "/sys/devices/system/node/node1/numastat"]' \
+   "watches the configured files under the root (node vmstat files absent in this tree)"
+is "$(echo "$S" | json_get precision.max_drift)" 64 "counter precision from the tree's zoneinfo"
+
+# Idle allocator: counting stays on however long nobody reads.
+sleep 2.5
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "low allocation rate: counting stays on"
+fake hit 3000 4000   # 4000 more counted before any reset
+sleep 0.3
+
+# Pressure and no reader: counting goes off; the daemon's own reads every
+# 100 ms do not count as readers.
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "allocation pressure with no reader: counting off"
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get reason)" "coarse_above=5000" "reason names the pressure"
+ok $([ "$(echo "$S" | json_get allocation_rate)" -gt 5000 ]; echo $?) "allocation rate measured above the threshold"
+is "$(echo "$S" | json_get readers)" "[]" "the daemon's own sampling is no reader"
+is "$(echo "$S" | json_get counters.resets_compensated)" 1 "the reset was compensated"
+
+# An ignored reader leaves it off, but is listed.
+sleep 2 | head -c 20 "$T/proc/vmstat" - >/dev/null &
+sleep 0.5
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "ignored reader (head of /proc/vmstat): still off"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get readers.0.comm)" head "ignored reader listed"
+is "$(echo "$S" | json_get readers.0.ignored)" true "marked ignored"
+is "$(echo "$S" | json_get readers.0.rule)" "comm=head path=/proc/vmstat" "with the rule that matched"
+
+# A counted reader turns it on at once and is attributed.
+# cat stays alive on its stdin after reading, so it can be attributed: a
+# reader that is gone before the daemon looks is only a pid.
+START=$(date +%s%N)
+sleep 2 | cat "$T/sys/devices/system/node/node1/numastat" - >/dev/null &
+wait_for 5 sysctl_is 1
+ok $? "a reader (cat of node1/numastat) turns counting on"
+echo "# reaction: $(( ($(date +%s%N) - START) / 1000000 )) ms from the read to counting on"
+fake rate 0          # the pressure is gone before linger runs out
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get reason)" "cat (pid" "reason names the reader"
+contains "$(echo "$S" | json_get reason)" "read /sys/devices/system/node/node1/numastat" "and the file"
+is "$(ctl --json=short readers | python3 -c 'import json,sys; print([r["comm"] for r in json.load(sys.stdin) if not r["ignored"]][0])')" \
+   cat "numastatctl readers lists cat"
+contains "$(ctl readers)" "read /sys/devices/system/node/node1/numastat" "numastatctl readers shows what it read"
+contains "$(ctl status)" "Readers: 2 program(s)" "status shows the readers"
+
+# Counters across the reset: 4000 counted before it, then 300 more.
+fake hit 100 200
+sleep 0.4
+TOTAL=$(ctl --json=short | json_get counters.total.numa_hit)
+is "$TOTAL" 4300 "numa_hit since start adds up across the reset (4000 + 300)"
+is "$(ctl --json=short | json_get counters.nodes.1.numa_hit)" 2200 "node1 too (2000 + 200)"
+
+# Pressure gone: past linger, below strict_below, it stays on.
+sleep 2.5
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "no pressure: counting stays on after linger"
+
+# Someone else changes the mode: followed, shown, and resumed on set-policy.
+echo 0 > "$T/proc/sys/vm/numa_stat"
+wait_for 5 status_is paused true
+ok $? "external change detected: policy paused (on_external_change=follow)"
+sleep 0.3
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "the admin's value is left alone"
+contains "$(ctl history)" "external" "history shows the external change"
+ctl set-policy auto >/dev/null
+wait_for 5 sysctl_is 1
+ok $? "set-policy resumes the policy"
+
+HIST=$(ctl history)
+contains "$HIST" "strict  -> coarse  policy" "history: the switch off"
+contains "$HIST" "coarse  -> strict  policy" "history: the switch on"
+kill $MON_PID 2>/dev/null
+sleep 0.2
+ok $([ "$(grep -c '"kernel_mode":"coarse"' "$T/monitor.out")" -ge 1 ]; echo $?) "Monitor streamed the switch off"
+ok $(grep -q '"comm":"cat"' "$T/monitor.out"; echo $?) "Monitor streamed the new reader"
+
+# A node hot-added (a uevent from the real kernel, not the tree: synthetic
+# "change" of cpu0) refreshes the topology.
+if echo change > /sys/devices/system/cpu/cpu0/uevent 2>/dev/null; then
+        wait_for 5 status_at_least sources.topology_changes 1
+        ok $? "a cpu uevent refreshes the topology"
+else
+        skip "cannot write /sys/devices/system/cpu/cpu0/uevent to make a synthetic uevent"
+fi
+
+stop_daemon TERM
+is "$DAEMON_STATUS" 0 "clean exit"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "counting left on"
+kill $FAKE_PID
+[ -n "${cleanup_mounts:-}" ] && { rm -rf "$T"; umount "$cleanup_mounts"; rmdir "$cleanup_mounts"; }
+done_testing
