@@ -30,51 +30,7 @@ for n in 0 1; do
 done
 cp "$SRCDIR/tests/data/zoneinfo-2node.txt" "$T/proc/zoneinfo"
 
-FAKE="$T/fake-kernel.py"
-cat > "$FAKE" <<'PY'
-import os, sys, time
-root = sys.argv[1]
-ctl = root + "/ctl"          # "rate N" / "hit N": commands from the test
-vm = root + "/proc/vmstat"
-nodes = [root + "/sys/devices/system/node/node%d/numastat" % n for n in (0, 1)]
-sysctl = root + "/proc/sys/vm/numa_stat"
-pgalloc, hit, rate, last_mode = 0, [1000, 2000], 0, "1"
-
-def put(path, text):
-    # In place (the fanotify marks are on this inode), one write of a
-    # fixed-width text, so a concurrent reader never sees a short file.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
-    os.pwrite(fd, text.encode(), 0)
-    os.close(fd)
-
-def publish():
-    put(vm, "nr_free_pages 1000\npgalloc_dma 0\npgalloc_normal %020d\n"
-            "numa_hit %012d\nnuma_miss 0\nnuma_foreign 0\nnuma_interleave 0\n"
-            "numa_local %012d\nnuma_other 0\n" % (pgalloc, sum(hit), sum(hit)))
-    for i, p in enumerate(nodes):
-        put(p, "numa_hit %012d\nnuma_miss 0\nnuma_foreign 0\ninterleave_hit 0\n"
-               "local_node %012d\nother_node 0\n" % (hit[i], hit[i]))
-
-publish()
-t = time.monotonic()
-while True:
-    time.sleep(0.01)
-    now = time.monotonic()
-    pgalloc += int(rate * (now - t)); t = now
-    try:
-        cmd = open(ctl).read().split()
-        os.unlink(ctl)
-        if cmd[0] == "rate": rate = int(cmd[1])
-        if cmd[0] == "hit": hit = [int(cmd[1]), int(cmd[2])]
-    except (FileNotFoundError, IndexError):
-        pass
-    mode = open(sysctl).read().strip()
-    if mode == "0" and last_mode == "1":
-        hit = [0, 0]         # 1 -> 0 zeroes the counters
-    last_mode = mode
-    publish()
-PY
-python3 "$FAKE" "$T" &
+python3 "$SRCDIR/tests/integration/fake-kernel.py" "$T" &
 FAKE_PID=$!
 fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
 wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
@@ -197,6 +153,33 @@ fi
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "counting left on"
+# ---- dry run: decides and reports, writes nothing ----
+sed -e 's/^mode = auto$/mode = auto\ndry_run = yes/' -e 's/^linger = 2s$/linger = 500ms/' "$T/conf" > "$T/conf-dry"
+start_daemon "$T" --config="$T/conf-dry"
+fake rate 50000
+wait_for 15 status_is target_mode coarse
+ok $? "dry run: the policy decides counting off"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get kernel_mode)" strict "dry run: the kernel keeps counting"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "dry run: nothing written"
+is "$(echo "$S" | json_get transitions.0.kind)" dry-run "the would-be switch is in the history as dry-run"
+contains "$(ctl status)" "dry run: nothing is written" "status says dry run"
+fake rate 0
+stop_daemon TERM
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "dry run: exit leaves the kernel alone"
+
+# ---- on_external_change = override ----
+printf '[policy]\nmode = strict\non_external_change = override\n[pressure]\ninterval = 100ms\n' > "$T/conf-override"
+start_daemon "$T" --config="$T/conf-override"
+echo 0 > "$T/proc/sys/vm/numa_stat"
+wait_for 5 sysctl_is 1
+ok $? "override: the policy's mode is written back"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get paused)" false "override: not paused"
+is "$(echo "$S" | json_get transitions.0.kind)" external "the external change is in the history"
+is "$(echo "$S" | json_get transitions.1.to)" strict "followed by the switch back"
+stop_daemon TERM
+
 kill $FAKE_PID
 [ -n "${cleanup_mounts:-}" ] && { rm -rf "$T"; umount "$cleanup_mounts"; rmdir "$cleanup_mounts"; }
 done_testing
