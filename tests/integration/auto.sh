@@ -150,9 +150,31 @@ else
         skip "cannot write /sys/devices/system/cpu/cpu0/uevent to make a synthetic uevent"
 fi
 
+# A node appears (in the tree) and the kernel says so (a synthetic "add"
+# uevent of node0 from the real kernel): the topology is re-read and the
+# new node's files are marked.
+mkdir -p "$T/sys/devices/system/node/node2"
+echo "" > "$T/sys/devices/system/node/node2/cpulist"
+echo "Node 2 MemTotal:        524288 kB" > "$T/sys/devices/system/node/node2/meminfo"
+cp "$T/sys/devices/system/node/node0/numastat" "$T/sys/devices/system/node/node2/numastat"
+if echo add > /sys/devices/system/node/node0/uevent 2>/dev/null; then
+        wait_for 5 status_is nodes.2.id 2
+        ok $? "a node uevent re-reads the topology (node2 from the tree)"
+        contains "$(ctl --json=short | json_get sources.watched)" "/sys/devices/system/node/node2/numastat" \
+                 "and marks the new node's numastat"
+        sleep 2 | cat "$T/sys/devices/system/node/node2/numastat" - >/dev/null &
+        wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' readers | grep -q 'cat .* read /sys/devices/system/node/node2/numastat'"
+        ok $? "a read of the new node's numastat is seen"
+else
+        skip "cannot write /sys/devices/system/node/node0/uevent to make a synthetic uevent"
+        skip "(node files re-marked)"
+        skip "(new node read seen)"
+fi
+
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "counting left on"
+rm -r "$T/sys/devices/system/node/node2"
 # ---- dry run: decides and reports, writes nothing ----
 sed -e 's/^mode = auto$/mode = auto\ndry_run = yes/' -e 's/^linger = 2s$/linger = 500ms/' "$T/conf" > "$T/conf-dry"
 start_daemon "$T" --config="$T/conf-dry"
