@@ -14,6 +14,11 @@ if [ ! -w /proc/sys/vm/numa_stat ] || [ -e /proc/sys/vm/numa_stats_mode ] || [ -
         exit 0
 fi
 
+if pgrep -x numastatd >/dev/null; then
+        echo "1..0 # SKIP another numastatd runs on this machine (pid $(pgrep -x numastatd | head -1)) and drives vm.numa_stat"
+        exit 0
+fi
+
 ORIG=$(cat /proc/sys/vm/numa_stat)
 restore() { echo "$ORIG" > /proc/sys/vm/numa_stat; cleanup; }
 trap restore EXIT
