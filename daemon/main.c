@@ -8,6 +8,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "restore.h"
 
 static void help(void) {
         printf("Usage: numastatd [OPTION...]\n"
@@ -17,19 +18,21 @@ static void help(void) {
                "  -s --socket=PATH      varlink socket (default: the config's, " DEFAULT_SOCKET_PATH ")\n"
                "  -n --dry-run          decide and report, never write the kernel mode\n"
                "     --check-config     validate the configuration and exit (0 valid, 1 not)\n"
+               "     --restore          after a crash: put back the mode a dead daemon recorded, and exit\n"
                "     --log-level=LEVEL  emerg..debug (default info)\n"
                "  -h --help             show this help\n"
                "  -V --version          show the version\n");
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_CHECK_CONFIG = 0x100, ARG_LOG_LEVEL };
+        enum { ARG_CHECK_CONFIG = 0x100, ARG_LOG_LEVEL, ARG_RESTORE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "root", required_argument, NULL, 'r' },
                 { "socket", required_argument, NULL, 's' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "restore", no_argument, NULL, ARG_RESTORE },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -38,7 +41,7 @@ int main(int argc, char *argv[]) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ char *error = NULL;
         ManagerOptions opts = {};
-        bool check_config = false;
+        bool check_config = false, restore = false;
         Config config;
         int c, r;
 
@@ -63,6 +66,9 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_CHECK_CONFIG:
                         check_config = true;
+                        break;
+                case ARG_RESTORE:
+                        restore = true;
                         break;
                 case ARG_LOG_LEVEL:
                         r = log_level_from_string(optarg);
@@ -100,6 +106,20 @@ int main(int argc, char *argv[]) {
                 printf("%s: OK\n", opts.config_path ? opts.config_path : DEFAULT_CONFIG_PATH);
                 config_done(&config);
                 return EXIT_SUCCESS;
+        }
+
+        if (restore) {
+                _cleanup_free_ char *path = NULL;
+                bool did;
+
+                r = restore_state_path(opts.socket_path ? opts.socket_path : config.socket, &path);
+                config_done(&config);
+                if (r < 0)
+                        return log_oom(), EXIT_FAILURE;
+                r = restore_apply(path, &did);
+                if (r >= 0 && !did)
+                        log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", path);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
 
         r = manager_new(&opts, &config, &m);

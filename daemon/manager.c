@@ -10,6 +10,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "restore.h"
 #include "rootfs.h"
 #include "rules.h"
 #include "service.h"
@@ -125,6 +126,7 @@ Manager *manager_free(Manager *m) {
         if (m->bound_socket)
                 (void) unlink(m->bound_socket);
         free(m->bound_socket);
+        free(m->restore_path);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
         readers_free(m->readers);
@@ -289,9 +291,29 @@ static void manager_refresh_zones(Manager *m) {
 
 /* ---- applying decisions ---- */
 
+/* Records what a crash must leave behind, before we first change anything. */
+static void manager_save_restore_state(Manager *m) {
+        RestoreState st = {
+                .pid = getpid(),
+                .backend = m->backend,
+                .restore = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode),
+                .root = m->root,
+        };
+        int r;
+
+        if (!m->restore_path || st.restore == KERNEL_MODE_UNKNOWN)
+                return;
+        r = restore_state_save(m->restore_path, &st);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->restore_path);
+}
+
 static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         _cleanup_free_ char *error = NULL;
         int r;
+
+        if (!m->wrote_kernel)
+                manager_save_restore_state(m);
 
         /* Entering coarse zeroes the counters: keep what they held. */
         if (to == KERNEL_MODE_COARSE && m->kernel_mode != KERNEL_MODE_COARSE)
@@ -480,6 +502,8 @@ int manager_reload(Manager *m, char **ret_error) {
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
         if (rewatch)
                 (void) manager_watch(m);
+        if (m->wrote_kernel)
+                manager_save_restore_state(m);  /* exit_mode may have changed */
         manager_arm_sampling(m);
 
         manager_resume(m);
@@ -686,6 +710,14 @@ static int manager_listen(Manager *m) {
         r = mkdir_parents(path, 0755);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the directory of %s: %m", path);
+        /* A live daemon on this socket: do not steal it. */
+        {
+                VarlinkClient *c = NULL;
+                if (varlink_client_connect_address(&c, path) >= 0) {
+                        varlink_client_free(c);
+                        return log_error_errno(EADDRINUSE, "Another numastatd is listening on %s.", path);
+                }
+        }
         /* Anyone may read the status; changing it is checked per call. */
         r = varlink_server_listen_address(m->varlink, path, 0666);
         if (r < 0)
@@ -734,6 +766,54 @@ static void manager_start_sources(Manager *m) {
         }
 }
 
+static bool pid_is_numastatd(pid_t pid) {
+        char path[64], comm[32] = "";
+        FILE *f;
+
+        if (pid == getpid() || kill(pid, 0) < 0)
+                return false;
+        snprintf(path, sizeof path, "/proc/%d/comm", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        if (!fgets(comm, sizeof comm, f))
+                comm[0] = 0;
+        fclose(f);
+        return strncmp(comm, "numastatd", 9) == 0;
+}
+
+/* A state file left by a crashed daemon is restored before we start; one
+ * of a live daemon means two would fight over the sysctl. */
+static int manager_recover(Manager *m) {
+        RestoreState st = {};
+        bool did;
+        int r;
+
+        r = restore_state_path(m->socket_override ? m->socket_override : m->config.socket, &m->restore_path);
+        if (r < 0)
+                return log_oom();
+        r = restore_state_load(m->restore_path, &st);
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0 && pid_is_numastatd(st.pid)) {
+                log_error("Another numastatd (pid %d) drives the kernel (state in %s); not starting a second one.",
+                          (int) st.pid, m->restore_path);
+                restore_state_done(&st);
+                m->restore_path = (free(m->restore_path), NULL);        /* not ours to remove */
+                return -EBUSY;
+        }
+        restore_state_done(&st);
+        r = restore_apply(m->restore_path, &did);
+        if (r < 0)
+                return r;
+        if (did) {
+                /* What we found at start is what the crashed daemon left, not the admin's. */
+                (void) backend_read(m->root, m->backend, &m->initial_mode, NULL);
+                m->kernel_mode = m->initial_mode;
+        }
+        return 0;
+}
+
 int manager_start(Manager *m) {
         _cleanup_free_ char *error = NULL;
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
@@ -757,6 +837,10 @@ int manager_start(Manager *m) {
                 log_info("Kernel interface %s, mode %s.", backend_sysctl_path(m->backend),
                          kernel_mode_to_string(m->initial_mode));
         }
+
+        r = manager_recover(m);
+        if (r < 0)
+                return r;
 
         r = topology_load(m->root, &m->topology);
         if (r < 0)
@@ -814,6 +898,10 @@ int manager_run(Manager *m) {
                 return log_error_errno(r, "Event loop failed: %m");
 
         r = manager_restore(m);
+        /* Restored: nothing left for ExecStopPost= or the next start to do.
+         * On failure the state stays, so they can try again. */
+        if (r >= 0 && m->restore_path)
+                (void) unlink(m->restore_path);
         varlink_server_shutdown(m->varlink);
         return r;
 }

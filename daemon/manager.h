@@ -109,6 +109,8 @@ typedef struct Manager {
         size_t transitions_first, n_transitions;
         uint64_t transitions_total;
 
+        char *restore_path;     /* crash-safety state beside the socket */
+
         VarlinkServer *varlink;
         char *bound_socket;     /* a path we bound ourselves and unlink at exit */
         Varlink **monitors;

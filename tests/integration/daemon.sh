@@ -139,4 +139,37 @@ is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "set-policy --no-dry-run writes"
 stop_daemon TERM
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and the exit restores strict"
 
+# ---- crash safety ----
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "coarse applied"
+STATE="$T/run/numastatd/restore"
+contains "$(cat "$STATE" 2>/dev/null)" "restore=strict" "the mode to restore is recorded beside the socket"
+OUT=$("$NUMASTATD" --root="$T" --socket="$SOCK" --config="$T/conf" 2>&1)
+is "$?" 1 "a second daemon on the same socket refuses to start"
+contains "$OUT" "Another numastatd" "and says why"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "without touching the kernel"
+stop_daemon KILL
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "SIGKILL leaves the kernel as it was"
+OUT=$("$NUMASTATD" --restore --socket="$SOCK" --config="$T/conf" 2>&1)
+is "$?" 0 "numastatd --restore succeeds"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and puts counting back on"
+contains "$OUT" "did not stop cleanly; restored NUMA statistics from coarse to strict" "and says what it did"
+ok $([ ! -e "$STATE" ]; echo $?) "the state file is gone"
+OUT=$("$NUMASTATD" --restore --socket="$SOCK" --config="$T/conf" 2>&1)
+is "$?" 0 "--restore with nothing to do succeeds"
+contains "$OUT" "Nothing to restore" "and says so"
+
+# A crash, then a plain restart: it restores first and says so.
+start_daemon "$T" --config="$T/conf"
+stop_daemon KILL
+printf '[policy]\nmode = strict\nexit_mode = previous\n' > "$T/conf"
+echo 0 > "$T/proc/sys/vm/numa_stat"     # what the crashed daemon left
+start_daemon "$T" --config="$T/conf"
+contains "$(cat "$T/daemon.log")" "did not stop cleanly" "a restart after a crash restores first and logs it"
+stop_daemon TERM
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "exit_mode=previous restores what the admin had (1), not what the crash left"
+ok $([ ! -e "$STATE" ]; echo $?) "a clean stop removes the state file"
+
 done_testing
