@@ -1,0 +1,141 @@
+#!/bin/sh
+# numastatd's scenarios on a real kernel (mainline vm.numa_stat or the
+# patched numa_stats_mode), run inside the VM as root. TAP on the results
+# port; figures as "# figure:" diagnostics.
+. /tap.sh
+SOCK=/run/numastatd/io.numastatd
+CONF=/tmp/numastatd.conf
+
+if [ -e /proc/sys/vm/numa_stats_mode ]; then
+        KIND=patched SYSCTL=/proc/sys/vm/numa_stats_mode BACKEND=numa_stats_mode ON=strict OFF_AUTO=auto OFF_COARSE=coarse
+else
+        KIND=mainline SYSCTL=/proc/sys/vm/numa_stat BACKEND=numa_stat ON=1 OFF_AUTO=0 OFF_COARSE=0
+fi
+diag "kernel $(uname -r), $KIND, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) nodes, $(nproc) cpus"
+
+ctl() { numastatctl --socket=$SOCK "$@"; }
+# jget KEY: a scalar top-level field of the status (the status JSON is flat
+# enough at the top for this; nested fields use their own greps).
+jget() { ctl --json=short | sed -n "s/^{.*\"$1\":\(\"[^\"]*\"\|[^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
+sysctl_is() { [ "$(cat $SYSCTL)" = "$1" ]; }
+start() {  # start [ARGS]: numastatd with $CONF in the background
+        numastatd --config=$CONF "$@" >>/tmp/numastatd.log 2>&1 &
+        DPID=$!
+        wait_for 10 ctl status >/dev/null 2>&1
+}
+stop() { kill -TERM "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; }
+hits() {  # sum of numa_hit over the nodes (reads the node files!)
+        cat /sys/devices/system/node/node*/numastat | awk '$1 == "numa_hit" { s += $2 } END { print s + 0 }'
+}
+
+# ---- backend, strict, coarse ----
+printf '[policy]\nmode = strict\n' > $CONF
+start
+is "$(jget backend)" "$BACKEND" "backend detected: $BACKEND"
+is "$(cat $SYSCTL)" "$ON" "policy strict: $SYSCTL reads $ON"
+ctl set-policy coarse >/dev/null
+is "$(cat $SYSCTL)" "$OFF_COARSE" "policy coarse: $SYSCTL reads $OFF_COARSE"
+is "$(jget kernel_mode)" coarse "status: kernel_mode coarse"
+ctl set-policy strict >/dev/null
+is "$(cat $SYSCTL)" "$ON" "back to strict"
+nodes=$(ctl --json=short | grep -o '"memory_total_bytes"' | wc -l)
+is "$nodes" "$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)" "status lists every node"
+stop
+is "$(cat $SYSCTL)" "$ON" "stop leaves counting on"
+
+# ---- auto: pressure turns counting off; readers turn it on ----
+cat > $CONF <<EOF2
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 200ms
+coarse_above = 2000
+strict_below = 100
+sustain = 1s
+[readers]
+linger = 2s
+ignore = comm=head
+EOF2
+start
+alloc-load load 600 &
+LOAD=$!
+wait_for 60 sysctl_is "$OFF_AUTO"
+ok $? "auto: allocation load and no reader: counting off ($SYSCTL reads $OFF_AUTO)"
+diag "allocation rate seen: $(jget allocation_rate) pages/s"
+
+# An ignored reader: stays off (on the patched kernel the read itself turns
+# the kernel's counting on, but the daemon does not switch).
+sleep 3 | head -c 10 /sys/devices/system/node/node1/numastat - >/dev/null &
+sleep 1.5
+is "$(cat $SYSCTL)" "$OFF_AUTO" "an ignored reader (head) leaves it off"
+
+sleep 3 | cat /sys/devices/system/node/node1/numastat - >/dev/null &
+sleep 0.1
+CATPID=$(pidof cat | awk '{print $1}')
+wait_for 10 sysctl_is "$ON"
+ok $? "a reader (cat of node1/numastat) turns counting on"
+ctl readers | grep -q "^cat (pid $CATPID, uid 0) read /sys/devices/system/node/node1/numastat"
+ok $? "attributed to cat, its pid and file"
+ctl readers | grep -q "^head .*ignored by comm=head"
+ok $? "the ignored reader is listed as ignored"
+kill $LOAD 2>/dev/null
+stop
+
+# ---- counters across a reset ----
+printf '[policy]\nmode = strict\n[pressure]\ninterval = 200ms\n' > $CONF
+start
+sleep 1
+BASE=$(hits)             # at least what the daemon started counting from
+alloc-load load 3 0
+SEEN=$(hits)
+ctl set-policy coarse >/dev/null        # entering coarse zeroes the counters
+AFTER_RESET=$(hits)
+ctl set-policy strict >/dev/null
+alloc-load load 1 0
+sleep 0.5
+TOTAL=$(ctl --json=short | grep -o '"counters":{"total":{"numa_hit":[0-9]*' | grep -o '[0-9]*$')
+diag "numa_hit: $BASE at the start, $SEEN before the reset, $AFTER_RESET after it; the daemon counted $TOTAL"
+ok $([ "$AFTER_RESET" -lt "$SEEN" ]; echo $?) "the kernel zeroed the counters"
+ok $([ "$TOTAL" -ge $((SEEN - BASE)) ]; echo $?) "the daemon's total ($TOTAL) >= what was counted before the reset ($((SEEN - BASE)))"
+is "$(ctl --json=short | grep -o '"resets_compensated":[0-9]*' | grep -o '[0-9]*$')" 1 "one reset compensated"
+stop
+
+# ---- CPU hotplug ----
+printf '[policy]\nmode = strict\n' > $CONF
+start
+if [ -w /sys/devices/system/cpu/cpu3/online ]; then
+        echo 0 > /sys/devices/system/cpu/cpu3/online
+        wait_for 10 sh -c "numastatctl --socket=$SOCK --json=short | grep -q '\"topology_changes\":[1-9]'"
+        ok $? "cpu3 offline is noticed (uevent)"
+        ctl --json=short | grep -q '"id":1,"cpus":\[2\]'
+        ok $? "node1 now has cpu 2 only"
+        echo 1 > /sys/devices/system/cpu/cpu3/online
+        wait_for 10 sh -c "numastatctl --socket=$SOCK --json=short | grep -q '\"id\":1,\"cpus\":\[2,3\]'"
+        ok $? "cpu3 online again: node1 has cpus 2-3"
+        is "$(cat $SYSCTL)" "$ON" "status and mode stay right"
+else
+        ok 1 "cpu3 cannot be taken offline (no /sys/devices/system/cpu/cpu3/online)"
+fi
+
+# ---- kill -9, then a restart leaves counting on ----
+ctl set-policy coarse >/dev/null
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+diag "after kill -9 the kernel is left in $(cat $SYSCTL)"
+start
+is "$(cat $SYSCTL)" "$ON" "after kill -9, a restart puts counting back on"
+
+# ---- idle cost over 30 s ----
+read_cost() {
+        set -- $(cut -d' ' -f14,15 /proc/$DPID/stat)
+        TICKS=$(($1 + $2))
+        CSW=$(awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v + n}' /proc/$DPID/status)
+}
+read_cost; T0=$TICKS; C0=$CSW
+sleep 30
+read_cost
+diag "figure: idle cost over 30 s: $((TICKS - T0)) clock ticks of CPU (USER_HZ=100 -> $(( (TICKS - T0) * 10 )) ms), $((CSW - C0)) wakeups (context switches)"
+ok $([ $((CSW - C0)) -lt 3000 ]; echo $?) "idle wakeups stay bounded (sanity: < 100/s)"
+stop
+
+done_testing

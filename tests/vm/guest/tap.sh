@@ -1,0 +1,26 @@
+# TAP helpers for guest scenarios (busybox sh). Results go to the second
+# serial port when there is one, so kernel messages cannot split them.
+OUT=/dev/ttyS1
+[ -c "$OUT" ] || OUT=/dev/stdout
+tap_n=0
+tap_failed=0
+ok() {  # ok STATUS DESCRIPTION
+        tap_n=$((tap_n + 1))
+        if [ "$1" -eq 0 ]; then
+                echo "ok $tap_n - $2" >"$OUT"
+        else
+                echo "not ok $tap_n - $2" >"$OUT"
+                tap_failed=$((tap_failed + 1))
+        fi
+        echo "[$tap_n] $2: $([ "$1" -eq 0 ] && echo ok || echo FAILED)"
+}
+is() {  # is GOT EXPECTED DESCRIPTION
+        if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', expected '$2'" >"$OUT"; fi
+}
+diag() { echo "# $*" >"$OUT"; echo "# $*"; }
+done_testing() { echo "1..$tap_n" >"$OUT"; [ "$tap_failed" -eq 0 ]; }
+# wait_for SECONDS COMMAND...
+wait_for() {
+        _end=$(($(date +%s) + $1)); shift
+        until "$@"; do [ "$(date +%s)" -ge "$_end" ] && return 1; sleep 0.1; done
+}

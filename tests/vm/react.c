@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reaction latency of numastatd, for the VM tests: how long from a
+ * reader's read() returning to the kernel counting NUMA statistics again.
+ *
+ *   react ROUNDS READFILE SYSCTL ONWORD
+ *
+ * Each round waits (up to 30 s) until SYSCTL no longer reads ONWORD (the
+ * daemon turned counting off), reads READFILE to the end, then polls SYSCTL
+ * until it reads ONWORD and records the time since the read returned.
+ * Prints "p50 p90 p99 max" in microseconds and the number of rounds. */
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int sysctl_is(const char *path, const char *word) {
+        char buf[64];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        return strcmp(buf, word) == 0;
+}
+
+static int cmp(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
+int main(int argc, char *argv[]) {
+        int rounds, done = 0;
+        double *lat;
+        char buf[65536];
+
+        if (argc != 5) {
+                fprintf(stderr, "usage: react ROUNDS READFILE SYSCTL ONWORD\n");
+                return 2;
+        }
+        rounds = atoi(argv[1]);
+        lat = calloc(rounds, sizeof *lat);
+        for (int i = 0; i < rounds; i++) {
+                double deadline = now_us() + 30e6, t0;
+                int fd;
+
+                while (sysctl_is(argv[3], argv[4]))
+                        if (now_us() > deadline)
+                                goto out;
+                        else
+                                usleep(1000);
+                fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return 1;
+                while (read(fd, buf, sizeof buf) > 0)
+                        ;
+                t0 = now_us();
+                close(fd);
+                while (!sysctl_is(argv[3], argv[4])) {
+                        if (now_us() - t0 > 30e6)
+                                goto out;
+                }
+                lat[done++] = now_us() - t0;
+        }
+out:
+        if (done == 0) {
+                printf("0 0 0 0 0\n");
+                return 1;
+        }
+        qsort(lat, done, sizeof *lat, cmp);
+        printf("%.0f %.0f %.0f %.0f %d\n", lat[done * 50 / 100], lat[done * 90 / 100], lat[done * 99 / 100],
+               lat[done - 1], done);
+        return done == rounds ? 0 : 1;
+}

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Every VM test: builds the kernels (cached), packs one initramfs with the
+# project's binaries, and boots each (kernel, scenario, topology). Prints one
+# TAP stream: every guest check, prefixed by its boot, plus one check per
+# boot that it ran to the end; figures come out as "# figure:" lines.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=$(cd "$HERE/../.." && pwd)
+BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
+WORK=$(mktemp -d /tmp/numastatd-vm-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+n=0 failed=0
+emit() {  # emit STATUS DESCRIPTION
+        n=$((n + 1))
+        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+for b in numastatd numastatctl tests/vm/alloc-load tests/vm/react; do
+        if [ ! -x "$BUILDDIR/$b" ]; then
+                echo "Bail out! $BUILDDIR/$b is not built (run make check-vm)"
+                exit 1
+        fi
+done
+
+echo "# building kernels (cached in ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm})" >&2
+K61=$("$HERE/build-kernel.sh" 6.1) || { echo "Bail out! cannot build the 6.1 kernel"; exit 1; }
+K510=$("$HERE/build-kernel.sh" 5.10) || { echo "Bail out! cannot build the patched 5.10 kernel"; exit 1; }
+KSTOCK=$("$HERE/stock-kernel.sh") || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
+
+files=(--file "$HERE/guest/tap.sh:/tap.sh")
+for s in "$HERE"/guest/scenarios/*.sh; do
+        files+=(--file "$s:/scenarios/$(basename "$s")")
+done
+"$HERE/mkinitramfs.sh" "$WORK/initrd.cpio.gz" \
+        --bin "$BUILDDIR/numastatd" --bin "$BUILDDIR/numastatctl" \
+        --bin "$BUILDDIR/tests/vm/alloc-load" --bin "$BUILDDIR/tests/vm/react" \
+        "${files[@]}" >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
+
+boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
+        local name=$1 kernel=$2 scenario=$3
+        shift 3
+        local results="$WORK/$name.results" console="$WORK/$name.console" start=$SECONDS rc
+        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --append "scenario=$scenario.sh" \
+                --results "$results" --console "$console" "$@" > "$WORK/$name.tap"
+        rc=$?
+        # Re-number the guest's checks into this stream, named by boot.
+        while IFS= read -r line; do
+                case "$line" in
+                "ok "*) emit 0 "[$name] ${line#ok * - }" ;;
+                "not ok "*) emit 1 "[$name] ${line#not ok * - }" ;;
+                "#"*) echo "$line" | sed "s/^# /# [$name] /" ;;
+                esac
+        done < "$WORK/$name.tap"
+        emit $rc "[$name] boot ran the scenario to the end ($((SECONDS - start)) s)"
+        if [ $rc -ne 0 ]; then
+                echo "# [$name] last console lines:"
+                tail -30 "$console" 2>/dev/null | sed 's/^/#   /'
+        fi
+}
+
+only=${VM_ONLY:-}
+want() { [ -z "$only" ] || [[ " $only " == *" $1 "* ]]; }
+want kernel-5.10 && boot kernel-5.10 "$K510" kernel-checks
+want daemon-6.1 && boot daemon-6.1 "$K61" daemon
+want daemon-5.10 && boot daemon-5.10 "$K510" daemon
+want daemon-stock && boot daemon-stock "$KSTOCK" daemon
+want bench-6.1 && boot bench-6.1 "$K61" bench
+want bench-5.10 && boot bench-5.10 "$K510" bench
+want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
+
+echo "1..$n"
+[ $failed -eq 0 ]
