@@ -155,6 +155,48 @@ const Transition *manager_transition(const Manager *m, size_t i) {
         return &m->transitions[(m->transitions_first + i) % TRANSITIONS_MAX];
 }
 
+/* One journal entry per transition, with fields to filter on. */
+static void manager_journal_transition(Manager *m, const Transition *t) {
+        char message[REASON_MAX + 128], from[64], to[64], policy[64], kind[64], reason[REASON_MAX + 32];
+        char rpid[64], rcomm[64], runit[160];
+        const char *fields[12];
+        size_t n = 0;
+        const char *what = t->kind == TRANSITION_DRY_RUN ? "Dry run: would switch"
+                           : t->kind == TRANSITION_EXTERNAL ? "Someone else switched"
+                           : t->kind == TRANSITION_EXIT ? "Restored"
+                                                        : "Switched";
+
+        snprintf(message, sizeof message, "%s NUMA statistics from %s to %s: %s", what,
+                 kernel_mode_to_string(t->from), kernel_mode_to_string(t->to), t->reason ? t->reason : "");
+        snprintf(from, sizeof from, "NUMASTATD_FROM=%s", kernel_mode_to_string(t->from));
+        snprintf(to, sizeof to, "NUMASTATD_TO=%s", kernel_mode_to_string(t->to));
+        snprintf(policy, sizeof policy, "NUMASTATD_POLICY=%s", policy_to_string(t->policy));
+        snprintf(kind, sizeof kind, "NUMASTATD_KIND=%s", transition_kind_to_string(t->kind));
+        snprintf(reason, sizeof reason, "NUMASTATD_REASON=%s", t->reason ? t->reason : "");
+        fields[n++] = from;
+        fields[n++] = to;
+        fields[n++] = policy;
+        fields[n++] = kind;
+        fields[n++] = reason;
+        /* A switch a reader caused names the reader. */
+        if (m->last_reader.pid > 0 && t->reason && !isempty(m->engine.last_reader) &&
+            startswith(t->reason, m->engine.last_reader)) {
+                snprintf(rpid, sizeof rpid, "NUMASTATD_READER_PID=%d", (int) m->last_reader.pid);
+                fields[n++] = rpid;
+                if (m->last_reader.comm[0]) {
+                        snprintf(rcomm, sizeof rcomm, "NUMASTATD_READER_COMM=%s", m->last_reader.comm);
+                        fields[n++] = rcomm;
+                }
+                if (m->last_reader.unit[0]) {
+                        snprintf(runit, sizeof runit, "NUMASTATD_READER_UNIT=%s", m->last_reader.unit);
+                        fields[n++] = runit;
+                }
+        }
+        fields[n] = NULL;
+        log_struct(t->kind == TRANSITION_EXTERNAL ? LOG_WARNING : LOG_INFO, NUMASTATD_MESSAGE_TRANSITION, message,
+                   fields);
+}
+
 static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, TransitionKind kind,
                                       const char *reason) {
         Transition *t;
@@ -176,6 +218,7 @@ static void manager_record_transition(Manager *m, KernelMode from, KernelMode to
         };
         m->n_transitions++;
         m->transitions_total++;
+        manager_journal_transition(m, t);
 }
 
 static void manager_set_error(Manager *m, int error, char **message) {
@@ -373,7 +416,6 @@ static void manager_check_kernel(Manager *m) {
         snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
                  backend_sysctl_path(m->backend), kernel_mode_to_string(m->kernel_mode),
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
-        log_warning("%s.", reason);
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
         manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, reason);
@@ -406,11 +448,8 @@ int manager_apply(Manager *m) {
         }
 
         if (m->dry_run) {
-                if (changed) {
-                        log_info("Dry run: would switch NUMA statistics from %s to %s: %s",
-                                 kernel_mode_to_string(from), kernel_mode_to_string(d.mode), d.reason);
+                if (changed)
                         manager_record_transition(m, from, d.mode, TRANSITION_DRY_RUN, d.reason);
-                }
                 goto done;
         }
 
@@ -422,8 +461,6 @@ int manager_apply(Manager *m) {
         m->kernel_mode = d.mode;
         manager_clear_error(m);
         manager_record_transition(m, from, d.mode, TRANSITION_POLICY, d.reason);
-        log_info("Switched NUMA statistics from %s to %s: %s", kernel_mode_to_string(from),
-                 kernel_mode_to_string(d.mode), d.reason);
         if (m->zones_stale)
                 manager_refresh_zones(m);
 done:
@@ -538,9 +575,6 @@ int manager_restore(Manager *m) {
                 return r;
         snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
         manager_record_transition(m, now, to, TRANSITION_EXIT, reason);
-        log_info("Restored NUMA statistics to %s on exit (exit_mode=%s, was %s).",
-                 kernel_mode_to_string(to), exit_mode_to_string(m->config.exit_mode),
-                 kernel_mode_to_string(now));
         return 0;
 }
 
@@ -599,6 +633,10 @@ static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
                 /* Short-lived readers (a one-off cat) can be gone before we look. */
                 snprintf(desc, sizeof desc, "pid " PID_FMT " (exited before it could be attributed) read %s",
                          ev->pid, ev->path);
+        m->last_reader.pid = ev->pid;
+        snprintf(m->last_reader.comm, sizeof m->last_reader.comm, "%s", ev->comm ? ev->comm : "");
+        snprintf(m->last_reader.unit, sizeof m->last_reader.unit, "%s",
+                 ev->unit ? ev->unit : ev->session ? ev->session : "");
         policy_on_counted_read(&m->engine, now, desc);
         if (m->engine.counting && m->kernel_mode == KERNEL_MODE_STRICT && m->have_decision) {
                 /* Already counting: only the linger deadline moves. */

@@ -20,6 +20,9 @@
 
 #define TRANSITIONS_MAX 64
 
+/* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
+#define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
+
 typedef enum TransitionKind {
         TRANSITION_POLICY,      /* we switched */
         TRANSITION_DRY_RUN,     /* we would have switched */
@@ -91,6 +94,11 @@ typedef struct Manager {
         Readers *readers;               /* NULL: reader detection unavailable */
         char *readers_error;
         ReaderTable readertab;
+        struct {                        /* the last counted reader, for the journal */
+                pid_t pid;
+                char comm[32];
+                char unit[128];
+        } last_reader;
         UeventMonitor *uevents;
         char *uevents_error;
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
 
 #include "log.h"
 
@@ -70,4 +72,36 @@ int log_internal(int level, int error, const char *fmt, ...) {
 
         errno = saved_errno;
         return -error;
+}
+
+void log_struct(int level, const char *message_id, const char *message, const char *const *fields) {
+        struct iovec iov[64];
+        char prio[16], *mid = NULL, *msg = NULL, *ident_field = NULL;
+        size_t n = 0;
+
+        if (level > max_level)
+                return;
+        if (!stderr_is_journal()) {
+                log_internal(level, 0, "%s", message);
+                return;
+        }
+        snprintf(prio, sizeof prio, "PRIORITY=%d", level);
+        if (asprintf(&mid, "MESSAGE_ID=%s", message_id) < 0 || asprintf(&msg, "MESSAGE=%s", message) < 0 ||
+            asprintf(&ident_field, "SYSLOG_IDENTIFIER=%s", ident ? ident : "numastatd") < 0) {
+                free(mid);
+                free(msg);
+                log_internal(level, 0, "%s", message);
+                return;
+        }
+        iov[n++] = (struct iovec){ msg, strlen(msg) };
+        iov[n++] = (struct iovec){ mid, strlen(mid) };
+        iov[n++] = (struct iovec){ prio, strlen(prio) };
+        iov[n++] = (struct iovec){ ident_field, strlen(ident_field) };
+        for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+                iov[n++] = (struct iovec){ (void *) fields[i], strlen(fields[i]) };
+        if (sd_journal_sendv(iov, (int) n) < 0)
+                log_internal(level, 0, "%s", message);  /* no journal after all: keep the line */
+        free(mid);
+        free(msg);
+        free(ident_field);
 }

@@ -33,3 +33,9 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
 #define log_oom() log_error_errno(ENOMEM, "Out of memory.")
+
+/* A structured entry: under systemd it goes to the journal with the given
+ * fields ("KEY=value" strings, NULL-terminated list), so
+ * `journalctl MESSAGE_ID=…` finds it; elsewhere the message is printed like
+ * any log line and the fields are dropped. */
+void log_struct(int level, const char *message_id, const char *message, const char *const *fields);

@@ -55,7 +55,8 @@ sustain = 300ms
 linger = 2s
 ignore = comm=head path=/proc/vmstat
 EOF2
-sleep 0.3
+# The daemon marks the files that exist when it starts: wait for the fake.
+wait_for 10 test -s "$T/sys/devices/system/node/node1/numastat"
 start_daemon "$T" --config="$T/conf"
 ok $? "daemon starts with policy auto"
 ctl --json=short monitor > "$T/monitor.out" 2>/dev/null &

@@ -78,7 +78,7 @@ stop_daemon TERM
 is "$DAEMON_STATUS" 0 "SIGTERM: exit 0"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "SIGTERM left counting on (exit_mode=strict)"
 ok $([ ! -e "$SOCK" ]; echo $?) "socket removed"
-contains "$(cat "$T/daemon.log")" "Restored NUMA statistics to strict" "shutdown logged"
+contains "$(cat "$T/daemon.log")" "Restored NUMA statistics from coarse to strict: daemon stopping (exit_mode=strict)" "shutdown logged"
 
 # ---- patched v3 tree ----
 T=$(make_tree v3); cleanup_trees+=("$T")
