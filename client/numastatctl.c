@@ -284,44 +284,29 @@ static int verb_status(const Args *a) {
         return EXIT_OK;
 }
 
-static int verb_history(const Args *a) {
-        _cleanup_json_ json_object *reply = NULL;
-        json_object *t;
+/* history and readers: one array of the status, as JSON or one line each. */
+static int verb_list(const Args *a, const char *field, const char *none, void (*print_item)(json_object *)) {
+        _cleanup_json_ json_object *reply = NULL, *empty = json_object_new_array();
+        json_object *list;
         int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
         if (r < 0)
                 return -r;
-        t = jget(jget(reply, "status"), "transitions");
+        list = jget(jget(reply, "status"), field);
+        if (!list)
+                list = empty;
         if (a->json) {
-                print_json(a, t ? t : json_object_new_array());
+                print_json(a, list);
                 return EXIT_OK;
         }
-        if (!t || json_object_array_length(t) == 0) {
-                printf("No transitions.\n");
-                return EXIT_OK;
-        }
-        for (size_t i = 0; i < json_object_array_length(t); i++)
-                print_transition(json_object_array_get_idx(t, i));
+        if (json_object_array_length(list) == 0)
+                printf("%s\n", none);
+        for (size_t i = 0; i < json_object_array_length(list); i++)
+                print_item(json_object_array_get_idx(list, i));
         return EXIT_OK;
 }
 
-static int verb_readers(const Args *a) {
-        _cleanup_json_ json_object *reply = NULL;
-        json_object *rd;
-        int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
-        if (r < 0)
-                return -r;
-        rd = jget(jget(reply, "status"), "readers");
-        if (a->json) {
-                print_json(a, rd ? rd : json_object_new_array());
-                return EXIT_OK;
-        }
-        if (!rd || json_object_array_length(rd) == 0) {
-                printf("No readers seen.\n");
-                return EXIT_OK;
-        }
-        for (size_t i = 0; i < json_object_array_length(rd); i++)
-                print_reader_line(json_object_array_get_idx(rd, i), "");
-        return EXIT_OK;
+static void print_reader(json_object *x) {
+        print_reader_line(x, "");
 }
 
 static int verb_monitor(const Args *a) {
@@ -455,9 +440,9 @@ int main(int argc, char *argv[]) {
         if (strcmp(verb, "monitor") == 0)
                 return verb_monitor(&a);
         if (strcmp(verb, "readers") == 0)
-                return verb_readers(&a);
+                return verb_list(&a, "readers", "No readers seen.", print_reader);
         if (strcmp(verb, "history") == 0)
-                return verb_history(&a);
+                return verb_list(&a, "transitions", "No transitions.", print_transition);
         if (strcmp(verb, "reload") == 0)
                 return verb_reload(&a);
         fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);

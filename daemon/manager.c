@@ -69,6 +69,7 @@ static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
                 .sustain = m->config.sustain,
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
+                .readers_blind = !m->readers,
         };
 }
 

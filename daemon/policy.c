@@ -293,6 +293,12 @@ void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision
                 break;
         case POLICY_AUTO:
         default:
+                if (c->readers_blind) {
+                        /* Nobody would see a reader come: off could starve one. */
+                        want = true;
+                        reason_append(ret, "policy auto: reader detection unavailable, counting stays on");
+                        break;
+                }
                 want = evaluate_auto(s, c, now, ret);
                 break;
         }
@@ -315,7 +321,7 @@ void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision
 }
 
 usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
-        if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused)
+        if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused || c->readers_blind)
                 return USEC_INFINITY;
 
         if (s->counting) {

@@ -27,6 +27,7 @@ typedef struct PolicyConfig {
         usec_t sustain;                 /* a rate must hold this long before it counts */
         uint64_t coarse_above;          /* pages/s */
         uint64_t strict_below;          /* pages/s */
+        bool readers_blind;             /* no reader detection: auto must not turn counting off */
 } PolicyConfig;
 
 typedef struct PolicyState {

@@ -562,6 +562,24 @@ static void test_rate_at_time_zero(void) {
         is_int(d.mode, KERNEL_MODE_COARSE, "off at linger from time 0");
 }
 
+/* Without reader detection nobody would see a reader come: never off. */
+static void test_readers_blind(void) {
+        PolicyConfig c = AUTO_DEFAULTS;
+        PolicyState s;
+        Decision d;
+
+        c.readers_blind = true;
+        policy_init(&s, T0);
+        policy_on_rate(&s, &c, T0 + S(1), 500000);
+        policy_evaluate(&s, &c, T0 + S(3600), &d);
+        is_int(d.mode, KERNEL_MODE_STRICT, "blind: an hour of pressure and no read, still strict");
+        ok(strstr(d.reason, "reader detection unavailable"), "  reason says why: %s", d.reason);
+        is_u64(policy_next_deadline(&s, &c), INF, "  no deadline to wait for");
+        c.readers_blind = false;
+        policy_evaluate(&s, &c, T0 + S(3601), &d);
+        is_int(d.mode, KERNEL_MODE_COARSE, "control: the same with reader detection goes off");
+}
+
 static void test_exit_mode(void) {
         is_int(policy_exit_mode(EXIT_MODE_STRICT, BACKEND_NUMA_STAT, KERNEL_MODE_COARSE), KERNEL_MODE_STRICT,
                "exit strict leaves counting on even if it was off at start");
@@ -583,6 +601,7 @@ int main(void) {
         test_on_off_modes();
         test_noisy_rate();
         test_rate_at_time_zero();
+        test_readers_blind();
         test_exit_mode();
         return tap_done();
 }
