@@ -1,0 +1,114 @@
+#!/bin/bash
+# systemd integration without systemd as PID 1: the sd_notify protocol as the
+# daemon speaks it (READY after the first decision, STATUS, RELOADING,
+# STOPPING, watchdog pings), socket activation with a passed fd, the units'
+# static analysis, and what make install puts where.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "1..0 # SKIP needs root (the daemon writes the tree's sysctl as uid 0 and binds under /run)"
+        exit 0
+fi
+
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf '[policy]\nmode = coarse\n' > "$T/conf"
+
+# ---- sd_notify: a datagram socket standing in for systemd ----
+NOTIFY="$T/notify"
+python3 - "$NOTIFY" > "$T/notify.log" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(0.2)
+end = time.time() + 20
+while time.time() < end:
+    try:
+        d = s.recv(4096).decode()
+    except socket.timeout:
+        continue
+    for line in d.split("\n"):
+        if line:
+            print(line, flush=True)
+    if "STOPPING=1" in d:
+        break
+PY
+NOTIFY_PID=$!
+for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
+SOCK="$T/run/numastatd/io.numastatd"
+NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 "$NUMASTATD" --root="$T" --socket="$SOCK" --config="$T/conf" \
+        >"$T/daemon.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 100); do grep -q READY=1 "$T/notify.log" && break; sleep 0.05; done
+check "READY=1 sent" grep -q "^READY=1$" "$T/notify.log"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "READY came after the first decision was applied"
+contains "$(cat "$T/notify.log")" "STATUS=NUMA statistics coarse (policy coarse): policy coarse" "STATUS= carries mode and reason"
+sleep 1
+ok $([ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ]; echo $?) "watchdog pings from the event loop (WATCHDOG_USEC=400ms)"
+kill -HUP $DAEMON_PID
+for _ in $(seq 1 50); do [ "$(grep -c '^READY=1$' "$T/notify.log")" -ge 2 ] && break; sleep 0.05; done
+ok $(awk '/^RELOADING=1$/ { r = NR } /^READY=1$/ { if (r && NR > r) ok = 1 } END { exit !ok }' "$T/notify.log"; echo $?) \
+   "SIGHUP: RELOADING=1, then READY=1"
+kill -TERM $DAEMON_PID
+wait $DAEMON_PID
+is "$?" 0 "clean exit"
+wait $NOTIFY_PID
+check "STOPPING=1 sent" grep -q "^STOPPING=1$" "$T/notify.log"
+
+# ---- socket activation: a listening fd named "varlink" ----
+rm -f "$SOCK"
+python3 - "$NUMASTATD" "$T" "$SOCK" <<'PY' &
+import os, socket, sys
+numastatd, root, path = sys.argv[1:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path); s.listen(16)
+os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+env = dict(os.environ, LISTEN_FDS="1", LISTEN_FDNAMES="varlink")
+pid = os.fork()
+if pid == 0:
+    os.environ.update(env)
+    os.environ["LISTEN_PID"] = str(os.getpid())
+    os.execv(numastatd, [numastatd, "--root=" + root, "--config=" + root + "/conf", "--socket=" + path])
+os.waitpid(pid, 0)
+PY
+ACT_PID=$!
+for _ in $(seq 1 100); do "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && break; sleep 0.05; done
+S=$("$NUMASTATCTL" --socket="$SOCK" --json=short)
+is "$(echo "$S" | json_get backend)" numa_stat "answers on the socket it was passed"
+pkill -TERM -f "numastatd --root=$T" ; wait $ACT_PID 2>/dev/null
+
+# ---- the units ----
+if command -v systemd-analyze >/dev/null; then
+        U="$T/units"; mkdir -p "$U"
+        sed -e "s|@sbindir@|$BUILDDIR|g" "$SRCDIR/systemd/numastatd.service.in" > "$U/numastatd.service"
+        cp "$SRCDIR/systemd/numastatd.socket" "$U/"
+        SCORE=$(systemd-analyze security --offline=true "$U/numastatd.service" 2>/dev/null | sed -n 's/.*Overall exposure level for numastatd.service: \([0-9.]*\).*/\1/p')
+        echo "# figure: systemd-analyze security numastatd.service: exposure $SCORE"
+        ok $(awk -v s="$SCORE" 'BEGIN { exit !(s != "" && s <= 2.0) }'; echo $?) "hardening: exposure $SCORE <= 2.0"
+        OUT=$(systemd-analyze verify --man=no "$U/numastatd.service" "$U/numastatd.socket" 2>&1)
+        is "$OUT" "" "systemd-analyze verify finds nothing wrong with the units"
+else
+        skip "systemd-analyze is not installed: cannot score the unit's hardening"
+        skip "systemd-analyze is not installed: cannot verify the units"
+fi
+
+# ---- make install ----
+D="$T/dest"
+make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
+ok $? "make install DESTDIR=…"
+PREFIX=$(sed -n 's/^prefix = //p' "$BUILDDIR/Makefile")
+for f in sbin/numastatd bin/numastatctl share/varlink/io.numastatd.varlink share/man/man8/numastatd.8 \
+         share/man/man1/numastatctl.1 share/man/man5/numastatd.conf.5 share/bash-completion/completions/numastatctl; do
+        ok $([ -e "$D$PREFIX/$f" ]; echo $?) "installed: \$prefix/$f"
+done
+UNITDIR=$(sed -n 's/^systemdsystemunitdir = //p' "$BUILDDIR/Makefile")
+ok $([ -e "$D$UNITDIR/numastatd.service" ] && [ -e "$D$UNITDIR/numastatd.socket" ]; echo $?) "units in $UNITDIR"
+grep -q "^ExecStart=$PREFIX/sbin/numastatd$" "$D$UNITDIR/numastatd.service"
+ok $? "the unit runs the installed binary"
+SYSCONF=$(sed -n 's/^sysconfdir = //p' "$BUILDDIR/Makefile")
+ok $([ -e "$D$SYSCONF/numastatd.conf" ]; echo $?) "config installed"
+echo "# mine" >> "$D$SYSCONF/numastatd.conf"
+make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
+check "a second make install keeps the admin's config" grep -q "^# mine$" "$D$SYSCONF/numastatd.conf"
+
+done_testing
