@@ -96,16 +96,18 @@ fi
 D="$T/dest"
 make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
 ok $? "make install DESTDIR=…"
-PREFIX=$(sed -n 's/^prefix = //p' "$BUILDDIR/Makefile")
+# A make variable, expanded as make expands it (distcheck's contain ${libdir}).
+mkvar() { printf 'print-var:\n\t@echo $(%s)\n' "$1" | make -s --no-print-directory -C "$BUILDDIR" -f Makefile -f - print-var; }
+PREFIX=$(mkvar prefix)
 for f in sbin/numastatd bin/numastatctl share/varlink/io.numastatd.varlink share/man/man8/numastatd.8 \
          share/man/man1/numastatctl.1 share/man/man5/numastatd.conf.5 share/bash-completion/completions/numastatctl; do
         ok $([ -e "$D$PREFIX/$f" ]; echo $?) "installed: \$prefix/$f"
 done
-UNITDIR=$(sed -n 's/^systemdsystemunitdir = //p' "$BUILDDIR/Makefile")
+UNITDIR=$(mkvar systemdsystemunitdir)
 ok $([ -e "$D$UNITDIR/numastatd.service" ] && [ -e "$D$UNITDIR/numastatd.socket" ]; echo $?) "units in $UNITDIR"
-grep -q "^ExecStart=$PREFIX/sbin/numastatd$" "$D$UNITDIR/numastatd.service"
+grep -q "^ExecStart=$(mkvar sbindir)/numastatd$" "$D$UNITDIR/numastatd.service"
 ok $? "the unit runs the installed binary"
-SYSCONF=$(sed -n 's/^sysconfdir = //p' "$BUILDDIR/Makefile")
+SYSCONF=$(mkvar sysconfdir)
 ok $([ -e "$D$SYSCONF/numastatd.conf" ]; echo $?) "config installed"
 echo "# mine" >> "$D$SYSCONF/numastatd.conf"
 make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
