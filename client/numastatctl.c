@@ -232,6 +232,8 @@ static void print_status(json_object *s) {
                        jint(precision, "max_drift"));
         if (jstr(sources, "readers_error"))
                 printf("     Warning: %s\n", jstr(sources, "readers_error"));
+        if (jstr(sources, "rate_error"))
+                printf("     Warning: %s\n", jstr(sources, "rate_error"));
         if (jstr(sources, "uevents_error"))
                 printf("     Warning: %s\n", jstr(sources, "uevents_error"));
         printf("       Nodes: %zu", nodes ? json_object_array_length(nodes) : 0);

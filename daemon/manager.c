@@ -142,6 +142,7 @@ Manager *manager_free(Manager *m) {
         free(m->config_error);
         free(m->readers_error);
         free(m->uevents_error);
+        free(m->rate_error);
         free(m->last_error.message);
         free(m->last_status_sent);
         free(m->root);
@@ -678,7 +679,16 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         VmStat vs;
 
         if (m->backend != BACKEND_NONE && manager_may_read_stats(m)) {
-                if (stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc &&
+                int r = stats_read_vmstat(m->root, &vs);
+                if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
+                        /* Said once: it will not change while the kernel runs. */
+                        m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
+                                               "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
+                                               "auto keeps counting on");
+                        log_warning("%s.", m->rate_error);
+                        manager_state_changed(m);
+                }
+                if (r >= 0 && vs.has_pgalloc &&
                     rate_meter_sample(&m->rate, usec, vs.pgalloc, 3 * m->config.interval)) {
                         PolicyConfig pc;
                         manager_policy_config(m, &pc);

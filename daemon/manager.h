@@ -103,6 +103,7 @@ typedef struct Manager {
         char *uevents_error;
 
         RateMeter rate;
+        char *rate_error;               /* why there is no allocation rate, if known */
         CounterTrack vmstat_track;
         NodeTrack *node_tracks;
         size_t n_node_tracks;

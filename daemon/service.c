@@ -154,6 +154,7 @@ static json_object *sources_json(Manager *m) {
         json_object_object_add(o, "readers_pidfd", json_object_new_boolean(m->readers && readers_have_pidfd(m->readers)));
         json_object_object_add(o, "readers_error", json_string_or_null(m->readers_error));
         json_object_object_add(o, "watched", w);
+        json_object_object_add(o, "rate_error", json_string_or_null(m->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(m->uevents != NULL));
         json_object_object_add(o, "uevents_error", json_string_or_null(m->uevents_error));
         json_object_object_add(o, "topology_changes", json_object_new_int64((int64_t) m->topology_changes));

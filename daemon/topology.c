@@ -39,15 +39,23 @@ static int topology_add(Topology *t, NumaNode *n) {
         return 0;
 }
 
+static int node_cpus_from_sysfs(const char *root, int node, NumaNode *n) {
+        _cleanup_free_ char *text = NULL;
+        char path[96];
+        int r;
+
+        snprintf(path, sizeof path, NODE_DIR "/node%d/cpulist", node);
+        r = root_read_file(root, path, 65536, &text);
+        if (r < 0)
+                return r;
+        return cpulist_parse(text, &n->cpus, &n->n_cpus);
+}
+
 static int topology_load_libnuma(Topology *t) {
-        struct bitmask *cpus;
         int max, r = 0;
 
         if (numa_available() < 0)
                 return 0;       /* no NUMA: zero nodes */
-        cpus = numa_allocate_cpumask();
-        if (!cpus)
-                return -ENOMEM;
         max = numa_max_node();
         for (int node = 0; node <= max; node++) {
                 NumaNode n = { .id = node };
@@ -55,22 +63,10 @@ static int topology_load_libnuma(Topology *t) {
 
                 if (!numa_bitmask_isbitset(numa_nodes_ptr, node))
                         continue;
-                if (numa_node_to_cpus(node, cpus) < 0) {
-                        r = -errno;
-                        break;
-                }
-                for (unsigned cpu = 0; cpu < cpus->size; cpu++) {
-                        if (!numa_bitmask_isbitset(cpus, cpu))
-                                continue;
-                        unsigned *c = reallocarray(n.cpus, n.n_cpus + 1, sizeof *c);
-                        if (!c) {
-                                free(n.cpus);
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        n.cpus = c;
-                        c[n.n_cpus++] = cpu;
-                }
+                /* libnuma caches each node's CPU mask for the life of the
+                 * process, which goes stale at the first CPU hotplug: the CPUs
+                 * come from sysfs each time instead. */
+                (void) node_cpus_from_sysfs("/", node, &n);
                 size = numa_node_size64(node, NULL);
                 n.memory_total_bytes = size > 0 ? (uint64_t) size : 0;
                 r = topology_add(t, &n);
@@ -79,8 +75,6 @@ static int topology_load_libnuma(Topology *t) {
                         break;
                 }
         }
-out:
-        numa_free_cpumask(cpus);
         return r;
 }
 
@@ -98,7 +92,7 @@ static int topology_load_tree(const char *root, Topology *t) {
                 return errno == ENOENT ? 0 : -errno;
 
         while ((de = readdir(d))) {
-                _cleanup_free_ char *cpulist = NULL, *meminfo = NULL, *path = NULL;
+                _cleanup_free_ char *meminfo = NULL, *path = NULL;
                 NumaNode n = {};
                 char *end;
                 long id;
@@ -111,14 +105,8 @@ static int topology_load_tree(const char *root, Topology *t) {
                         continue;
                 n.id = (int) id;
 
-                if (asprintf(&path, NODE_DIR "/%s/cpulist", de->d_name) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
                 /* A node without a readable cpulist is memory-only as far as we know. */
-                if (root_read_file(root, path, 65536, &cpulist) >= 0)
-                        (void) cpulist_parse(cpulist, &n.cpus, &n.n_cpus);
-                free(path);
+                (void) node_cpus_from_sysfs(root, n.id, &n);
                 if (asprintf(&path, NODE_DIR "/%s/meminfo", de->d_name) < 0) {
                         free(n.cpus);
                         r = -ENOMEM;

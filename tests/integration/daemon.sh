@@ -139,6 +139,17 @@ is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "set-policy --no-dry-run writes"
 stop_daemon TERM
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and the exit restores strict"
 
+# ---- a kernel without VM event counters: no pgalloc_*, no rate ----
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf 'nr_free_pages 100\nnuma_hit 5\nnuma_miss 0\nnuma_foreign 0\nnuma_interleave 0\nnuma_local 5\nnuma_other 0\n' > "$T/proc/vmstat"
+printf '[policy]\nmode = auto\n[pressure]\ninterval = 100ms\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+for _ in $(seq 1 50); do [ "$(ctl --json=short | json_get sources.rate_error)" != null ] && break; sleep 0.05; done
+contains "$(ctl --json=short | json_get sources.rate_error)" "CONFIG_VM_EVENT_COUNTERS" "no pgalloc_* lines: status says why there is no rate"
+contains "$(ctl status)" "Warning: no pgalloc_* lines" "numastatctl status shows it"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and auto keeps counting on"
+stop_daemon TERM
+
 # ---- crash safety ----
 T=$(make_tree mainline); cleanup_trees+=("$T")
 printf '[policy]\nmode = coarse\n' > "$T/conf"

@@ -28,20 +28,17 @@ K61=$("$HERE/build-kernel.sh" 6.1) || { echo "Bail out! cannot build the 6.1 ker
 K510=$("$HERE/build-kernel.sh" 5.10) || { echo "Bail out! cannot build the patched 5.10 kernel"; exit 1; }
 KSTOCK=$("$HERE/stock-kernel.sh") || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
 
-files=(--file "$HERE/guest/tap.sh:/tap.sh")
-for s in "$HERE"/guest/scenarios/*.sh; do
-        files+=(--file "$s:/scenarios/$(basename "$s")")
-done
+# The guest scripts and scenarios go in as /guest and /scenarios by themselves.
 "$HERE/mkinitramfs.sh" "$WORK/initrd.cpio.gz" \
-        --bin "$BUILDDIR/numastatd" --bin "$BUILDDIR/numastatctl" \
-        --bin "$BUILDDIR/tests/vm/alloc-load" --bin "$BUILDDIR/tests/vm/react" \
-        "${files[@]}" >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
+        --bin "$BUILDDIR/numastatd:/usr/bin/numastatd" "$BUILDDIR/numastatctl:/usr/bin/numastatctl" \
+        "$BUILDDIR/tests/vm/alloc-load:/usr/bin/alloc-load" "$BUILDDIR/tests/vm/react:/usr/bin/react" \
+        >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
 
 boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         local name=$1 kernel=$2 scenario=$3
         shift 3
         local results="$WORK/$name.results" console="$WORK/$name.console" start=$SECONDS rc
-        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --append "scenario=$scenario.sh" \
+        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario "$scenario" \
                 --results "$results" --console "$console" "$@" > "$WORK/$name.tap"
         rc=$?
         # Re-number the guest's checks into this stream, named by boot.

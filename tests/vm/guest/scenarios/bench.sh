@@ -3,7 +3,7 @@
 # allocator's cost with NUMA counting on and off. Only generous sanity
 # bounds are asserted: TCG distorts absolute times, so the allocator cost
 # is reported as an on/off ratio measured in this one boot.
-. /tap.sh
+. /guest/tap.sh
 SOCK=/run/numastatd/io.numastatd
 CONF=/tmp/numastatd.conf
 if [ -e /proc/sys/vm/numa_stats_mode ]; then

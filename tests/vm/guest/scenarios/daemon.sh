@@ -2,7 +2,7 @@
 # numastatd's scenarios on a real kernel (mainline vm.numa_stat or the
 # patched numa_stats_mode), run inside the VM as root. TAP on the results
 # port; figures as "# figure:" diagnostics.
-. /tap.sh
+. /guest/tap.sh
 SOCK=/run/numastatd/io.numastatd
 CONF=/tmp/numastatd.conf
 

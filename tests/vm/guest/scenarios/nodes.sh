@@ -1,7 +1,7 @@
 #!/bin/sh
 # More than two nodes: the daemon sees every node, marks every node's files
 # and keeps counters per node.
-. /tap.sh
+. /guest/tap.sh
 SOCK=/run/numastatd/io.numastatd
 N=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 LAST=$((N - 1))
