@@ -33,14 +33,14 @@ static uint64_t now_realtime(void) {
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
 }
 
+/* The clock itself, not sd_event_now(): events handled in one loop turn
+ * must keep their order (a read handled after a switch is after it). Same
+ * clock as sd-event's CLOCK_MONOTONIC timers. */
 static usec_t now_monotonic(Manager *m) {
-        uint64_t t;
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &t) < 0) {
-                struct timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                t = (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
-        }
-        return t;
+        struct timespec ts;
+        (void) m;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
 }
 
 static bool effective_dry_run(const Manager *m) {
@@ -692,7 +692,7 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
                     rate_meter_sample(&m->rate, usec, vs.pgalloc, 3 * m->config.interval)) {
                         PolicyConfig pc;
                         manager_policy_config(m, &pc);
-                        policy_on_rate(&m->engine, &pc, usec, m->rate.rate);
+                        policy_on_rate(&m->engine, &pc, now_monotonic(m), m->rate.rate);
                 }
                 manager_read_counters(m, false);
         } else

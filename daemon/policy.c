@@ -148,9 +148,11 @@ static bool read_within_linger(const PolicyState *s, const PolicyConfig *c, usec
 }
 
 /* While counting is off: a counted read arrived since it went off. Going
- * off needs linger without a read, so any read after the switch is new. */
+ * off needs linger without a read, so any read after the switch is new; one
+ * stamped with the switch's own time (same event-loop turn, same µs) counts
+ * too: the safe side. */
 static bool read_pending(const PolicyState *s, const PolicyConfig *c, usec_t now) {
-        return s->last_counted_read > s->last_switch || read_within_linger(s, c, now);
+        return s->last_counted_read >= s->last_switch || read_within_linger(s, c, now);
 }
 
 static bool above_sustained(const PolicyState *s, const PolicyConfig *c, usec_t now) {
@@ -333,7 +335,7 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
         }
 
         /* A read already in while off: due now (a past deadline fires at once). */
-        if (s->last_counted_read > s->last_switch)
+        if (s->last_counted_read >= s->last_switch)
                 return s->last_counted_read;
         if (s->below_since == 0)
                 return USEC_INFINITY;

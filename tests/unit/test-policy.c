@@ -580,6 +580,27 @@ static void test_readers_blind(void) {
         is_int(d.mode, KERNEL_MODE_COARSE, "control: the same with reader detection goes off");
 }
 
+/* A read stamped with the very time of the switch off (one event-loop turn,
+ * one µs) still turns counting back on: the safe side. */
+static void test_read_at_switch_time(void) {
+        PolicyConfig c = AUTO_DEFAULTS;
+        PolicyState s;
+        Decision d;
+
+        c.linger = 0;
+        c.min_dwell = 0;
+        c.sustain = S(1);
+        policy_init(&s, T0);
+        policy_on_rate(&s, &c, T0, 500000);
+        policy_evaluate(&s, &c, T0 + S(1), &d);
+        is_int(d.mode, KERNEL_MODE_COARSE, "off after sustain with linger 0");
+        policy_on_counted_read(&s, T0 + S(1), CAT);
+        is_u64(policy_next_deadline(&s, &c), T0 + S(1), "  a read at the switch's time is due at once");
+        policy_evaluate(&s, &c, T0 + S(1), &d);
+        is_int(d.mode, KERNEL_MODE_STRICT, "  and turns counting back on");
+        ok(d.switched, "  as a switch");
+}
+
 static void test_exit_mode(void) {
         is_int(policy_exit_mode(EXIT_MODE_STRICT, BACKEND_NUMA_STAT, KERNEL_MODE_COARSE), KERNEL_MODE_STRICT,
                "exit strict leaves counting on even if it was off at start");
@@ -602,6 +623,7 @@ int main(void) {
         test_noisy_rate();
         test_rate_at_time_zero();
         test_readers_blind();
+        test_read_at_switch_time();
         test_exit_mode();
         return tap_done();
 }

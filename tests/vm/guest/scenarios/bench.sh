@@ -24,7 +24,7 @@ coarse_above = 10
 strict_below = 0
 sustain = 100ms
 [readers]
-linger = 0
+linger = 100ms
 EOF2
 numastatd --config=$CONF >/tmp/numastatd.log 2>&1 &
 DPID=$!
