@@ -1,0 +1,217 @@
+#!/bin/bash
+# numastatd under a real systemd as PID 1: the guest half of
+# tests/vm/systemd/run.sh. Runs in a Debian 12 VM as numastatd-vmtest.service
+# (Type=exec, After=multi-user.target), writes TAP to the results port
+# /dev/ttyS1, then "VM-DONE rc=N" (N: the number of failed checks) and powers
+# the VM off. Human output (and the journal's view on failures) goes to the
+# console through the unit's stdout.
+#
+# Environment (from /etc/numastatd-vmtest.env, written by run.sh):
+#   NUMASTATD_CONF   the configuration file the installed daemon reads
+#   NUMASTATD_SBIN, NUMASTATD_BIN   where numastatd and numastatctl went
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${NUMASTATD_CONF:=/etc/numastatd.conf}"
+: "${NUMASTATD_SBIN:=/usr/sbin}" "${NUMASTATD_BIN:=/usr/bin}"
+export PATH=$NUMASTATD_BIN:$NUMASTATD_SBIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export SYSTEMD_COLORS=0 SYSTEMD_PAGER='' SYSTEMD_LESS='' PAGER=cat
+
+UNIT=numastatd.service
+SOCKET_UNIT=numastatd.socket
+SOCK=/run/numastatd/io.numastatd
+MID=9047bd2c736f496ba83969e626bf4f84
+DROPIN_DIR=/run/systemd/system/numastatd.service.d
+STATE=/run/numastatd-vmtest
+mkdir -p "$STATE"
+
+# Results port: hold it open in raw mode (no \n -> \r\n) for every writer.
+if [ -c /dev/ttyS1 ]; then
+        exec 3>/dev/ttyS1
+        stty -F /dev/ttyS1 raw -echo 2>/dev/null || true
+fi
+# ok / is / diag / done_testing / wait_for, writing TAP to /dev/ttyS1
+# shellcheck source=../guest/tap.sh
+. "$HERE/tap.sh"
+
+finished=
+finish() {  # the plan, the marker, and off
+        [ -n "$finished" ] && return
+        finished=1
+        if [ "${tap_failed:-0}" -gt 0 ]; then
+                diag "journalctl -u $UNIT (last 25 lines):"
+                journalctl -u "$UNIT" -n 25 --no-pager -o short-monotonic 2>&1 | sed 's/^/#   /' >"$OUT"
+        fi
+        done_testing
+        echo "VM-DONE rc=$tap_failed" >"$OUT"
+        exec 3>&-
+        sync
+        systemctl poweroff --no-block
+}
+trap 'diag "guest-test.sh stopped early"; tap_failed=$((tap_failed + 1)); finish' EXIT
+
+# ---- helpers --------------------------------------------------------------------
+numa_stat() { local v; read -r v </proc/sys/vm/numa_stat && echo "$v"; }
+numa_stat_is() { [ "$(numa_stat)" = "$1" ]; }
+ctl() { timeout 30 numastatctl "$@"; }
+status_json() { ctl --json=short status; }
+field() { jq -r ".$1" 2>/dev/null; }  # field KEY <JSON
+main_pid() { systemctl show -p MainPID --value "$UNIT"; }
+is_active() { [ "$(systemctl is-active "$1")" = active ]; }
+unit_log() { journalctl -u "$UNIT" -o cat --no-pager; }
+log_count() { unit_log | grep -cF -- "$1"; }
+# The inode of the listening unix socket at PATH, from /proc/net/unix.
+listen_inode() { awk -v p="$1" '$NF == p && $4 == "00010000" { print $7; exit }' /proc/net/unix; }
+holds_socket() {  # holds_socket PID INODE
+        local fd
+        for fd in /proc/"$1"/fd/*; do
+                [ "$(readlink "$fd" 2>/dev/null)" = "socket:[$2]" ] && return 0
+        done
+        return 1
+}
+since() { echo $(($(date +%s) - $1)); }
+
+# ---- 0. the system is up ----------------------------------------------------------
+t0=$(date +%s)
+state=
+for _ in $(seq 1 600); do
+        state=$(systemctl is-system-running 2>/dev/null)
+        case $state in running|degraded) break ;; esac
+        sleep 0.2
+done
+ok "$(case $state in running|degraded) echo 0 ;; *) echo 1 ;; esac)" \
+        "systemd reached running/degraded (is-system-running: $state, after $(since "$t0") s)"
+if [ "$state" = degraded ]; then
+        systemctl --failed --no-legend --plain 2>&1 | sed 's/^/# failed unit: /' >"$OUT"
+fi
+diag "kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), up $(cut -d' ' -f1 /proc/uptime) s"
+is "$(readlink /proc/1/exe)" /usr/lib/systemd/systemd "PID 1 is systemd"
+is "$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)" 2 "the VM has 2 NUMA nodes"
+is "$(numa_stat)" 1 "the kernel counts NUMA statistics at boot (vm.numa_stat=1)"
+is "$(systemctl is-enabled "$UNIT" 2>&1)" disabled "numastatd.service is installed and not enabled yet"
+
+# ---- 1. enable --now; status answers ---------------------------------------------
+systemctl enable --now "$UNIT" >/dev/null 2>&1
+ok $? "systemctl enable --now numastatd"
+is "$(systemctl is-active "$UNIT")" active "numastatd.service is active"
+is "$(systemctl is-enabled "$UNIT")" enabled "numastatd.service is enabled"
+is "$(systemctl is-enabled "$SOCKET_UNIT")" enabled "numastatd.socket is enabled too (Also=)"
+is "$(systemctl is-active "$SOCKET_UNIT")" active "numastatd.socket is active"
+ctl status >"$STATE/status.txt" 2>&1
+ok $? "numastatctl status answers"
+S=$(status_json)
+is "$(echo "$S" | field pid)" "$(main_pid)" "status pid is the unit's MainPID"
+is "$(echo "$S" | field backend)" numa_stat "backend numa_stat (Debian's stock kernel)"
+is "$(echo "$S" | field kernel_mode)" strict "kernel_mode strict"
+is "$(echo "$S" | field policy)" auto "policy auto (the shipped configuration)"
+# sd_notify: READY=1 made the start job finish (Type=notify); STATUS= is shown.
+st=$(systemctl show -p StatusText --value "$UNIT")
+diag "StatusText: $st"
+case $st in "NUMA statistics strict (policy auto)"*) r=0 ;; *) r=1 ;; esac
+ok $r "systemctl show -p StatusText carries the daemon's STATUS= (strict, policy auto)"
+
+# ---- 2. socket activation ----------------------------------------------------------
+systemctl stop "$UNIT"
+ok $? "systemctl stop numastatd"
+is "$(systemctl is-active "$UNIT")" inactive "numastatd.service is inactive"
+is "$(systemctl is-active "$SOCKET_UNIT")" active "numastatd.socket still listens"
+# The daemon says it took the socket from systemd only at debug level: a
+# runtime drop-in adds --log-level=debug for this start only.
+mkdir -p "$DROPIN_DIR"
+exec_start=$(systemctl show -p ExecStart --value "$UNIT" | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
+printf '[Service]\nExecStart=\nExecStart=%s --log-level=debug\n' "$exec_start" >"$DROPIN_DIR/50-vmtest-debug.conf"
+systemctl daemon-reload
+n_taken=$(log_count "Listening on the varlink socket passed by systemd.")
+ctl status >/dev/null 2>&1
+ok $? "numastatctl status answers with the service stopped (socket activation)"
+is "$(systemctl is-active "$UNIT")" active "the connection started numastatd.service"
+inode=$(listen_inode "$SOCK")
+pid=$(main_pid)
+ok "$([ -n "$inode" ] && holds_socket 1 "$inode" && holds_socket "$pid" "$inode"; echo $?)" \
+        "the daemon (pid $pid) listens on systemd's own socket (inode ${inode:-none})"
+wait_for 5 test "$(log_count "Listening on the varlink socket passed by systemd.")" -gt "$n_taken"
+ok $? "its log says it took the socket from systemd"
+rm -f "$DROPIN_DIR/50-vmtest-debug.conf"
+systemctl daemon-reload
+
+# ---- 3. reload re-reads the configuration ------------------------------------------
+cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.orig"
+printf '# numastatd-vmtest\n[policy]\nmode=coarse\n' >"$NUMASTATD_CONF"
+systemctl reload "$UNIT"
+ok $? "systemctl reload numastatd"
+wait_for 15 numa_stat_is 0
+ok $? "after the reload to mode=coarse, vm.numa_stat reads 0"
+S=$(status_json)
+is "$(echo "$S" | field policy)" coarse "status: policy coarse"
+is "$(echo "$S" | field kernel_mode)" coarse "status: kernel_mode coarse"
+wait_for 5 sh -c "systemctl show -p StatusText --value $UNIT | grep -q '^NUMA statistics coarse (policy coarse)'"
+ok $? "StatusText follows: coarse (policy coarse)"
+is "$(systemctl is-active "$UNIT")" active "still active after the reload"
+
+# ---- 4. kill -9: ExecStopPost= restores, systemd restarts ---------------------------
+old=$(main_pid)
+nr0=$(systemctl show -p NRestarts --value "$UNIT")
+n_restored=$(log_count "did not stop cleanly; restored")
+systemctl kill -s KILL "$UNIT"
+ok $? "systemctl kill -s KILL numastatd (pid $old)"
+# Between ExecStopPost= and the restart (RestartSec=1s) counting is on again,
+# until the new daemon applies mode=coarse once more.
+seen_on=
+end=$(($(date +%s) + 15))
+while [ "$(date +%s)" -lt "$end" ]; do
+        if numa_stat_is 1; then seen_on=1; break; fi
+        sleep 0.02
+done
+ok "$([ -n "$seen_on" ]; echo $?)" "counting came back on after the kill (vm.numa_stat read 1)"
+wait_for 15 test "$(log_count "did not stop cleanly; restored")" -gt "$n_restored"
+ok $? "ExecStopPost= numastatd --restore ran: \"did not stop cleanly; restored\" in the unit's log"
+msg=$(unit_log | grep -F "did not stop cleanly; restored" | tail -1)
+diag "$msg"
+case $msg in *"(pid $old)"*"from coarse to strict"*) r=0 ;; *) r=1 ;; esac
+ok $r "it names the killed pid $old and coarse -> strict"
+restarted() { is_active "$UNIT" && [ "$(main_pid)" != "$old" ] && [ "$(main_pid)" != 0 ]; }
+wait_for 30 restarted
+ok $? "systemd restarted numastatd (new MainPID $(main_pid), was $old)"
+is "$(systemctl show -p NRestarts --value "$UNIT")" $((nr0 + 1)) "NRestarts went up by one"
+wait_for 15 numa_stat_is 0
+ok $? "the restarted daemon applied mode=coarse again (vm.numa_stat reads 0)"
+S=$(status_json)
+is "$(echo "$S" | field pid)" "$(main_pid)" "status answers from the new daemon"
+
+# ---- 5. the journal: transitions with their fields ----------------------------------
+journalctl MESSAGE_ID=$MID -o json --no-pager >"$STATE/transitions.json" 2>/dev/null
+n=$(jq -s 'length' <"$STATE/transitions.json" 2>/dev/null)
+diag "journalctl MESSAGE_ID=$MID: ${n:-0} entries"
+jq -r '"  \(.NUMASTATD_FROM) -> \(.NUMASTATD_TO) (kind \(.NUMASTATD_KIND), policy \(.NUMASTATD_POLICY)): \(.NUMASTATD_REASON)"' \
+        <"$STATE/transitions.json" 2>/dev/null | sed 's/^/# /' >"$OUT"
+all_fields=$(jq -s 'length > 0 and all(.[]; .NUMASTATD_FROM != null and .NUMASTATD_TO != null and
+        .NUMASTATD_POLICY != null and .NUMASTATD_KIND != null and (.NUMASTATD_REASON // "") != "")' \
+        <"$STATE/transitions.json" 2>/dev/null)
+is "$all_fields" true "every transition entry has NUMASTATD_FROM/TO/POLICY/KIND/REASON"
+to_coarse=$(jq -s '[.[] | select(.NUMASTATD_FROM == "strict" and .NUMASTATD_TO == "coarse" and
+        .NUMASTATD_POLICY == "coarse" and .NUMASTATD_KIND == "policy" and
+        ._SYSTEMD_UNIT == "numastatd.service")] | length' <"$STATE/transitions.json" 2>/dev/null)
+ok "$([ "${to_coarse:-0}" -ge 2 ]; echo $?)" \
+        "strict -> coarse (policy coarse, kind policy) from numastatd.service: after the reload and after the restart (${to_coarse:-0})"
+
+# ---- 6. systemd-analyze security ---------------------------------------------------
+systemd-analyze security "$UNIT" >"$STATE/security.txt" 2>&1
+sec_rc=$?
+fig=$(sed -n 's/.*Overall exposure level for numastatd.service: \([0-9][0-9.]*\).*/\1/p' "$STATE/security.txt")
+echo "systemd-analyze security $UNIT (rc $sec_rc):"; cat "$STATE/security.txt"
+diag "figure: systemd-analyze security numastatd.service exposure ${fig:-?}"
+ok "$([ -n "$fig" ] && awk -v f="$fig" 'BEGIN { exit !(f <= 3.0) }'; echo $?)" \
+        "systemd-analyze security: exposure ${fig:-?} <= 3.0"
+
+# ---- 7. a clean stop leaves counting on ---------------------------------------------
+cp -p "$STATE/numastatd.conf.orig" "$NUMASTATD_CONF"
+n_exit=$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev/null | grep -c .)
+systemctl stop "$UNIT"
+ok $? "systemctl stop numastatd"
+is "$(numa_stat)" 1 "a clean stop leaves counting on (exit_mode=strict)"
+wait_for 5 test "$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev/null | grep -c .)" -gt "$n_exit"
+ok $? "the journal has the exit transition (NUMASTATD_KIND=exit)"
+is "$(systemctl show -p Result --value "$UNIT")" success "the unit's Result is success"
+
+trap - EXIT
+finish
+exit 0
