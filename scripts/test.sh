@@ -41,5 +41,30 @@ else
         echo "PASS: make distcheck (tarball builds, tests pass, installs and uninstalls cleanly)"
 fi
 
+# The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
+# leaves them out, and says so.
+echo "== make check-vm =="
+if [ -n "${NUMASTATD_SKIP_VM:-}" ]; then
+        echo "SKIP: make check-vm (NUMASTATD_SKIP_VM is set)"
+        skipped=$((skipped + 1))
+elif ! ../scripts/install-vm-deps.sh > vm-deps.out 2>&1; then
+        cat vm-deps.out
+        echo "FAIL: installing the VM test dependencies"
+        failed=$((failed + 1))
+else
+        make check-vm > check-vm.out 2> check-vm.err
+        vm_status=$?
+        cat check-vm.out
+        p=$(grep -cE '^ok [0-9]+' check-vm.out)
+        s=$(grep -cE '^ok [0-9]+.*# SKIP' check-vm.out)
+        f=$(grep -cE '^not ok [0-9]+' check-vm.out)
+        passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
+        if [ $vm_status -ne 0 ] && [ "$f" -eq 0 ]; then
+                tail -40 check-vm.err
+                echo "FAIL: make check-vm stopped before its checks (see above)"
+                failed=$((failed + 1))
+        fi
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

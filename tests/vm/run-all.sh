@@ -26,13 +26,25 @@ done
 echo "# building kernels (cached in ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm})" >&2
 K61=$("$HERE/build-kernel.sh" 6.1) || { echo "Bail out! cannot build the 6.1 kernel"; exit 1; }
 K510=$("$HERE/build-kernel.sh" 5.10) || { echo "Bail out! cannot build the patched 5.10 kernel"; exit 1; }
-KSTOCK=$("$HERE/stock-kernel.sh") || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
+KSTOCK=$("$HERE/stock-kernel.sh" --elf) || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
 
 # The guest scripts and scenarios go in as /guest and /scenarios by themselves.
 "$HERE/mkinitramfs.sh" "$WORK/initrd.cpio.gz" \
         --bin "$BUILDDIR/numastatd:/usr/bin/numastatd" "$BUILDDIR/numastatctl:/usr/bin/numastatctl" \
         "$BUILDDIR/tests/vm/alloc-load:/usr/bin/alloc-load" "$BUILDDIR/tests/vm/react:/usr/bin/react" \
         >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
+
+# merge NAME RC: re-numbers the checks of $WORK/NAME.tap into this stream.
+merge() {
+        local name=$1 rc=$2 line
+        while IFS= read -r line; do
+                case "$line" in
+                "ok "*) emit 0 "[$name] ${line#ok * - }" ;;
+                "not ok "*) emit 1 "[$name] ${line#not ok * - }" ;;
+                "#"*) echo "$line" | sed "s/^# /# [$name] /" ;;
+                esac
+        done < "$WORK/$name.tap"
+}
 
 boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         local name=$1 kernel=$2 scenario=$3
@@ -41,14 +53,7 @@ boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario "$scenario" \
                 --results "$results" --console "$console" "$@" > "$WORK/$name.tap"
         rc=$?
-        # Re-number the guest's checks into this stream, named by boot.
-        while IFS= read -r line; do
-                case "$line" in
-                "ok "*) emit 0 "[$name] ${line#ok * - }" ;;
-                "not ok "*) emit 1 "[$name] ${line#not ok * - }" ;;
-                "#"*) echo "$line" | sed "s/^# /# [$name] /" ;;
-                esac
-        done < "$WORK/$name.tap"
+        merge "$name" $rc
         emit $rc "[$name] boot ran the scenario to the end ($((SECONDS - start)) s)"
         if [ $rc -ne 0 ]; then
                 echo "# [$name] last console lines:"
@@ -65,6 +70,14 @@ want daemon-stock && boot daemon-stock "$KSTOCK" daemon
 want bench-6.1 && boot bench-6.1 "$K61" bench
 want bench-5.10 && boot bench-5.10 "$K510" bench
 want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
+if want systemd; then
+        start=$SECONDS
+        TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" > "$WORK/systemd.tap" 2> "$WORK/systemd.err"
+        rc=$?
+        merge systemd $rc
+        emit $rc "[systemd] Debian 12 with systemd as PID 1 ran the test to the end ($((SECONDS - start)) s)"
+        [ $rc -eq 0 ] || tail -30 "$WORK/systemd.err" | sed 's/^/#   /'
+fi
 
 echo "1..$n"
 [ $failed -eq 0 ]
