@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static unsigned tap_n, tap_failed;
 
@@ -56,6 +58,22 @@ static inline bool tap_ok(bool cond, const char *file, int line, const char *fmt
                                _b ? _b : "(null)");                                 \
                 _r;                                                                 \
         })
+
+/* Runs check(arg) in a child that dropped to uid/gid 65534: what a root test
+ * needs for what only an unprivileged user sees (EACCES). */
+static inline bool as_nobody(bool (*check)(void *), void *arg) {
+        int status = 0;
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                _exit(check(arg) ? 0 : 1);
+        }
+        if (pid < 0 || waitpid(pid, &status, 0) < 0)
+                return false;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 static inline void tap_skip(const char *why) {
         tap_n++;
