@@ -94,10 +94,15 @@ fi
 
 # ---- make install ----
 D="$T/dest"
-make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
 ok $? "make install DESTDIR=…"
 # A make variable, expanded as make expands it (distcheck's contain ${libdir}).
-mkvar() { printf 'print-var:\n\t@echo $(%s)\n' "$1" | make -s --no-print-directory -C "$BUILDDIR" -f Makefile -f - print-var; }
+# (Outside the calling make's flags, which under distcheck print directories.)
+mkvar() {
+        printf 'print-var:\n\t@echo $(%s)\n' "$1" |
+                env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$BUILDDIR" -f Makefile -f - print-var |
+                tail -1
+}
 PREFIX=$(mkvar prefix)
 for f in sbin/numastatd bin/numastatctl share/varlink/io.numastatd.varlink share/man/man8/numastatd.8 \
          share/man/man1/numastatctl.1 share/man/man5/numastatd.conf.5 share/bash-completion/completions/numastatctl; do
@@ -110,7 +115,7 @@ ok $? "the unit runs the installed binary"
 SYSCONF=$(mkvar sysconfdir)
 ok $([ -e "$D$SYSCONF/numastatd.conf" ]; echo $?) "config installed"
 echo "# mine" >> "$D$SYSCONF/numastatd.conf"
-make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$BUILDDIR" install DESTDIR="$D" >/dev/null 2>&1
 check "a second make install keeps the admin's config" grep -q "^# mine$" "$D$SYSCONF/numastatd.conf"
 
 done_testing
