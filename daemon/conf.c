@@ -496,21 +496,17 @@ static void config_check(ParseState *st) {
 
         /* An inverted hysteresis band. Blame the later of the two keys: that
          * is where the contradiction arose; name the other one and its line. */
-        if (ls >= lc) {
-                if (lc > 0)
-                        snprintf(where, sizeof where, "line %u", lc);
-                else
-                        snprintf(where, sizeof where, "default");
+        unsigned other = ls >= lc ? lc : ls;
+        if (other > 0)
+                snprintf(where, sizeof where, "line %u", other);
+        else
+                snprintf(where, sizeof where, "default");
+        if (ls >= lc)
                 state_fail(st, -EINVAL, ls, "[pressure] strict_below: %" PRIu64 " is above coarse_above (%" PRIu64 ", %s)",
                            c->strict_below, c->coarse_above, where);
-        } else {
-                if (ls > 0)
-                        snprintf(where, sizeof where, "line %u", ls);
-                else
-                        snprintf(where, sizeof where, "default");
+        else
                 state_fail(st, -EINVAL, lc, "[pressure] coarse_above: %" PRIu64 " is below strict_below (%" PRIu64 ", %s)",
                            c->coarse_above, c->strict_below, where);
-        }
 }
 
 static int config_new_defaults(Config *c) {

@@ -5,10 +5,7 @@
 # across the reset, an external change is followed, history and Monitor.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "1..0 # SKIP needs root: fanotify_init needs CAP_SYS_ADMIN"
-        exit 0
-fi
+require_root "fanotify_init needs CAP_SYS_ADMIN"
 SHM=/dev/shm
 if [ "$(stat -f -c %T "$SHM" 2>/dev/null)" != tmpfs ]; then
         SHM=$(mktemp -d /tmp/numastatd-tmpfs-XXXXXX)

@@ -3,10 +3,7 @@
 # real numastatctl over the real socket.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "1..0 # SKIP needs root: the non-root refusal is checked by switching to uid 65534"
-        exit 0
-fi
+require_root "the non-root refusal is checked by switching to uid 65534"
 
 # ---- mainline tree: strict and coarse end to end ----
 T=$(make_tree mainline); cleanup_trees+=("$T")

@@ -49,6 +49,14 @@ skip() {
         echo "ok $tap_n # SKIP $1"
 }
 
+# require_root WHY: the whole script is skipped, saying why, unless root.
+require_root() {
+        if [ "$(id -u)" -ne 0 ]; then
+                echo "1..0 # SKIP needs root: $1"
+                exit 0
+        fi
+}
+
 done_testing() {
         echo "1..$tap_n"
         [ "$tap_failed" -eq 0 ]

@@ -5,10 +5,7 @@
 # puts the original value back whatever happens.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "1..0 # SKIP needs root to write /proc/sys/vm/numa_stat"
-        exit 0
-fi
+require_root "to write /proc/sys/vm/numa_stat"
 if [ ! -w /proc/sys/vm/numa_stat ] || [ -e /proc/sys/vm/numa_stats_mode ] || [ -e /proc/sys/vm/vmstat_mode ]; then
         echo "1..0 # SKIP this kernel has no writable mainline vm.numa_stat (no CONFIG_NUMA or read-only /proc/sys)"
         exit 0

@@ -5,10 +5,7 @@
 # static analysis, and what make install puts where.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "1..0 # SKIP needs root (the daemon writes the tree's sysctl as uid 0 and binds under /run)"
-        exit 0
-fi
+require_root "the daemon writes the tree's sysctl as uid 0 and binds under /run"
 
 T=$(make_tree mainline); cleanup_trees+=("$T")
 printf '[policy]\nmode = coarse\n' > "$T/conf"
