@@ -10,8 +10,9 @@ scripts/build.sh
 mkdir -p /run/numastatd
 if [ -f /run/numastatd/numastatd.pid ] && kill -0 "$(cat /run/numastatd/numastatd.pid)" 2>/dev/null; then
         echo "run.sh: stopping the numastatd started earlier"
-        kill "$(cat /run/numastatd/numastatd.pid)"
-        sleep 0.5
+        pid=$(cat /run/numastatd/numastatd.pid)
+        kill "$pid"
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 fi
 # The repo's config is the documented defaults; /etc/numastatd.conf wins if present.
 config=/etc/numastatd.conf
