@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 
 #include "log.h"
 #include "macro.h"
@@ -13,6 +12,7 @@
 #include "restore.h"
 #include "rootfs.h"
 #include "rules.h"
+#include "time-util.h"
 #include "service.h"
 #include "stats.h"
 
@@ -27,22 +27,9 @@ const char *transition_kind_to_string(TransitionKind k) {
         return k >= 0 && k < _TRANSITION_KIND_MAX ? transition_kind_names[k] : NULL;
 }
 
-static uint64_t now_realtime(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
-}
-
-/* The clock itself, not sd_event_now(): events handled in one loop turn
- * must keep their order (a read handled after a switch is after it). Same
- * clock as sd-event's CLOCK_MONOTONIC timers. */
-static usec_t now_monotonic(Manager *m) {
-        struct timespec ts;
-        (void) m;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
-}
-
+/* Events are stamped with the clock itself, not sd_event_now(): events
+ * handled in one loop turn must keep their order (a read handled after a
+ * switch is after it). */
 static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
@@ -98,7 +85,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->dry_run_override = opts->dry_run;
         m->policy = m->config.mode;
         m->dry_run = effective_dry_run(m);
-        m->started = now_realtime();
+        m->started = now_usec(CLOCK_REALTIME);
         m->kernel_mode = m->initial_mode = KERNEL_MODE_UNKNOWN;
 
         r = sd_event_default(&m->event);
@@ -211,7 +198,7 @@ static void manager_record_transition(Manager *m, KernelMode from, KernelMode to
         }
         t = &m->transitions[(m->transitions_first + m->n_transitions) % TRANSITIONS_MAX];
         *t = (Transition){
-                .time = now_realtime(),
+                .time = now_usec(CLOCK_REALTIME),
                 .from = from,
                 .to = to,
                 .policy = m->policy,
@@ -226,7 +213,7 @@ static void manager_record_transition(Manager *m, KernelMode from, KernelMode to
 static void manager_set_error(Manager *m, int error, char **message) {
         free(m->last_error.message);
         m->last_error = (ManagerError){
-                .time = now_realtime(),
+                .time = now_usec(CLOCK_REALTIME),
                 .error = abs(error),
                 .message = TAKE_PTR(*message),
         };
@@ -422,12 +409,12 @@ static void manager_check_kernel(Manager *m) {
          * reading finds them lower and the tracks keep what was counted. */
         manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, reason);
         manager_policy_config(m, &pc);
-        policy_on_external_change(&m->engine, &pc, now_monotonic(m), found, m->kernel_mode);
+        policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, m->kernel_mode);
         m->kernel_mode = found;
 }
 
 int manager_apply(Manager *m) {
-        usec_t now = now_monotonic(m);
+        usec_t now = now_usec(CLOCK_MONOTONIC);
         PolicyConfig pc;
         Decision d;
         KernelMode from;
@@ -584,7 +571,7 @@ int manager_restore(Manager *m) {
 
 static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
-        usec_t now = now_monotonic(m);
+        usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_free_ char *rule = NULL;
         char desc[REASON_MAX];
         int idx, r;
@@ -611,7 +598,7 @@ static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
                 rule = rule_to_string(&m->config.ignore[idx]);
 
         r = readertab_add(&m->readertab, ev->comm, ev->exe, ev->unit, ev->has_uid, ev->uid, ev->pid, ev->path,
-                          idx >= 0, rule, now_realtime());
+                          idx >= 0, rule, now_usec(CLOCK_REALTIME));
         if (r < 0) {
                 log_oom();
                 return;
@@ -666,7 +653,7 @@ static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
                 m->topology = t;
         }
         m->topology_changes++;
-        m->topology_changed_at = now_realtime();
+        m->topology_changed_at = now_usec(CLOCK_REALTIME);
         if (ev->subsystem == UEVENT_NODE)
                 (void) manager_watch(m);        /* a node's files came or went */
         if (ev->subsystem == UEVENT_CPU)
@@ -692,7 +679,7 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
                     rate_meter_sample(&m->rate, usec, vs.pgalloc, 3 * m->config.interval)) {
                         PolicyConfig pc;
                         manager_policy_config(m, &pc);
-                        policy_on_rate(&m->engine, &pc, now_monotonic(m), m->rate.rate);
+                        policy_on_rate(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), m->rate.rate);
                 }
                 manager_read_counters(m, false);
         } else
@@ -710,7 +697,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static void manager_arm_sampling(Manager *m) {
-        uint64_t now = now_monotonic(m);
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         sd_event_source_set_time(m->sample_timer, now + m->config.interval);
         sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);
 }
@@ -924,7 +911,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
 
-        policy_init(&m->engine, now_monotonic(m));
+        policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
         manager_start_sources(m);
         return 0;
 }
@@ -932,7 +919,7 @@ int manager_start(Manager *m) {
 int manager_run(Manager *m) {
         int r;
 
-        on_time_start(&m->on_time, now_monotonic(m), kernel_counting(m->kernel_mode));
+        on_time_start(&m->on_time, now_usec(CLOCK_MONOTONIC), kernel_counting(m->kernel_mode));
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in

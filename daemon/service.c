@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "interface.h"
@@ -10,13 +9,9 @@
 #include "macro.h"
 #include "manager.h"
 #include "service.h"
+#include "time-util.h"
 #include "topology.h"
 
-static uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
-}
 
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
@@ -114,7 +109,7 @@ static json_object *counters_json(Manager *m) {
         json_object_object_add(o, "resets_compensated", json_object_new_int64((int64_t) m->counter_resets));
         json_object_object_add(o, "external_resets", json_object_new_int64((int64_t) m->external_resets));
         json_object_object_add(o, "counting_share",
-                               json_object_new_double(on_time_share(&m->on_time, now_monotonic_usec())));
+                               json_object_new_double(on_time_share(&m->on_time, now_usec(CLOCK_MONOTONIC))));
         return o;
 }
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "time-util.h"
 #include "varlink.h"
 
 #define CLIENT_BUFFER_MAX (16U * 1024U * 1024U)
@@ -91,11 +91,6 @@ int varlink_client_send(VarlinkClient *c, const char *method, json_object *param
         return 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / NSEC_PER_USEC;
-}
 
 static int client_fill(VarlinkClient *c, uint64_t deadline) {
         struct pollfd p = { .fd = c->fd, .events = POLLIN };
@@ -103,7 +98,7 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
         int timeout_ms = -1, r;
 
         if (deadline) {
-                uint64_t now = now_usec();
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
                 if (now >= deadline)
                         return -ETIMEDOUT;
                 timeout_ms = (int) ((deadline - now + 999) / 1000);
@@ -136,7 +131,7 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
 
 int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
                         bool *ret_continues) {
-        uint64_t deadline = c->timeout_usec ? now_usec() + c->timeout_usec : 0;
+        uint64_t deadline = c->timeout_usec ? now_usec(CLOCK_MONOTONIC) + c->timeout_usec : 0;
         _cleanup_json_ json_object *m = NULL;
         json_object *p = NULL, *e = NULL, *cont = NULL;
         ssize_t len;
