@@ -9,9 +9,10 @@
 #include "backend.h"
 #include "macro.h"
 #include "rootfs.h"
+#include "string-table.h"
 #include "strutil.h"
 
-static const char *const backend_names[_BACKEND_MAX] = {
+static const char *const backend_kind_table[_BACKEND_MAX] = {
         [BACKEND_NONE] = "none",
         [BACKEND_NUMA_STATS_MODE] = "numa_stats_mode",
         [BACKEND_VMSTAT_MODE] = "vmstat_mode",
@@ -24,9 +25,7 @@ static const char *const backend_paths[_BACKEND_MAX] = {
         [BACKEND_NUMA_STAT] = "/proc/sys/vm/numa_stat",
 };
 
-const char *backend_kind_to_string(BackendKind k) {
-        return k >= 0 && k < _BACKEND_MAX ? backend_names[k] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(backend_kind, BackendKind)
 
 const char *backend_sysctl_path(BackendKind k) {
         return k >= 0 && k < _BACKEND_MAX ? backend_paths[k] : NULL;

@@ -14,9 +14,11 @@ typedef enum BackendKind {
         BACKEND_VMSTAT_MODE,            /* patched kernels, v1/v2 spelling */
         BACKEND_NUMA_STAT,              /* mainline >= 4.15: 1/0 */
         _BACKEND_MAX,
+        _BACKEND_INVALID = -22,
 } BackendKind;
 
 const char *backend_kind_to_string(BackendKind k);
+BackendKind backend_kind_from_string(const char *s);       /* or -EINVAL */
 /* The sysctl path (relative to root), or NULL for BACKEND_NONE. */
 const char *backend_sysctl_path(BackendKind k);
 /* Whether the backend can be set to mode (mainline has no "auto"). */

@@ -15,17 +15,16 @@
 #include "time-util.h"
 #include "service.h"
 #include "stats.h"
+#include "string-table.h"
 
-static const char *const transition_kind_names[_TRANSITION_KIND_MAX] = {
+static const char *const transition_kind_table[_TRANSITION_KIND_MAX] = {
         [TRANSITION_POLICY] = "policy",
         [TRANSITION_DRY_RUN] = "dry-run",
         [TRANSITION_EXTERNAL] = "external",
         [TRANSITION_EXIT] = "exit",
 };
 
-const char *transition_kind_to_string(TransitionKind k) {
-        return k >= 0 && k < _TRANSITION_KIND_MAX ? transition_kind_names[k] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(transition_kind, TransitionKind)
 
 /* Events are stamped with the clock itself, not sd_event_now(): events
  * handled in one loop turn must keep their order (a read handled after a

@@ -22,29 +22,13 @@
 #include <systemd/sd-event.h>
 #include <systemd/sd-login.h>
 
+#include "fanotify-abi.h"
 #include "log.h"
 #include "macro.h"
 #include "readers.h"
 #include "rootfs.h"
 #include "strutil.h"
 
-/* Userspace headers may be older than the kernel; the values are ABI. */
-#ifndef FAN_REPORT_PIDFD
-#define FAN_REPORT_PIDFD 0x00000080
-#endif
-#ifndef FAN_EVENT_INFO_TYPE_PIDFD
-#define FAN_EVENT_INFO_TYPE_PIDFD 4
-struct fanotify_event_info_pidfd {
-        struct fanotify_event_info_header hdr;
-        int pidfd;
-};
-#endif
-#ifndef FAN_NOPIDFD
-#define FAN_NOPIDFD FAN_NOFD
-#endif
-#ifndef FAN_EPIDFD
-#define FAN_EPIDFD (-2)
-#endif
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif

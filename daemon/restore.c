@@ -25,16 +25,9 @@ char *restore_state_format(const RestoreState *s) {
         return t;
 }
 
-static BackendKind backend_from_string(const char *s) {
-        for (BackendKind k = 0; k < _BACKEND_MAX; k++)
-                if (streq_ptr(backend_kind_to_string(k), s))
-                        return k;
-        return _BACKEND_MAX;
-}
-
 int restore_state_parse(const char *text, RestoreState *ret) {
         _cleanup_free_ char *copy = strdup(text);
-        RestoreState s = { .backend = _BACKEND_MAX, .restore = KERNEL_MODE_UNKNOWN };
+        RestoreState s = { .backend = _BACKEND_INVALID, .restore = KERNEL_MODE_UNKNOWN };
         bool have_pid = false;
         char *save = NULL;
 
@@ -53,7 +46,7 @@ int restore_state_parse(const char *text, RestoreState *ret) {
                         s.pid = (pid_t) v;
                         have_pid = true;
                 } else if (streq_ptr(key, "backend"))
-                        s.backend = backend_from_string(value);
+                        s.backend = backend_kind_from_string(value);
                 else if (streq_ptr(key, "restore"))
                         s.restore = kernel_mode_from_string(value);
                 else if (streq_ptr(key, "root")) {
@@ -65,7 +58,7 @@ int restore_state_parse(const char *text, RestoreState *ret) {
                 }
                 /* Unknown keys: written by a newer daemon; ignore. */
         }
-        if (!have_pid || s.backend == _BACKEND_MAX || s.backend == BACKEND_NONE || s.restore < 0 ||
+        if (!have_pid || s.backend < 0 || s.backend == BACKEND_NONE || s.restore < 0 ||
             s.restore == KERNEL_MODE_UNKNOWN || !s.root)
                 goto fail;
         *ret = s;

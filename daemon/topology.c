@@ -9,13 +9,17 @@
 #include "macro.h"
 #include "parsers.h"
 #include "rootfs.h"
+#include "string-table.h"
 #include "topology.h"
 
 #define NODE_DIR "/sys/devices/system/node"
 
-const char *topology_source_to_string(TopologySource s) {
-        return s == TOPOLOGY_LIBNUMA ? "libnuma" : "tree";
-}
+static const char *const topology_source_table[_TOPOLOGY_SOURCE_MAX] = {
+        [TOPOLOGY_LIBNUMA] = "libnuma",
+        [TOPOLOGY_TREE] = "tree",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(topology_source, TopologySource)
 
 void topology_done(Topology *t) {
         for (size_t i = 0; i < t->n_nodes; i++)

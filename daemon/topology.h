@@ -14,6 +14,7 @@ typedef struct NumaNode {
 typedef enum TopologySource {
         TOPOLOGY_LIBNUMA,       /* root "/": the live system, through libnuma */
         TOPOLOGY_TREE,          /* other roots: the tree's sys/devices/system/node */
+        _TOPOLOGY_SOURCE_MAX,
 } TopologySource;
 
 typedef struct Topology {

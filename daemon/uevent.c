@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "string-table.h"
 #include "uevent.h"
 
 /* Datagrams handled per wakeup: a hotplug storm must not starve the rest
@@ -30,18 +31,13 @@ struct UeventMonitor {
         int logged_error;       /* the last receive error logged as a warning */
 };
 
-static const char *const subsystem_names[_UEVENT_SUBSYSTEM_MAX] = {
+static const char *const uevent_subsystem_table[_UEVENT_SUBSYSTEM_MAX] = {
         [UEVENT_CPU] = "cpu",
         [UEVENT_MEMORY] = "memory",
         [UEVENT_NODE] = "node",
 };
 
-static int subsystem_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(subsystem_names); i++)
-                if (strcmp(s, subsystem_names[i]) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
+static DEFINE_STRING_TABLE_LOOKUP_FROM_STRING(uevent_subsystem, UeventSubsystem)
 
 /* Copies a field that must be non-empty and fit; a cut-off action or
  * devpath would name something else, so too long is an error. */
@@ -159,7 +155,7 @@ static void uevent_monitor_dispatch(UeventMonitor *m, const char *buf, size_t le
                 log_debug("Ignoring a kernel uevent that does not parse (%zu bytes).", len);
                 return;
         }
-        s = subsystem_from_string(p.subsystem);
+        s = uevent_subsystem_from_string(p.subsystem);
         if (s < 0)
                 return;         /* not about topology: most uevents are not */
 

@@ -12,6 +12,7 @@ typedef enum UeventSubsystem {
         UEVENT_MEMORY,
         UEVENT_NODE,
         _UEVENT_SUBSYSTEM_MAX,
+        _UEVENT_SUBSYSTEM_INVALID = -22,
 } UeventSubsystem;
 
 typedef struct Uevent {

@@ -28,6 +28,7 @@
 #include "rootfs.h"
 #include "strutil.h"
 #include "tap.h"
+#include "time-util.h"
 
 #define NODE_DIR "/sys/devices/system/node"
 
@@ -84,22 +85,15 @@ static void seen_reset(void) {
         n_seen = 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
 /* Runs the loop until an event from pid arrives (at most 5 s). */
 static Seen *wait_for_pid(sd_event *e, pid_t pid) {
-        uint64_t deadline = now_usec() + 5 * USEC_PER_SEC;
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;
 
         for (;;) {
                 for (size_t i = 0; i < n_seen; i++)
                         if (!seen[i].overflow && seen[i].pid == pid)
                                 return seen + i;
-                if (now_usec() >= deadline)
+                if (now_usec(CLOCK_MONOTONIC) >= deadline)
                         return NULL;
                 if (sd_event_run(e, 100 * USEC_PER_MSEC) < 0)
                         return NULL;

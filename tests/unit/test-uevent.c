@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "tap.h"
+#include "time-util.h"
 #include "uevent.h"
 
 /* A string literal's bytes including the explicit final \0, as the kernel sends them. */
@@ -207,13 +208,6 @@ static void on_event(UeventMonitor *m, const Uevent *ev, void *userdata) {
                 st->seen = true;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
 /* Sends a kernel-looking uevent from userspace to group 1. Returns the
  * datagrams a plain group member received, to show the spoof was really
  * delivered (so that the monitor ignoring it means something). */
@@ -374,8 +368,8 @@ static void test_live(void) {
                 goto finish;
         }
 
-        deadline = now_usec() + 5 * USEC_PER_SEC;
-        while (!st.seen && now_usec() < deadline) {
+        deadline = now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;
+        while (!st.seen && now_usec(CLOCK_MONOTONIC) < deadline) {
                 r = sd_event_run(e, 100 * USEC_PER_MSEC);
                 if (r < 0)
                         break;

@@ -30,7 +30,7 @@ for v in "${VARIANTS[@]}"; do
 done
 
 mkdir -p "$OUT"
-gcc -O2 -Wall -Wextra -o "$OUT/fanotify-probe" "$HERE/smoke/fanotify-probe.c"
+gcc -O2 -Wall -Wextra -I"$HERE/../../lib" -o "$OUT/fanotify-probe" "$HERE/smoke/fanotify-probe.c"
 "$HERE/mkinitramfs.sh" "$OUT/smoke.cpio.gz" --bin "$OUT/fanotify-probe:/usr/local/bin/fanotify-probe"
 
 declare -A KERNEL=()

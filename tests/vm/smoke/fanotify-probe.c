@@ -23,16 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FAN_REPORT_PIDFD
-#define FAN_REPORT_PIDFD 0x00000080
-#endif
-#ifndef FAN_EVENT_INFO_TYPE_PIDFD
-#define FAN_EVENT_INFO_TYPE_PIDFD 4
-struct fanotify_event_info_pidfd {
-        struct fanotify_event_info_header hdr;
-        int pidfd;
-};
-#endif
+#include "fanotify-abi.h"     /* lib/: the same fallbacks the daemon uses */
 
 int main(int argc, char **argv)
 {
