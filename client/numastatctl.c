@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "varlink.h"
+#include "varlink-client.h"
 
 #define DEFAULT_SOCKET_PATH "/run/numastatd/io.numastatd"
 

@@ -16,7 +16,8 @@
 #include "readertab.h"
 #include "topology.h"
 #include "uevent.h"
-#include "varlink.h"
+#include "varlink-client.h"
+#include "varlink-server.h"
 
 #define TRANSITIONS_MAX 64
 

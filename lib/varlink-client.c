@@ -12,7 +12,7 @@
 
 #include "macro.h"
 #include "time-util.h"
-#include "varlink.h"
+#include "varlink-client.h"
 
 #define CLIENT_BUFFER_MAX (16U * 1024U * 1024U)
 
@@ -61,40 +61,9 @@ void varlink_client_set_timeout(VarlinkClient *c, uint64_t usec) {
         c->timeout_usec = usec;
 }
 
-int varlink_client_send(VarlinkClient *c, const char *method, json_object *parameters,
-                        VarlinkMethodFlags flags) {
-        _cleanup_json_ json_object *m = json_object_new_object();
-        const char *text;
-        size_t len, done = 0;
-
-        if (!m)
-                return -ENOMEM;
-        json_object_object_add(m, "method", json_object_new_string(method));
-        if (parameters)
-                json_object_object_add(m, "parameters", json_object_get(parameters));
-        if (flags & VARLINK_METHOD_MORE)
-                json_object_object_add(m, "more", json_object_new_boolean(true));
-        if (flags & VARLINK_METHOD_ONEWAY)
-                json_object_object_add(m, "oneway", json_object_new_boolean(true));
-
-        text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        len = strlen(text) + 1;
-        while (done < len) {
-                ssize_t n = send(c->fd, text + done, len - done, MSG_NOSIGNAL);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                done += n;
-        }
-        return 0;
-}
-
-
-static int client_fill(VarlinkClient *c, uint64_t deadline) {
-        struct pollfd p = { .fd = c->fd, .events = POLLIN };
-        ssize_t n;
+/* Waits until fd is ready for events, or the deadline (0: none) passes. */
+static int client_poll(int fd, short events, uint64_t deadline) {
+        struct pollfd p = { .fd = fd, .events = events };
         int timeout_ms = -1, r;
 
         if (deadline) {
@@ -108,6 +77,61 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
                 return errno == EINTR ? 0 : -errno;
         if (r == 0)
                 return -ETIMEDOUT;
+        return 1;
+}
+
+static uint64_t client_deadline(const VarlinkClient *c) {
+        return c->timeout_usec ? now_usec(CLOCK_MONOTONIC) + c->timeout_usec : 0;
+}
+
+int varlink_client_send(VarlinkClient *c, const char *method, json_object *parameters,
+                        VarlinkMethodFlags flags) {
+        _cleanup_json_ json_object *m = json_object_new_object();
+        uint64_t deadline = client_deadline(c);
+        const char *text;
+        size_t len, done = 0;
+
+        if (!m || !method)
+                return -ENOMEM;
+        if (json_object_object_add(m, "method", json_object_new_string(method)) < 0 ||
+            (parameters && json_object_object_add(m, "parameters", json_object_get(parameters)) < 0) ||
+            ((flags & VARLINK_METHOD_MORE) &&
+             json_object_object_add(m, "more", json_object_new_boolean(true)) < 0) ||
+            ((flags & VARLINK_METHOD_ONEWAY) &&
+             json_object_object_add(m, "oneway", json_object_new_boolean(true)) < 0))
+                return -ENOMEM;
+
+        text = varlink_message_format(m);
+        if (!text)
+                return -ENOMEM;
+        len = strlen(text) + 1;         /* the NUL is the message separator */
+        /* A daemon that stopped reading must not hang the caller: the socket
+         * is non-blocking and every wait has the reply's deadline. */
+        while (done < len) {
+                ssize_t n = send(c->fd, text + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n < 0) {
+                        int r;
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EAGAIN)
+                                return -errno;
+                        r = client_poll(c->fd, POLLOUT, deadline);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                done += n;
+        }
+        return 0;
+}
+
+static int client_fill(VarlinkClient *c, uint64_t deadline) {
+        ssize_t n;
+        int r;
+
+        r = client_poll(c->fd, POLLIN, deadline);
+        if (r <= 0)
+                return r;
 
         if (c->in_alloc - c->in_len < 4096) {
                 size_t want = c->in_alloc ? c->in_alloc * 2 : 16384;
@@ -120,9 +144,9 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
                 c->in = b;
                 c->in_alloc = want;
         }
-        n = recv(c->fd, c->in + c->in_len, c->in_alloc - c->in_len, 0);
+        n = recv(c->fd, c->in + c->in_len, c->in_alloc - c->in_len, MSG_DONTWAIT);
         if (n < 0)
-                return errno == EINTR ? 0 : -errno;
+                return errno == EINTR || errno == EAGAIN ? 0 : -errno;
         if (n == 0)
                 return -ECONNRESET;
         c->in_len += n;
@@ -131,7 +155,7 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
 
 int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
                         bool *ret_continues) {
-        uint64_t deadline = c->timeout_usec ? now_usec(CLOCK_MONOTONIC) + c->timeout_usec : 0;
+        uint64_t deadline = client_deadline(c);
         _cleanup_json_ json_object *m = NULL;
         json_object *p = NULL, *e = NULL, *cont = NULL;
         ssize_t len;

@@ -24,6 +24,15 @@ contains "$("$NUMASTATD" --help)" "--check-config" "numastatd --help"
 "$NUMASTATD" --bogus >/dev/null 2>&1
 is "$?" 1 "numastatd: unknown option fails"
 
+# The client speaks varlink with json-c alone: no event loop, no netlink,
+# no libnuma, no config parser linked in.
+NEEDED=$(LC_ALL=C readelf -d "$NUMASTATCTL" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+contains "$NEEDED" "libjson-c" "numastatctl links json-c"
+case "$NEEDED" in
+*libsystemd*|*libnl*|*libnuma*|*libinih*) ok 1 "numastatctl links nothing else (needs: $NEEDED)" ;;
+*) ok 0 "numastatctl links nothing else (needs: $NEEDED)" ;;
+esac
+
 # ---- --check-config ----
 C=$(mktemp /tmp/numastatd-conf-XXXXXX)
 cleanup_trees+=("$C")

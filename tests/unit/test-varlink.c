@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
 #include "tap.h"
-#include "varlink.h"
+#include "time-util.h"
+#include "varlink-client.h"
+#include "varlink-server.h"
 
 static const char test_interface[] =
         "# A test interface.\n"
@@ -452,8 +455,54 @@ static void test_framing_helpers(void) {
         ok(varlink_message_parse("{} {}", 5) == NULL, "two objects in one frame rejected");
 }
 
+/* The blocking client against a daemon that accepted nothing and reads
+ * nothing: sending a call bigger than the socket buffers must give up at the
+ * deadline instead of hanging numastatctl. */
+static void test_client_send_timeout(void) {
+        char dir[] = "/tmp/numastatd-vl-XXXXXX", path[64];
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        VarlinkClient *c = NULL;
+        json_object *p;
+        uint64_t t0, t1;
+        char *big;
+        int lfd, r;
+
+        if (!mkdtemp(dir)) {
+                ok(false, "mkdtemp");
+                return;
+        }
+        snprintf(path, sizeof path, "%s/sock", dir);
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ok(lfd >= 0 && bind(lfd, (struct sockaddr *) &sa, sizeof sa) == 0 && listen(lfd, 4) == 0,
+           "a listening socket that never reads");
+        is_int(varlink_client_connect_address(&c, path), 0, "client connects (queued in the backlog)");
+        if (!c)
+                goto out;
+        varlink_client_set_timeout(c, 300 * USEC_PER_MSEC);
+        big = malloc(8 << 20);
+        memset(big, 'x', (8 << 20) - 1);
+        big[(8 << 20) - 1] = 0;
+        p = json_object_new_object();
+        json_object_object_add(p, "value", json_object_new_string(big));
+        free(big);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        r = varlink_client_send(c, "org.example.test.Echo", p, 0);
+        t1 = now_usec(CLOCK_MONOTONIC);
+        is_int(r, -ETIMEDOUT, "a call the peer never reads times out");
+        ok(t1 - t0 >= 250 * USEC_PER_MSEC && t1 - t0 < 5 * USEC_PER_SEC,
+           "after about the timeout (%" PRIu64 " ms)", (t1 - t0) / USEC_PER_MSEC);
+        json_object_put(p);
+        varlink_client_free(c);
+out:
+        close(lfd);
+        unlink(path);
+        rmdir(dir);
+}
+
 int main(void) {
         alarm(60);
+        test_client_send_timeout();
         test_framing_helpers();
         test_split_message();
         test_pipelined();

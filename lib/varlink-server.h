@@ -1,37 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* A small varlink server and client (https://varlink.org), shaped after
- * systemd's sd-varlink (systemd >= 257) so it can be swapped for it where
- * libsystemd is new enough: same split of server/connection, same method
- * callback signature, same reply/notify/error calls. It knows nothing of the
- * service it carries. Debian 12's libsystemd (252) has no public varlink. */
+/* A small varlink server, shaped after systemd's sd-varlink (systemd >= 257)
+ * so it can be swapped for it where libsystemd is new enough: same split of
+ * server/connection, same method callback signature, same
+ * reply/notify/error calls. It knows nothing of the service it carries.
+ * Debian 12's libsystemd (252) has no public varlink. */
 
-#include <json-c/json.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 #include <systemd/sd-event.h>
+
+#include "varlink-wire.h"
 
 typedef struct VarlinkServer VarlinkServer;
 typedef struct Varlink Varlink;
-
-typedef enum VarlinkMethodFlags {
-        VARLINK_METHOD_ONEWAY = 1 << 0,
-        VARLINK_METHOD_MORE = 1 << 1,
-} VarlinkMethodFlags;
-
-/* The errors of the org.varlink.service interface. */
-#define VARLINK_ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
-#define VARLINK_ERROR_METHOD_NOT_FOUND "org.varlink.service.MethodNotFound"
-#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented"
-#define VARLINK_ERROR_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
-#define VARLINK_ERROR_PERMISSION_DENIED "org.varlink.service.PermissionDenied"
-#define VARLINK_ERROR_EXPECTED_MORE "org.varlink.service.ExpectedMore"
-/* What sd-varlink sends when a method fails with an errno and no error of
- * its own; kept so clients see the same thing after a swap. */
-#define VARLINK_ERROR_SYSTEM "io.systemd.System"
 
 /* A message may not exceed this (bytes, NUL included) unless changed. */
 #define VARLINK_BUFFER_MAX_DEFAULT (128U * 1024U)
@@ -92,42 +74,9 @@ int varlink_notify(Varlink *link, json_object *parameters);
 int varlink_error(Varlink *link, const char *error_id, json_object *parameters);
 int varlink_error_invalid_parameter(Varlink *link, const char *name);
 
-/* Blocking client, for numastatctl and tests. */
-typedef struct VarlinkClient VarlinkClient;
-
-int varlink_client_connect_address(VarlinkClient **ret, const char *path);
-VarlinkClient *varlink_client_free(VarlinkClient *c);
-void varlink_client_set_timeout(VarlinkClient *c, uint64_t usec); /* per reply; 0: none */
-/* Sends a call. flags: VARLINK_METHOD_MORE / _ONEWAY. parameters may be NULL. */
-int varlink_client_send(VarlinkClient *c, const char *method, json_object *parameters,
-                        VarlinkMethodFlags flags);
-/* Waits for the next reply. *ret_parameters (owned by the caller) is the
- * reply's parameters object; *ret_error the error id or NULL (valid until
- * the next call); *ret_continues whether more replies follow.
- * -ETIMEDOUT, -ECONNRESET (peer closed), -EBADMSG (not varlink). */
-int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
-                        bool *ret_continues);
-/* send + wait, for single-reply calls. */
-int varlink_client_call(VarlinkClient *c, const char *method, json_object *parameters,
-                        json_object **ret_parameters, const char **ret_error);
-
-static inline void varlink_client_freep(VarlinkClient **c) {
-        varlink_client_free(*c);
-}
 static inline void varlink_unrefp(Varlink **l) {
         varlink_unref(*l);
 }
 static inline void varlink_server_unrefp(VarlinkServer **s) {
         varlink_server_unref(*s);
 }
-static inline void json_object_putp(json_object **j) {
-        json_object_put(*j);
-}
-#define _cleanup_json_ __attribute__((cleanup(json_object_putp)))
-
-/* Framing, shared by server and client and unit-tested on its own: finds the
- * first NUL-terminated message in buf[0..len). Returns its length without
- * the NUL, or -EAGAIN if none is complete yet. */
-ssize_t varlink_frame_find(const char *buf, size_t len);
-/* Parses one message; returns a JSON object or NULL if it is not one. */
-json_object *varlink_message_parse(const char *msg, size_t len);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Varlink server: framing, dispatch in call order, org.varlink.service.
- * See varlink.h for why this is hand-written. */
+/* Varlink server: connections, dispatch in call order, org.varlink.service.
+ * See varlink-server.h for why this is hand-written. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "log.h"
 #include "macro.h"
-#include "varlink.h"
+#include "varlink-server.h"
 
 typedef enum VarlinkState {
         VARLINK_IDLE,           /* ready to take the next call from the input */
@@ -117,33 +117,6 @@ static const char service_interface_description[] =
         "error ExpectedMore ()\n";
 
 #define SERVICE_INTERFACE "org.varlink.service"
-
-ssize_t varlink_frame_find(const char *buf, size_t len) {
-        const char *nul = memchr(buf, 0, len);
-        return nul ? nul - buf : -EAGAIN;
-}
-
-json_object *varlink_message_parse(const char *msg, size_t len) {
-        json_tokener *tok;
-        json_object *o;
-
-        tok = json_tokener_new();
-        if (!tok)
-                return NULL;
-        o = json_tokener_parse_ex(tok, msg, (int) len);
-        /* Trailing bytes after the object, or an unfinished one: not a message. */
-        if (o && (json_tokener_get_error(tok) != json_tokener_success ||
-                  json_tokener_get_parse_end(tok) != len)) {
-                json_object_put(o);
-                o = NULL;
-        }
-        json_tokener_free(tok);
-        if (o && !json_object_is_type(o, json_type_object)) {
-                json_object_put(o);
-                return NULL;
-        }
-        return o;
-}
 
 /* ---- server object ---- */
 
@@ -413,7 +386,7 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
         size_t len;
         int r;
 
-        text = json_object_to_json_string_ext(message, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        text = varlink_message_format(message);
         if (!text)
                 return -ENOMEM;
         len = strlen(text) + 1;
