@@ -165,8 +165,9 @@ static void print_transition(json_object *t) {
         const char *kind = jstr(t, "kind");
         char when[64];
 
-        printf("%s  %-7s -> %-7s %-9s (policy %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
-               jstr(t, "from"), jstr(t, "to"), kind ? kind : "", jstr(t, "policy"), jstr(t, "reason"));
+        printf("%s  %-7s -> %-7s %-9s (policy %s, cause %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
+               jstr(t, "from"), jstr(t, "to"), kind ? kind : "", jstr(t, "policy"), jstr(t, "cause"),
+               jstr(t, "reason"));
 }
 
 static void print_reader_line(json_object *x, const char *indent) {
@@ -174,9 +175,9 @@ static void print_reader_line(json_object *x, const char *indent) {
         json_object *uid = jget(x, "uid");
 
         if (jstr(x, "comm"))
-                printf("%s%s (pid %" PRId64 ", uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
-                       uid ? json_object_get_string(uid) : "?", jstr(x, "unit") ? ", " : "",
-                       jstr(x, "unit") ? jstr(x, "unit") : "");
+                printf("%s%s (pid %" PRId64 "%s, uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
+                       jbool(x, "pid_verified") ? " verified" : "", uid ? json_object_get_string(uid) : "?",
+                       jstr(x, "unit") ? ", " : "", jstr(x, "unit") ? jstr(x, "unit") : "");
         else
                 /* Gone before the daemon could look: only the pid is known. */
                 printf("%sunattributed (last pid %" PRId64 ", exited at once)", indent, jint(x, "pid"));
@@ -191,7 +192,7 @@ static void print_status(json_object *s) {
         json_object *precision = jget(s, "precision");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
         const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
-        bool counting = kernel && strcmp(kernel, "strict") == 0;
+        bool counting = jbool(s, "counting");
         char buf[256], when[64];
 
         printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
@@ -204,9 +205,8 @@ static void print_status(json_object *s) {
         else
                 printf("      Kernel: %s via %s (%s)%s\n", kernel, jstr(s, "backend_path"), backend,
                        counting ? ", counting on"
-                       : strcmp(kernel, "coarse") == 0 ? ", counting off"
                        : strcmp(kernel, "auto") == 0 ? ", kernel counts from the next read"
-                                                       : "");
+                                                       : ", counting off");
         if (target && kernel && strcmp(target, kernel) != 0 && strcmp(target, "unknown") != 0)
                 printf("      Target: %s\n", target);
         printf("      Reason: %s\n", jstr(s, "reason"));
@@ -236,8 +236,7 @@ static void print_status(json_object *s) {
                 printf("     Warning: %s\n", jstr(sources, "rate_error"));
         if (jstr(sources, "uevents_error"))
                 printf("     Warning: %s\n", jstr(sources, "uevents_error"));
-        printf("       Nodes: %zu", nodes ? json_object_array_length(nodes) : 0);
-        printf(" (from %s)\n", jstr(s, "topology_source"));
+        printf("       Nodes: %zu\n", nodes ? json_object_array_length(nodes) : 0);
         for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
                 json_object *n = json_object_array_get_idx(nodes, i);
                 char cpus[128];

@@ -34,6 +34,12 @@ void counter_track_reset(CounterTrack *t, const NumaCounters *snapshot_before);
 /* Counted since the daemon started (uses the last reading). */
 void counter_track_total(const CounterTrack *t, NumaCounters *ret);
 
+/* One node's numastat, continuous. */
+typedef struct NodeTrack {
+        int id;
+        CounterTrack track;
+} NodeTrack;
+
 /* Time counting was on, for the "share of time counting" figure. */
 typedef struct OnTime {
         uint64_t on_usec, total_usec;

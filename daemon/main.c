@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,15 @@ static void help(void) {
                "  -V --version          show the version\n");
 }
 
-int main(int argc, char *argv[]) {
+typedef struct Args {
+        ManagerOptions manager;
+        bool check_config;
+        bool restore;
+} Args;
+
+/* Parses the command line into *args. Returns 1 to go on, 0 to exit with
+ * success (--help, --version), negative to exit with failure. */
+static int parse_argv(int argc, char *argv[], Args *args) {
         enum { ARG_CHECK_CONFIG = 0x100, ARG_LOG_LEVEL, ARG_RESTORE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -38,97 +48,110 @@ int main(int argc, char *argv[]) {
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        _cleanup_(manager_freep) Manager *m = NULL;
-        _cleanup_free_ char *error = NULL;
-        ManagerOptions opts = {};
-        bool check_config = false, restore = false;
-        Config config;
         int c, r;
 
-        log_set_ident("numastatd");
         while ((c = getopt_long(argc, argv, "c:r:s:nhV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
-                        opts.config_path = optarg;
+                        args->manager.config_path = optarg;
                         break;
                 case 'r':
-                        opts.root = optarg;
+                        args->manager.root = optarg;
                         break;
                 case 's':
-                        if (optarg[0] != '/') {
-                                log_error("--socket needs an absolute path: %s", optarg);
-                                return EXIT_FAILURE;
-                        }
-                        opts.socket_path = optarg;
+                        if (optarg[0] != '/')
+                                return log_error_errno(EINVAL, "--socket needs an absolute path: %s", optarg);
+                        args->manager.socket_path = optarg;
                         break;
                 case 'n':
-                        opts.dry_run = true;
+                        args->manager.dry_run = true;
                         break;
                 case ARG_CHECK_CONFIG:
-                        check_config = true;
+                        args->check_config = true;
                         break;
                 case ARG_RESTORE:
-                        restore = true;
+                        args->restore = true;
                         break;
                 case ARG_LOG_LEVEL:
                         r = log_level_from_string(optarg);
-                        if (r < 0) {
-                                log_error("Unknown log level '%s'.", optarg);
-                                return EXIT_FAILURE;
-                        }
+                        if (r < 0)
+                                return log_error_errno(EINVAL, "Unknown log level '%s'.", optarg);
                         log_set_max_level(r);
                         break;
                 case 'h':
                         help();
-                        return EXIT_SUCCESS;
+                        return 0;
                 case 'V':
                         printf("numastatd %s\n", PACKAGE_VERSION);
-                        return EXIT_SUCCESS;
+                        return 0;
                 default:
-                        return EXIT_FAILURE;
+                        return -EINVAL;
                 }
         }
-        if (optind < argc) {
-                log_error("Unexpected argument '%s'. See --help.", argv[optind]);
-                return EXIT_FAILURE;
-        }
+        if (optind < argc)
+                return log_error_errno(EINVAL, "Unexpected argument '%s'. See --help.", argv[optind]);
+        return 1;
+}
+
+static int run_restore(const Args *args, const Config *config) {
+        _cleanup_free_ char *path = NULL;
+        bool did;
+        int r;
+
+        r = restore_state_path(args->manager.socket_path ? args->manager.socket_path : config->socket, &path);
+        if (r < 0)
+                return log_oom();
+        r = restore_apply(path, &did);
+        if (r >= 0 && !did)
+                log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", path);
+        return r;
+}
+
+/* Parses, validates and hands off to the manager. */
+static int run(int argc, char *argv[]) {
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ char *error = NULL;
+        _cleanup_(config_done) Config config;
+        Args args = {};
+        sigset_t mask;
+        int r;
+
+        log_set_ident("numastatd");
+        config_init(&config);
+        r = parse_argv(argc, argv, &args);
+        if (r <= 0)
+                return r;
 
         /* The default path may be absent (defaults apply); a named one must exist. */
-        config_init(&config);
-        r = config_load(&config, opts.config_path ? opts.config_path : DEFAULT_CONFIG_PATH,
-                        opts.config_path != NULL, &error);
-        if (r < 0) {
-                log_error("%s", error ? error : "Invalid configuration.");
-                config_done(&config);
-                return EXIT_FAILURE;
-        }
-        if (check_config) {
-                printf("%s: OK\n", opts.config_path ? opts.config_path : DEFAULT_CONFIG_PATH);
-                config_done(&config);
-                return EXIT_SUCCESS;
-        }
-
-        if (restore) {
-                _cleanup_free_ char *path = NULL;
-                bool did;
-
-                r = restore_state_path(opts.socket_path ? opts.socket_path : config.socket, &path);
-                config_done(&config);
-                if (r < 0)
-                        return log_oom(), EXIT_FAILURE;
-                r = restore_apply(path, &did);
-                if (r >= 0 && !did)
-                        log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", path);
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-        }
-
-        r = manager_new(&opts, &config, &m);
-        config_done(&config);
+        r = config_load(&config, args.manager.config_path ?: DEFAULT_CONFIG_PATH, args.manager.config_path != NULL,
+                        &error);
         if (r < 0)
-                return EXIT_FAILURE;
+                return log_error_errno(r, "%s", error ? error : "Invalid configuration.");
+        if (args.check_config) {
+                printf("%s: OK\n", args.manager.config_path ?: DEFAULT_CONFIG_PATH);
+                return 0;
+        }
+        if (args.restore)
+                return run_restore(&args, &config);
+
+        /* Blocked before anything starts, so a signal that comes early is
+         * queued for the loop's signalfd, not fatal. */
+        sigemptyset(&mask);
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++)
+                sigaddset(&mask, signals[i]);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
+
+        r = manager_new(&args.manager, &config, &m);
+        if (r < 0)
+                return r;
         r = manager_start(m);
         if (r < 0)
-                return EXIT_FAILURE;
-        r = manager_run(m);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return r;
+        return manager_run(m);
+}
+
+int main(int argc, char *argv[]) {
+        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

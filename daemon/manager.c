@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,31 +13,22 @@
 #include "restore.h"
 #include "rootfs.h"
 #include "rules.h"
-#include "time-util.h"
 #include "service.h"
 #include "stats.h"
-#include "string-table.h"
-
-static const char *const transition_kind_table[_TRANSITION_KIND_MAX] = {
-        [TRANSITION_POLICY] = "policy",
-        [TRANSITION_DRY_RUN] = "dry-run",
-        [TRANSITION_EXTERNAL] = "external",
-        [TRANSITION_EXIT] = "exit",
-};
-
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(transition_kind, TransitionKind)
+#include "time-util.h"
 
 /* Events are stamped with the clock itself, not sd_event_now(): events
  * handled in one loop turn must keep their order (a read handled after a
  * switch is after it). */
+
 static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
 
-static bool kernel_counting(KernelMode k) {
+bool manager_counting(const Manager *m) {
         /* Patched "auto" is our off state: the kernel counts again only once
          * someone reads, and then we switch to strict at once. */
-        return k == KERNEL_MODE_STRICT;
+        return m->kernel_mode == KERNEL_MODE_STRICT;
 }
 
 bool manager_may_read_stats(const Manager *m) {
@@ -47,6 +39,7 @@ bool manager_may_read_stats(const Manager *m) {
 static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
         *pc = (PolicyConfig){
                 .policy = m->policy,
+                .policy_source = m->policy_source,
                 .backend = m->backend,
                 .off_mode = m->config.off_mode,
                 .on_external_change = m->config.on_external_change,
@@ -55,7 +48,7 @@ static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
                 .sustain = m->config.sustain,
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
-                .readers_blind = !m->readers,
+                .readers_unseen = !m->readers,
         };
 }
 
@@ -83,9 +76,12 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         }
         m->dry_run_override = opts->dry_run;
         m->policy = m->config.mode;
+        m->policy_source = CAUSE_STARTUP;
         m->dry_run = effective_dry_run(m);
         m->started = now_usec(CLOCK_REALTIME);
         m->kernel_mode = m->initial_mode = KERNEL_MODE_UNKNOWN;
+        m->readers_backoff = READERS_RETRY_MIN_USEC;
+        policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -95,32 +91,26 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         return 0;
 }
 
-static void transition_done(Transition *t) {
-        free(t->reason);
-        t->reason = NULL;
-}
-
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        /* First the exit path (once), which disconnects every client and so
+         * empties the Monitor list through on_disconnect; only then free. */
+        (void) manager_shutdown(m);
         for (size_t i = 0; i < m->n_monitors; i++)
                 varlink_unref(m->monitors[i]);
         free(m->monitors);
-        if (m->varlink) {
-                varlink_server_shutdown(m->varlink);
-                varlink_server_unref(m->varlink);
-        }
-        if (m->bound_socket)
-                (void) unlink(m->bound_socket);
+        varlink_server_unref(m->varlink);
         free(m->bound_socket);
         free(m->restore_path);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
+        sd_event_source_disable_unref(m->topology_timer);
+        sd_event_source_disable_unref(m->readers_timer);
         readers_free(m->readers);
         uevent_monitor_free(m->uevents);
         readertab_done(&m->readertab);
-        for (size_t i = 0; i < m->n_transitions; i++)
-                transition_done(&m->transitions[(m->transitions_first + i) % TRANSITIONS_MAX]);
+        history_done(&m->history);
         topology_done(&m->topology);
         free(m->zones);
         free(m->node_tracks);
@@ -130,7 +120,6 @@ Manager *manager_free(Manager *m) {
         free(m->uevents_error);
         free(m->rate_error);
         free(m->last_error.message);
-        free(m->last_status_sent);
         free(m->root);
         free(m->config_path);
         free(m->socket_override);
@@ -139,15 +128,15 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-const Transition *manager_transition(const Manager *m, size_t i) {
-        return &m->transitions[(m->transitions_first + i) % TRANSITIONS_MAX];
-}
+/* ---- the record: history, journal, status ---- */
 
-/* One journal entry per transition, with fields to filter on. */
-static void manager_journal_transition(Manager *m, const Transition *t) {
-        char message[REASON_MAX + 128], from[64], to[64], policy[64], kind[64], reason[REASON_MAX + 32];
-        char rpid[64], rcomm[64], runit[160];
-        const char *fields[12];
+/* One journal entry per transition, with fields to filter on. The cause is
+ * data: a switch a reader caused names the reader in fields of its own. */
+static void manager_journal_transition(const Transition *t) {
+        char message[REASON_MAX + 128], from[64], to[64], policy[64], kind[64], cause[64], reason[REASON_MAX + 32];
+        char rpid[64], rcomm[READER_COMM_MAX * 4 + 32], runit[READER_UNIT_MAX * 4 + 32], ruid[64];
+        char rpath[READER_PATH_MAX * 4 + 32], esc[READER_UNIT_MAX * 4];
+        const char *fields[16];
         size_t n = 0;
         const char *what = t->kind == TRANSITION_DRY_RUN ? "Dry run: would switch"
                            : t->kind == TRANSITION_EXTERNAL ? "Someone else switched"
@@ -160,58 +149,63 @@ static void manager_journal_transition(Manager *m, const Transition *t) {
         snprintf(to, sizeof to, "NUMASTATD_TO=%s", kernel_mode_to_string(t->to));
         snprintf(policy, sizeof policy, "NUMASTATD_POLICY=%s", policy_to_string(t->policy));
         snprintf(kind, sizeof kind, "NUMASTATD_KIND=%s", transition_kind_to_string(t->kind));
+        snprintf(cause, sizeof cause, "NUMASTATD_CAUSE=%s", cause_to_string(t->cause));
         snprintf(reason, sizeof reason, "NUMASTATD_REASON=%s", t->reason ? t->reason : "");
         fields[n++] = from;
         fields[n++] = to;
         fields[n++] = policy;
         fields[n++] = kind;
+        fields[n++] = cause;
         fields[n++] = reason;
-        /* A switch a reader caused names the reader. */
-        if (m->last_reader.pid > 0 && t->reason && !isempty(m->engine.last_reader) &&
-            startswith(t->reason, m->engine.last_reader)) {
-                snprintf(rpid, sizeof rpid, "NUMASTATD_READER_PID=%d", (int) m->last_reader.pid);
-                fields[n++] = rpid;
-                if (m->last_reader.comm[0]) {
-                        snprintf(rcomm, sizeof rcomm, "NUMASTATD_READER_COMM=%s", m->last_reader.comm);
+        if (t->cause == CAUSE_READ) {
+                const ReaderRef *r = &t->reader;
+
+                if (r->pid > 0) {
+                        snprintf(rpid, sizeof rpid, "NUMASTATD_READER_PID=%d", (int) r->pid);
+                        fields[n++] = rpid;
+                }
+                if (r->comm[0]) {
+                        snprintf(rcomm, sizeof rcomm, "NUMASTATD_READER_COMM=%s",
+                                 cescape_buf(r->comm, esc, sizeof esc));
                         fields[n++] = rcomm;
                 }
-                if (m->last_reader.unit[0]) {
-                        snprintf(runit, sizeof runit, "NUMASTATD_READER_UNIT=%s", m->last_reader.unit);
+                if (r->unit[0]) {
+                        snprintf(runit, sizeof runit, "NUMASTATD_READER_UNIT=%s",
+                                 cescape_buf(r->unit, esc, sizeof esc));
                         fields[n++] = runit;
                 }
+                if (r->has_uid) {
+                        snprintf(ruid, sizeof ruid, "NUMASTATD_READER_UID=%u", (unsigned) r->uid);
+                        fields[n++] = ruid;
+                }
+                snprintf(rpath, sizeof rpath, "NUMASTATD_READER_PATH=%s", cescape_buf(r->path, esc, sizeof esc));
+                fields[n++] = rpath;
         }
         fields[n] = NULL;
         log_struct(t->kind == TRANSITION_EXTERNAL ? LOG_WARNING : LOG_INFO, NUMASTATD_MESSAGE_TRANSITION, message,
                    fields);
 }
 
-static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, TransitionKind kind,
-                                      const char *reason) {
-        Transition *t;
-
-        if (m->n_transitions == TRANSITIONS_MAX) {
-                t = &m->transitions[m->transitions_first];
-                transition_done(t);
-                m->transitions_first = (m->transitions_first + 1) % TRANSITIONS_MAX;
-                m->n_transitions--;
-        }
-        t = &m->transitions[(m->transitions_first + m->n_transitions) % TRANSITIONS_MAX];
-        *t = (Transition){
+static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, TransitionKind kind, Cause cause,
+                                      const ReaderRef *reader, const char *reason) {
+        Transition t = {
                 .time = now_usec(CLOCK_REALTIME),
                 .from = from,
                 .to = to,
                 .policy = m->policy,
                 .kind = kind,
-                .reason = strdup(reason),
+                .cause = cause,
+                .reason = (char *) reason,
         };
-        m->n_transitions++;
-        m->transitions_total++;
-        manager_journal_transition(m, t);
+
+        if (cause == CAUSE_READ && reader)
+                t.reader = *reader;
+        manager_journal_transition(history_add(&m->history, &t));
 }
 
 static void manager_set_error(Manager *m, int error, char **message) {
         free(m->last_error.message);
-        m->last_error = (ManagerError){
+        m->last_error = (ErrorRecord){
                 .time = now_usec(CLOCK_REALTIME),
                 .error = abs(error),
                 .message = TAKE_PTR(*message),
@@ -220,14 +214,26 @@ static void manager_set_error(Manager *m, int error, char **message) {
 
 static void manager_clear_error(Manager *m) {
         free(m->last_error.message);
-        m->last_error = (ManagerError){};
+        m->last_error = (ErrorRecord){};
 }
 
 void manager_state_changed(Manager *m) {
-        service_notify_monitors(m);
-        (void) sd_notifyf(false, "STATUS=NUMA statistics %s (policy %s%s): %s",
-                          kernel_mode_to_string(m->kernel_mode), policy_to_string(m->policy),
-                          m->dry_run ? ", dry run" : "", m->decision.reason);
+        char line[REASON_MAX + 128];
+        uint64_t fp;
+        Status st;
+
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        fp = status_fingerprint(&st);
+        if (fp == m->fingerprint)
+                return;
+        m->fingerprint = fp;
+        service_notify_monitors(m, &st);
+        (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
+}
+
+void manager_fail(Manager *m, int error) {
+        log_error_errno(error, "Stopping after an internal error: %m");
+        (void) sd_event_exit(m->event, -abs(error));
 }
 
 /* ---- counters ---- */
@@ -294,10 +300,6 @@ static void manager_read_counters(Manager *m, bool reset) {
         }
         if (reset)
                 m->counter_resets++;
-}
-
-void manager_counters_total(const Manager *m, NumaCounters *ret) {
-        counter_track_total(&m->vmstat_track, ret);
 }
 
 static void manager_refresh_zones(Manager *m) {
@@ -396,7 +398,7 @@ static void manager_check_kernel(Manager *m) {
                         manager_set_error(m, r, &error);
                 return;
         }
-        if (!m->have_decision || m->kernel_mode == KERNEL_MODE_UNKNOWN || found == m->kernel_mode) {
+        if (!m->engine.have_decision || m->kernel_mode == KERNEL_MODE_UNKNOWN || found == m->kernel_mode) {
                 m->kernel_mode = found;
                 return;
         }
@@ -406,7 +408,7 @@ static void manager_check_kernel(Manager *m) {
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
-        manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, reason);
+        manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason);
         manager_policy_config(m, &pc);
         policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, m->kernel_mode);
         m->kernel_mode = found;
@@ -414,53 +416,45 @@ static void manager_check_kernel(Manager *m) {
 
 int manager_apply(Manager *m) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
+        bool decided_before = m->engine.have_decision, changed;
         PolicyConfig pc;
-        Decision d;
         KernelMode from;
-        bool changed;
-        uint64_t transitions_before = m->transitions_total;
+        Decision d;
         int r = 0;
 
         manager_check_kernel(m);
         manager_policy_config(m, &pc);
         policy_evaluate(&m->engine, &pc, now, &d);
-        changed = !m->have_decision || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
+        changed = !decided_before || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
         m->decision = d;
-        m->have_decision = true;
         from = m->kernel_mode;
 
         if (d.mode == KERNEL_MODE_UNKNOWN || from == d.mode) {
-                if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message && from == d.mode)
+                if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
                         manager_clear_error(m);
                 goto done;
         }
 
         if (m->dry_run) {
                 if (changed)
-                        manager_record_transition(m, from, d.mode, TRANSITION_DRY_RUN, d.reason);
+                        manager_record_transition(m, from, d.mode, TRANSITION_DRY_RUN, d.cause, &d.reader,
+                                                  d.reason);
                 goto done;
         }
 
         r = manager_write_mode(m, d.mode, d.reason);
-        if (r < 0) {
-                changed = true;
+        if (r < 0)
                 goto done;
-        }
         m->kernel_mode = d.mode;
         manager_clear_error(m);
-        manager_record_transition(m, from, d.mode, TRANSITION_POLICY, d.reason);
+        manager_record_transition(m, from, d.mode, TRANSITION_POLICY, d.cause, &d.reader, d.reason);
         if (m->zones_stale)
                 manager_refresh_zones(m);
 done:
-        on_time_set(&m->on_time, now, kernel_counting(m->kernel_mode));
+        on_time_set(&m->on_time, now, manager_counting(m));
         manager_arm_deadline(m);
-        if (changed || m->transitions_total != transitions_before)
-                manager_state_changed(m);
+        manager_state_changed(m);
         return r;
-}
-
-static void manager_resume(Manager *m) {
-        policy_resume(&m->engine);
 }
 
 int manager_set_policy(Manager *m, Policy policy, int dry_run) {
@@ -468,10 +462,10 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
                  dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
         m->policy = policy;
-        m->policy_from_client = true;
+        m->policy_source = CAUSE_OPERATOR;
         if (dry_run >= 0)
                 m->dry_run = dry_run;
-        manager_resume(m);
+        policy_resume(&m->engine);
         return manager_apply(m);
 }
 
@@ -521,7 +515,7 @@ int manager_reload(Manager *m, char **ret_error) {
         m->config = c;
         m->config_error = (free(m->config_error), NULL);
         m->policy = m->config.mode;
-        m->policy_from_client = false;
+        m->policy_source = CAUSE_RELOAD;
         m->dry_run = effective_dry_run(m);
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
@@ -531,8 +525,10 @@ int manager_reload(Manager *m, char **ret_error) {
                 manager_save_restore_state(m);  /* exit_mode may have changed */
         manager_arm_sampling(m);
 
-        manager_resume(m);
-        /* A failed write is logged and in status; the reload itself worked. */
+        policy_resume(&m->engine);
+        /* The engine judges the rate under the new thresholds at once, with
+         * the samples' own times. A failed write is logged and in status;
+         * the reload itself worked. */
         (void) manager_apply(m);
         (void) sd_notify(false, "READY=1");
         return 0;
@@ -562,7 +558,8 @@ int manager_restore(Manager *m) {
         if (r < 0)
                 return r;
         snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
-        manager_record_transition(m, now, to, TRANSITION_EXIT, reason);
+        manager_record_transition(m, now, to, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason);
+        m->kernel_mode = to;
         return 0;
 }
 
@@ -571,15 +568,13 @@ int manager_restore(Manager *m) {
 static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        _cleanup_free_ char *rule = NULL;
-        char desc[REASON_MAX];
+        _cleanup_free_ char *rule = NULL, *comm = NULL, *unit = NULL, *path = NULL;
         int idx, r;
 
         if (ev->overflow) {
                 m->readertab.overflows++;
                 log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
-                policy_on_counted_read(&m->engine, now,
-                                       "the fanotify queue overflowed (reads were lost): counting on to be safe");
+                policy_on_lost_reads(&m->engine, now);
                 (void) manager_apply(m);
                 return;
         }
@@ -593,100 +588,179 @@ static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
                 .path = ev->path,
         };
         idx = rules_match(m->config.ignore, m->config.n_ignore, &id);
-        if (idx >= 0)
+
+        if (idx < 0) {
+                ReaderRef ref;
+
+                reader_ref_set(&ref, ev->pid, ev->pid_verified, ev->has_uid, ev->uid, ev->comm,
+                               ev->unit ?: ev->session, ev->path);
+                policy_on_counted_read(&m->engine, now, &ref);
+                /* The reader is why we exist: switch first, book-keep after. */
+                if (m->engine.counting && manager_counting(m) && m->engine.have_decision)
+                        manager_arm_deadline(m);        /* already counting: only linger moves */
+                else
+                        (void) manager_apply(m);
+        } else
                 rule = rule_to_string(&m->config.ignore[idx]);
 
-        r = readertab_add(&m->readertab, ev->comm, ev->exe, ev->unit, ev->has_uid, ev->uid, ev->pid, ev->path,
-                          idx >= 0, rule, now_usec(CLOCK_REALTIME));
+        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, idx >= 0 ? (rule ?: "") : NULL,
+                          now_usec(CLOCK_REALTIME));
         if (r < 0) {
                 log_oom();
                 return;
         }
-        if (r > 0)
-                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s) read %s%s%s.",
-                         ev->comm ? ev->comm : "(gone)", ev->pid, ev->has_uid ? (int) ev->uid : -1,
-                         ev->unit ? ", " : "", ev->unit ? ev->unit : "", ev->path,
-                         idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? rule : "");
-        if (idx >= 0) {
-                if (r > 0)
-                        manager_state_changed(m);
-                return;
-        }
-
-        if (ev->comm)
-                snprintf(desc, sizeof desc, "%s (pid " PID_FMT ", uid %d%s%s) read %s", ev->comm, ev->pid,
-                         ev->has_uid ? (int) ev->uid : -1, ev->unit || ev->session ? ", " : "",
-                         ev->unit ? ev->unit : ev->session ? ev->session : "", ev->path);
-        else
-                /* Short-lived readers (a one-off cat) can be gone before we look. */
-                snprintf(desc, sizeof desc, "pid " PID_FMT " (exited before it could be attributed) read %s",
-                         ev->pid, ev->path);
-        m->last_reader.pid = ev->pid;
-        snprintf(m->last_reader.comm, sizeof m->last_reader.comm, "%s", ev->comm ? ev->comm : "");
-        snprintf(m->last_reader.unit, sizeof m->last_reader.unit, "%s",
-                 ev->unit ? ev->unit : ev->session ? ev->session : "");
-        policy_on_counted_read(&m->engine, now, desc);
-        if (m->engine.counting && m->kernel_mode == KERNEL_MODE_STRICT && m->have_decision) {
-                /* Already counting: only the linger deadline moves. */
-                manager_arm_deadline(m);
-                if (r > 0)
-                        manager_state_changed(m);
-                return;
-        }
-        (void) manager_apply(m);
-        if (r > 0)
+        if (r > 0) {
+                /* Names another process chose: escaped in the log. */
+                comm = cescape(ev->comm ?: "(gone)");
+                unit = cescape(ev->unit ?: "");
+                path = cescape(ev->path);
+                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s) read %s%s%s.", strnull(comm), ev->pid,
+                         ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit), strnull(path),
+                         idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? strnull(rule) : "");
                 manager_state_changed(m);
+        }
 }
 
-static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
+/* ---- reader detection that dies, and comes back ---- */
+
+static void on_readers_failed(Readers *r, int error, void *userdata);
+
+static int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        int r;
+
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
+        if (r < 0) {
+                usec_t delay = m->readers_backoff;
+
+                m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
+                m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
+                log_warning_errno(r, "Cannot re-create reader detection (fanotify: %m); next try in %" PRIu64 " s.",
+                                  delay / USEC_PER_SEC);
+                sd_event_source_set_time(s, now_usec(CLOCK_MONOTONIC) + delay);
+                sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                manager_state_changed(m);
+                return 0;
+        }
+        log_notice("Reader detection is back.");
+        m->readers_error = (free(m->readers_error), NULL);
+        m->readers_retry_at = 0;
+        m->readers_backoff = READERS_RETRY_MIN_USEC;
+        (void) manager_watch(m);
+        (void) manager_apply(m);
+        return 0;
+}
+
+static void on_readers_failed(Readers *r, int error, void *userdata) {
+        Manager *m = userdata;
+        usec_t delay = m->readers_backoff;
+
+        /* The group is gone for good; the policy goes blind (auto keeps
+         * counting on) until a new one works. */
+        m->readers = readers_free(m->readers);
+        free(m->readers_error);
+        errno = -error;
+        if (asprintf(&m->readers_error, "reader detection failed (fanotify: %m); retrying") < 0)
+                m->readers_error = NULL;
+        m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
+        m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
+        log_warning("Reader detection failed; policy auto keeps counting on; next try in %" PRIu64 " s.",
+                    delay / USEC_PER_SEC);
+        sd_event_source_set_time(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
+        sd_event_source_set_enabled(m->readers_timer, SD_EVENT_ONESHOT);
+        (void) manager_apply(m);
+}
+
+/* ---- hotplug ---- */
+
+static bool topology_same_nodes(const Topology *a, const Topology *b) {
+        if (a->n_nodes != b->n_nodes)
+                return false;
+        for (size_t i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].id != b->nodes[i].id)
+                        return false;
+        return true;
+}
+
+static int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        bool rewatch = m->topology_nodes_changed, cpus = m->topology_cpus_changed;
         Topology t;
         int r;
 
-        log_info("Kernel uevent: %s %s; refreshing the topology.", ev->action, ev->devpath);
+        m->topology_nodes_changed = m->topology_cpus_changed = false;
+        m->topology_reloads++;
         r = topology_load(m->root, &t);
         if (r < 0)
                 log_warning_errno(r, "Cannot re-read the NUMA topology: %m");
         else {
+                rewatch = rewatch || !topology_same_nodes(&t, &m->topology);
                 topology_done(&m->topology);
                 m->topology = t;
         }
+        if (rewatch)
+                (void) manager_watch(m);        /* a node's files came or went */
+        if (cpus)
+                manager_refresh_zones(m);       /* thresholds follow the CPU count */
+        manager_state_changed(m);
+        return 0;
+}
+
+static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
+        Manager *m = userdata;
+        int enabled = SD_EVENT_OFF;
+
+        log_debug("Kernel uevent: %s %s.", ev->action, ev->devpath);
         m->topology_changes++;
         m->topology_changed_at = now_usec(CLOCK_REALTIME);
         if (ev->subsystem == UEVENT_NODE)
-                (void) manager_watch(m);        /* a node's files came or went */
+                m->topology_nodes_changed = true;
         if (ev->subsystem == UEVENT_CPU)
-                manager_refresh_zones(m);       /* thresholds follow the CPU count */
-        manager_state_changed(m);
+                m->topology_cpus_changed = true;
+        /* A burst (memory blocks come online by the dozen) is one reload. */
+        (void) sd_event_source_get_enabled(m->topology_timer, &enabled);
+        if (enabled == SD_EVENT_OFF) {
+                sd_event_source_set_time(m->topology_timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
+                sd_event_source_set_enabled(m->topology_timer, SD_EVENT_ONESHOT);
+        }
 }
+
+/* ---- sampling ---- */
 
 static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        uint64_t now, next;
         VmStat vs;
 
         if (m->backend != BACKEND_NONE && manager_may_read_stats(m)) {
                 int r = stats_read_vmstat(m->root, &vs);
+
+                /* The rate is per the clock at the reading, not the timer's
+                 * schedule: a late wakeup must not inflate it. */
+                now = now_usec(CLOCK_MONOTONIC);
                 if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
                         /* Said once: it will not change while the kernel runs. */
                         m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
                                                "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
                                                "auto keeps counting on");
                         log_warning("%s.", m->rate_error);
-                        manager_state_changed(m);
                 }
                 if (r >= 0 && vs.has_pgalloc &&
-                    rate_meter_sample(&m->rate, usec, vs.pgalloc, 3 * m->config.interval)) {
-                        PolicyConfig pc;
-                        manager_policy_config(m, &pc);
-                        policy_on_rate(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), m->rate.rate);
-                }
+                    rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
+                        policy_on_rate(&m->engine, now, m->rate.rate);
                 manager_read_counters(m, false);
         } else
                 /* No sample while reading would turn counting on: restart the meter after. */
                 m->rate.have_sample = false;
 
         (void) manager_apply(m);
-        sd_event_source_set_time(s, usec + m->config.interval);
+
+        /* Keep the cadence; after a stall, do not catch up in a burst. */
+        now = now_usec(CLOCK_MONOTONIC);
+        next = usec + m->config.interval;
+        if (next <= now)
+                next = now + m->config.interval;
+        sd_event_source_set_time(s, next);
         return 0;
 }
 
@@ -700,6 +774,8 @@ static void manager_arm_sampling(Manager *m) {
         sd_event_source_set_time(m->sample_timer, now + m->config.interval);
         sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);
 }
+
+/* ---- the socket ---- */
 
 static int mkdir_parents(const char *path, mode_t mode) {
         _cleanup_free_ char *p = strdup(path);
@@ -729,18 +805,14 @@ static int manager_listen(Manager *m) {
                         r = varlink_server_listen_fd(m->varlink, fd);
                         if (r < 0)
                                 log_error_errno(r, "Cannot listen on the socket systemd passed: %m");
-                        for (int j = 0; j < n; j++)
-                                free(names[j]);
-                        free(names);
+                        strv_free(names);
                         if (r < 0)
                                 return r;
                         log_debug("Listening on the varlink socket passed by systemd.");
                         return 0;
                 }
         }
-        for (int j = 0; j < n; j++)
-                free(names[j]);
-        free(names);
+        strv_free(names);
 
         r = mkdir_parents(path, 0755);
         if (r < 0)
@@ -764,6 +836,8 @@ static int manager_listen(Manager *m) {
         return 0;
 }
 
+/* ---- life cycle ---- */
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
@@ -772,14 +846,13 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
                 return 0;
         }
         log_info("Received SIG%s, stopping.", sigabbrev_np(si->ssi_signo));
-        (void) sd_notify(false, "STOPPING=1");
         return sd_event_exit(m->event, 0);
 }
 
 static void manager_start_sources(Manager *m) {
         int r;
 
-        r = readers_new(m->event, on_read, m, &m->readers);
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
         if (r < 0) {
                 errno = -r;
                 if (asprintf(&m->readers_error, "fanotify unavailable: %m%s",
@@ -849,10 +922,23 @@ static int manager_recover(Manager *m) {
         return 0;
 }
 
+/* A timer that stops the daemon if its handler fails. */
+static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t handler, const char *name) {
+        int r;
+
+        r = sd_event_add_time(m->event, ret, CLOCK_MONOTONIC, USEC_INFINITY, 0, handler, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(*ret, name);
+        r = sd_event_source_set_exit_on_failure(*ret, true);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
+}
+
 int manager_start(Manager *m) {
         _cleanup_free_ char *error = NULL;
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
-        sigset_t mask;
         int r;
 
         r = backend_detect(m->root, &m->backend);
@@ -888,24 +974,28 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        sigemptyset(&mask);
-        for (size_t i = 0; i < ELEMENTSOF(signals); i++)
-                sigaddset(&mask, signals[i]);
-        /* sd-event's signal sources need the signals blocked. */
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(errno, "Cannot block signals: %m");
+        /* main() blocked these before we started: sd-event takes them as signalfd. */
         for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
-                r = sd_event_add_signal(m->event, NULL, signals[i], on_signal, m);
+                sd_event_source *s = NULL;
+
+                r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
+                if (r >= 0)
+                        r = sd_event_source_set_exit_on_failure(s, true);
                 if (r < 0)
                         return log_error_errno(r, "Cannot watch SIG%s: %m", sigabbrev_np(signals[i]));
+                /* Floating: owned by the loop, freed with it. */
+                (void) sd_event_source_set_floating(s, true);
+                sd_event_source_unref(s);
         }
-        r = sd_event_add_time(m->event, &m->sample_timer, CLOCK_MONOTONIC, 0, 0, on_sample, m);
+        r = add_timer(m, &m->sample_timer, on_sample, "sample");
         if (r >= 0)
-                r = sd_event_add_time(m->event, &m->deadline_timer, CLOCK_MONOTONIC, USEC_INFINITY, 0,
-                                      on_deadline, m);
+                r = add_timer(m, &m->deadline_timer, on_deadline, "policy-deadline");
+        if (r >= 0)
+                r = add_timer(m, &m->topology_timer, on_topology_settled, "topology-settle");
+        if (r >= 0)
+                r = add_timer(m, &m->readers_timer, on_readers_retry, "readers-retry");
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
-        sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_OFF);
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
@@ -916,9 +1006,9 @@ int manager_start(Manager *m) {
 }
 
 int manager_run(Manager *m) {
-        int r;
+        int r, k;
 
-        on_time_start(&m->on_time, now_usec(CLOCK_MONOTONIC), kernel_counting(m->kernel_mode));
+        on_time_start(&m->on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in
@@ -930,13 +1020,34 @@ int manager_run(Manager *m) {
 
         r = sd_event_loop(m->event);
         if (r < 0)
-                return log_error_errno(r, "Event loop failed: %m");
+                log_error_errno(r, "Event loop failed: %m");
+        /* Whatever ended the loop, one way out. */
+        k = manager_shutdown(m);
+        return r < 0 ? r : k;
+}
 
-        r = manager_restore(m);
-        /* Restored: nothing left for ExecStopPost= or the next start to do.
-         * On failure the state stays, so they can try again. */
-        if (r >= 0 && m->restore_path)
-                (void) unlink(m->restore_path);
-        varlink_server_shutdown(m->varlink);
+int manager_shutdown(Manager *m) {
+        int r = 0;
+
+        if (m->shut_down)
+                return 0;
+        m->shut_down = true;
+        (void) sd_notify(false, "STOPPING=1");
+
+        /* Only a daemon that took the kernel over gives it back: one that
+         * failed to start (a second daemon, say) must not touch it. */
+        if (m->engine.have_decision) {
+                r = manager_restore(m);
+                /* Restored: nothing left for ExecStopPost= or the next start to
+                 * do. On failure the state stays, so they can try again. */
+                if (r >= 0 && m->restore_path)
+                        (void) unlink(m->restore_path);
+        }
+        if (m->varlink)
+                varlink_server_shutdown(m->varlink);   /* every client, Monitor ones too */
+        if (m->bound_socket) {
+                (void) unlink(m->bound_socket);
+                m->bound_socket = (free(m->bound_socket), NULL);
+        }
         return r;
 }

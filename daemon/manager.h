@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The daemon's context: everything mutable lives here, nowhere else. */
+/* The daemon's context: everything mutable lives here, nowhere else.
+ *
+ * State flows one way: sources (reads, rate samples, uevents, the kernel's
+ * mode) feed the policy engine; its Decision drives the kernel; status.c
+ * builds the one snapshot every output reads. Each fact is kept once:
+ * whether the kernel counts is derived from its mode, whether a decision
+ * was made lives in the engine, the last reader is the engine's. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,43 +16,26 @@
 #include "backend.h"
 #include "conf.h"
 #include "counters.h"
+#include "history.h"
 #include "parsers.h"
 #include "policy.h"
 #include "readers.h"
 #include "readertab.h"
+#include "status.h"
 #include "topology.h"
 #include "uevent.h"
 #include "varlink-client.h"
 #include "varlink-server.h"
 
-#define TRANSITIONS_MAX 64
-
 /* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
 #define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
 
-typedef enum TransitionKind {
-        TRANSITION_POLICY,      /* we switched */
-        TRANSITION_DRY_RUN,     /* we would have switched */
-        TRANSITION_EXTERNAL,    /* someone else switched */
-        TRANSITION_EXIT,        /* we restored exit_mode on the way out */
-        _TRANSITION_KIND_MAX,
-} TransitionKind;
-
-const char *transition_kind_to_string(TransitionKind k);
-
-typedef struct Transition {
-        uint64_t time;          /* CLOCK_REALTIME, µs */
-        KernelMode from, to;
-        Policy policy;
-        TransitionKind kind;
-        char *reason;
-} Transition;
-
-typedef struct ManagerError {
-        uint64_t time;
-        int error;              /* positive errno */
-        char *message;
-} ManagerError;
+/* Bursts of uevents (a memory block comes online as dozens) are one
+ * topology reload, this long after the first. */
+#define TOPOLOGY_SETTLE_USEC (100 * USEC_PER_MSEC)
+/* Reader detection that died is re-created after 1 s, doubling to 5 min. */
+#define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
+#define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
 
 typedef struct ManagerOptions {
         const char *root;               /* NULL: "/" */
@@ -54,11 +43,6 @@ typedef struct ManagerOptions {
         const char *socket_path;        /* NULL: the config's */
         bool dry_run;                   /* --dry-run */
 } ManagerOptions;
-
-typedef struct NodeTrack {
-        int id;
-        CounterTrack track;
-} NodeTrack;
 
 typedef struct Manager {
         sd_event *event;
@@ -73,7 +57,7 @@ typedef struct Manager {
         char *config_error;     /* the last rejected reload, if any */
 
         Policy policy;          /* in force: the config's, or SetPolicy's */
-        bool policy_from_client;
+        Cause policy_source;    /* STARTUP (the config at start), RELOAD, OPERATOR */
         bool dry_run;
 
         BackendKind backend;
@@ -81,25 +65,26 @@ typedef struct Manager {
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
         bool wrote_kernel;              /* we changed the kernel at least once */
         PolicyState engine;
-        Decision decision;
-        bool have_decision;
-        ManagerError last_error;
+        Decision decision;              /* the engine's last answer */
+        ErrorRecord last_error;
 
         Topology topology;
-        uint64_t topology_changes;
+        uint64_t topology_changes;      /* uevents about CPUs, memory, nodes */
+        uint64_t topology_reloads;
         uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
+        bool topology_nodes_changed;    /* a node uevent since the last reload: re-mark files */
+        bool topology_cpus_changed;     /* a CPU uevent since the last reload: re-read precision */
+        sd_event_source *topology_timer;
         ZoneThreshold *zones;           /* counter precision, from /proc/zoneinfo */
         size_t n_zones;
         bool zones_stale;               /* CPUs changed while we could not read zoneinfo */
 
-        Readers *readers;               /* NULL: reader detection unavailable */
+        Readers *readers;               /* NULL: reader detection unavailable (or died) */
         char *readers_error;
+        usec_t readers_backoff;         /* the next retry's delay after a failure */
+        uint64_t readers_retry_at;      /* CLOCK_REALTIME µs, for status; 0: no retry pending */
+        sd_event_source *readers_timer;
         ReaderTable readertab;
-        struct {                        /* the last counted reader, for the journal */
-                pid_t pid;
-                char comm[32];
-                char unit[128];
-        } last_reader;
         UeventMonitor *uevents;
         char *uevents_error;
 
@@ -115,23 +100,23 @@ typedef struct Manager {
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;
 
-        Transition transitions[TRANSITIONS_MAX];        /* ring, oldest at transitions_first */
-        size_t transitions_first, n_transitions;
-        uint64_t transitions_total;
+        History history;
 
-        char *restore_path;     /* crash-safety state beside the socket */
+        char *restore_path;     /* crash-safety state */
 
         VarlinkServer *varlink;
         char *bound_socket;     /* a path we bound ourselves and unlink at exit */
         Varlink **monitors;
         size_t n_monitors;
-        char *last_status_sent; /* Monitor sends only when this changes */
+        uint64_t fingerprint;   /* status_fingerprint() last announced (STATUS=, Monitor) */
 
+        bool shut_down;         /* manager_shutdown() ran */
         uint64_t started;       /* CLOCK_REALTIME, µs */
 } Manager;
 
 /* Takes over *config (left zeroed). */
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret);
+/* Shuts down if that has not happened, then frees. */
 Manager *manager_free(Manager *m);
 static inline void manager_freep(Manager **m) {
         manager_free(*m);
@@ -139,6 +124,15 @@ static inline void manager_freep(Manager **m) {
 
 /* Detects the backend, reads the topology, starts the sources, opens the socket. */
 int manager_start(Manager *m);
+/* Runs the event loop until a signal, a failing source or an internal
+ * error ends it, then shuts down (manager_shutdown()). Returns the loop's
+ * error, or the restore's. */
+int manager_run(Manager *m);
+/* The one exit path, run once whatever ended the loop: STOPPING=1, the
+ * kernel left in exit_mode, the crash-restore state removed once restored,
+ * the socket closed and unlinked, every client disconnected. */
+int manager_shutdown(Manager *m);
+
 /* Checks the kernel for outside changes, decides and, unless in dry run,
  * drives the kernel. Returns the write's error, which is also logged and
  * kept in status. */
@@ -150,14 +144,14 @@ int manager_reload(Manager *m, char **ret_error);
 int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged */);
 /* Leaves the kernel in the configured exit mode. */
 int manager_restore(Manager *m);
-int manager_run(Manager *m);
 
-/* The transition at index i, oldest first, i < n_transitions. */
-const Transition *manager_transition(const Manager *m, size_t i);
-/* Counters counted since start: total (from /proc/vmstat) and per node. */
-void manager_counters_total(const Manager *m, NumaCounters *ret);
+/* Whether the kernel counts now, from its mode. */
+bool manager_counting(const Manager *m);
 /* Reading a statistics file is harmless now (not a patched kernel in
  * "auto", where any read turns counting on). */
 bool manager_may_read_stats(const Manager *m);
-/* Something status shows changed: tell Monitor clients and systemd. */
+/* Something status shows may have changed: if it did (status_fingerprint()),
+ * tell Monitor clients and systemd. */
 void manager_state_changed(Manager *m);
+/* Ends the event loop with an error: the exit path runs. */
+void manager_fail(Manager *m, int error);

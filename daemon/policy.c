@@ -6,25 +6,28 @@
 
 #include "macro.h"
 #include "policy.h"
+#include "string-table.h"
 
 /* Reasons are compared by the manager: a changed reason is a Monitor update.
  * So steady-state reasons name thresholds and readers, never elapsed times or
  * the rate of the moment; only the reason of a switch carries the numbers. */
 
-/* Appends to a reason; one cut at REASON_MAX is still worth showing. */
-_printf_(3, 4)
-static void buf_append(char *buf, size_t size, const char *fmt, ...) {
-        size_t l = strnlen(buf, size);
-        va_list ap;
+static const char *const policy_rule_table[_POLICY_RULE_MAX] = {
+        [RULE_NO_BACKEND] = "no-backend",
+        [RULE_PAUSED] = "paused",
+        [RULE_STRICT] = "strict",
+        [RULE_COARSE] = "coarse",
+        [RULE_READERS_UNSEEN] = "readers-unseen",
+        [RULE_ON_FOR_READ] = "on-for-read",
+        [RULE_ON_FOR_LOW_RATE] = "on-for-low-rate",
+        [RULE_OFF_FOR_PRESSURE] = "off-for-pressure",
+        [RULE_OFF_WAITING] = "off-waiting",
+        [RULE_ON_NO_RATE] = "on-no-rate",
+        [RULE_ON_NOT_ABOVE] = "on-not-above",
+        [RULE_ON_HELD] = "on-held",
+};
 
-        if (l + 1 >= size)
-                return;
-        va_start(ap, fmt);
-        (void) vsnprintf(buf + l, size - l, fmt, ap);
-        va_end(ap);
-}
-
-#define reason_append(d, ...) buf_append((d)->reason, sizeof (d)->reason, __VA_ARGS__)
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(policy_rule, PolicyRule)
 
 static usec_t usec_add(usec_t a, usec_t b) {
         /* Saturate: a linger of "infinity" must not wrap to the past. */
@@ -35,68 +38,43 @@ static usec_t usec_max(usec_t a, usec_t b) {
         return a > b ? a : b;
 }
 
-/* While not paused, paused_mode != UNKNOWN is an override to announce; an
- * unreadable mode found needs a value of its own for that. */
-#define OVERRIDE_FOUND_UNKNOWN _KERNEL_MODE_MAX
-
 static const char *mode_str(KernelMode m) {
         return kernel_mode_to_string(m) ?: "invalid";
-}
-
-/* Whether the kernel counts in mode m; patched auto counts once read, and a
- * reader is what the admin wants served. */
-static bool mode_counts(KernelMode m, bool fallback) {
-        switch (m) {
-        case KERNEL_MODE_STRICT:
-        case KERNEL_MODE_AUTO:
-                return true;
-        case KERNEL_MODE_COARSE:
-                return false;
-        default:
-                return fallback;
-        }
-}
-
-static const char *dur(char buf[static DURATION_MAX], usec_t u) {
-        return format_duration(buf, DURATION_MAX, u) ?: "?";
 }
 
 void policy_init(PolicyState *s, usec_t now) {
         *s = (PolicyState) {
                 .counting = true,
                 .last_switch = now,
+                .switch_cause = CAUSE_STARTUP,
                 /* The start counts as a read: a reader that polls less often
                  * than linger is not caught with counting off right away. */
                 .last_counted_read = now,
+                .read_cause = CAUSE_STARTUP,
                 .paused_mode = KERNEL_MODE_UNKNOWN,
+                .paused_expected = KERNEL_MODE_UNKNOWN,
+                .override_found = KERNEL_MODE_UNKNOWN,
         };
+        rate_history_reset(&s->rates);
 }
 
-void policy_on_counted_read(PolicyState *s, usec_t now, const char *desc) {
+void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader) {
         s->last_counted_read = now;
-        snprintf(s->last_reader, sizeof s->last_reader, "%s", desc ?: "");
+        s->read_cause = CAUSE_READ;
+        s->last_reader = *reader;
 }
 
-void policy_on_rate(PolicyState *s, const PolicyConfig *c, usec_t now, double rate) {
-        /* 0 means "not now" in above_since/below_since: never store it. */
-        usec_t stamp = now > 0 ? now : 1;
+void policy_on_lost_reads(PolicyState *s, usec_t now) {
+        s->last_counted_read = now;
+        s->read_cause = CAUSE_LOST_READS;
+        s->last_reader = (ReaderRef) {};
+}
 
+void policy_on_rate(PolicyState *s, usec_t now, double rate) {
+        /* 0 means "not now" in the since-times: never store it. */
+        rate_history_add(&s->rates, now > 0 ? now : 1, rate);
         s->have_rate = true;
         s->rate = rate;
-
-        /* Any sample on the other side restarts the clock: sustain must hold
-         * continuously, which is what keeps a noisy rate from flapping. */
-        if (rate > (double) c->coarse_above) {
-                if (s->above_since == 0)
-                        s->above_since = stamp;
-        } else
-                s->above_since = 0;
-
-        if (rate < (double) c->strict_below) {
-                if (s->below_since == 0)
-                        s->below_since = stamp;
-        } else
-                s->below_since = 0;
 }
 
 void policy_on_external_change(PolicyState *s, const PolicyConfig *c, usec_t now, KernelMode found,
@@ -104,33 +82,27 @@ void policy_on_external_change(PolicyState *s, const PolicyConfig *c, usec_t now
         if (c->on_external_change == EXTERNAL_CHANGE_FOLLOW) {
                 s->paused = true;
                 s->paused_mode = found;
-                snprintf(s->paused_reason, sizeof s->paused_reason,
-                         "vm mode changed to %s by someone else (expected %s): following the admin; "
-                         "numastatctl set-policy or reload resumes",
-                         mode_str(found), mode_str(expected));
+                s->paused_expected = expected;
                 return;
         }
-
-        /* Override: not paused, but paused_mode remembers what was found so
-         * that the next evaluation says why it writes over it. That
-         * evaluation consumes it. */
+        /* Override: not paused; the next evaluation says why it writes over
+         * what was found, and consumes the note. */
         s->paused = false;
-        s->paused_mode = found == KERNEL_MODE_UNKNOWN ? OVERRIDE_FOUND_UNKNOWN : found;
-        s->paused_reason[0] = '\0';
+        s->override_pending = true;
+        s->override_found = found;
 }
 
 void policy_resume(PolicyState *s) {
         s->paused = false;
-        s->paused_mode = KERNEL_MODE_UNKNOWN;
-        s->paused_reason[0] = '\0';
+        s->paused_mode = s->paused_expected = KERNEL_MODE_UNKNOWN;
+        s->override_pending = false;
+        s->override_found = KERNEL_MODE_UNKNOWN;
 }
 
 KernelMode policy_off_mode(const PolicyConfig *c) {
         switch (c->backend) {
         case BACKEND_NUMA_STATS_MODE:
         case BACKEND_VMSTAT_MODE:
-                /* Patched "auto" turns counting back on by itself at the next
-                 * read, before we could: no reader ever sees a frozen counter. */
                 return c->off_mode == OFF_MODE_COARSE ? KERNEL_MODE_COARSE : KERNEL_MODE_AUTO;
         case BACKEND_NUMA_STAT:
                 return KERNEL_MODE_COARSE;
@@ -155,191 +127,176 @@ static bool read_pending(const PolicyState *s, const PolicyConfig *c, usec_t now
         return s->last_counted_read >= s->last_switch || read_within_linger(s, c, now);
 }
 
-static bool above_sustained(const PolicyState *s, const PolicyConfig *c, usec_t now) {
-        return s->above_since != 0 && now >= usec_add(s->above_since, c->sustain);
+static usec_t above_since(const PolicyState *s, const PolicyConfig *c) {
+        return rate_history_above_since(&s->rates, (double) c->coarse_above);
 }
 
-static bool below_sustained(const PolicyState *s, const PolicyConfig *c, usec_t now) {
-        return s->below_since != 0 && now >= usec_add(s->below_since, c->sustain);
+static usec_t below_since(const PolicyState *s, const PolicyConfig *c) {
+        return rate_history_below_since(&s->rates, (double) c->strict_below);
 }
 
 static bool dwell_over(const PolicyState *s, const PolicyConfig *c, usec_t now) {
         return now >= usec_add(s->last_switch, c->min_dwell);
 }
 
-static const char *last_reader_or(const PolicyState *s, const char *fallback) {
-        return isempty(s->last_reader) ? fallback : s->last_reader;
+/* The facts every auto rule looks at, judged under c's thresholds now: a
+ * reload that changed them is judged with the samples' own times. */
+static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now, Decision *d) {
+        usec_t above = above_since(s, c), below = below_since(s, c);
+
+        d->rate = s->rate;
+        if (!s->have_rate)
+                d->pressure = PRESSURE_UNKNOWN;
+        else if (above != 0) {
+                d->pressure = PRESSURE_ABOVE;
+                d->sustained = now >= usec_add(above, c->sustain);
+        } else if (below != 0) {
+                d->pressure = PRESSURE_BELOW;
+                d->sustained = now >= usec_add(below, c->sustain);
+        } else
+                d->pressure = PRESSURE_BETWEEN;
+        d->within_linger = read_within_linger(s, c, now);
+        d->dwell_over = dwell_over(s, c, now);
+        d->last_read_cause = s->read_cause;
+        d->last_reader = s->last_reader;
 }
 
-/* Returns whether counting is wanted, and says why in d->reason. */
+/* Returns whether counting is wanted; sets d's rule and, on a flip, cause. */
 static bool evaluate_auto(const PolicyState *s, const PolicyConfig *c, usec_t now, Decision *d) {
-        char a[DURATION_MAX], b[DURATION_MAX];
-        const char *sep;
-
         if (!s->counting) {
                 /* Towards counting on for a reader: at once, whatever the
                  * dwell. The reader already saw a stale value; the next one
                  * must not. */
                 if (read_pending(s, c, now)) {
-                        if (isempty(s->last_reader))
-                                reason_append(d, "policy auto: start-up counts as a counted read "
-                                              "(linger %s): counting on", dur(a, c->linger));
-                        else
-                                reason_append(d, "%s: counting on", s->last_reader);
+                        d->rule = RULE_ON_FOR_READ;
+                        d->cause = s->read_cause;
+                        d->reader = s->last_reader;
                         return true;
                 }
-
-                if (below_sustained(s, c, now) && dwell_over(s, c, now)) {
-                        reason_append(d, "allocation rate %.0f pages/s below strict_below=%" PRIu64
-                                      " for %s: nothing to gain, counting on",
-                                      s->rate, c->strict_below, dur(a, c->sustain));
+                if (d->pressure == PRESSURE_BELOW && d->sustained && d->dwell_over) {
+                        d->rule = RULE_ON_FOR_LOW_RATE;
+                        d->cause = CAUSE_PRESSURE_BELOW;
                         return true;
                 }
-
-                reason_append(d, "policy auto: counting off until a counted read (last: %s); ",
-                              last_reader_or(s, "none since start-up"));
-                if (!s->have_rate)
-                        reason_append(d, "no allocation rate measured yet");
-                else if (s->below_since != 0) {
-                        reason_append(d, "allocation rate below strict_below=%" PRIu64 " pages/s, ",
-                                      c->strict_below);
-                        if (!below_sustained(s, c, now))
-                                reason_append(d, "not yet for sustain=%s", dur(a, c->sustain));
-                        else
-                                reason_append(d, "last switch less than min_dwell=%s ago",
-                                              dur(a, c->min_dwell));
-                } else if (s->above_since != 0)
-                        reason_append(d, "allocation rate above coarse_above=%" PRIu64 " pages/s",
-                                      c->coarse_above);
-                else
-                        reason_append(d, "allocation rate between strict_below=%" PRIu64
-                                      " and coarse_above=%" PRIu64 " pages/s",
-                                      c->strict_below, c->coarse_above);
+                d->rule = RULE_OFF_WAITING;
                 return false;
         }
 
         /* Towards counting off: only when all three hold. */
-        if (!read_within_linger(s, c, now) && above_sustained(s, c, now) && dwell_over(s, c, now)) {
-                reason_append(d, "allocation rate %.0f pages/s above coarse_above=%" PRIu64
-                              " for %s and no counted read for %s (last: %s): counting off",
-                              s->rate, c->coarse_above, dur(a, c->sustain), dur(b, c->linger),
-                              last_reader_or(s, "none since start-up"));
+        if (!d->within_linger && d->pressure == PRESSURE_ABOVE && d->sustained && d->dwell_over) {
+                d->rule = RULE_OFF_FOR_PRESSURE;
+                d->cause = CAUSE_PRESSURE_ABOVE;
                 return false;
         }
-
-        if (!s->have_rate) {
-                reason_append(d, "policy auto: counting on, no allocation rate measured yet");
-                return true;
-        }
-        if (s->above_since == 0) {
-                reason_append(d, "policy auto: counting on, allocation rate not above coarse_above=%" PRIu64
-                              " pages/s", c->coarse_above);
-                return true;
-        }
-
-        /* Pressure, but something holds counting on: name what. */
-        reason_append(d, "policy auto: counting on, allocation rate above coarse_above=%" PRIu64
-                      " pages/s; held on by", c->coarse_above);
-        sep = " ";
-        if (read_within_linger(s, c, now)) {
-                reason_append(d, "%sa counted read within linger=%s (last: %s)", sep, dur(a, c->linger),
-                              last_reader_or(s, "start-up, which counts as one"));
-                sep = ", ";
-        }
-        if (!above_sustained(s, c, now)) {
-                reason_append(d, "%ssustain=%s not yet reached", sep, dur(a, c->sustain));
-                sep = ", ";
-        }
-        if (!dwell_over(s, c, now))
-                reason_append(d, "%smin_dwell=%s since the last switch", sep, dur(a, c->min_dwell));
+        d->rule = d->pressure == PRESSURE_UNKNOWN  ? RULE_ON_NO_RATE
+                  : d->pressure != PRESSURE_ABOVE ? RULE_ON_NOT_ABOVE
+                                                  : RULE_ON_HELD;
         return true;
 }
 
 void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision *ret) {
-        bool want, flipped;
+        bool want;
 
-        *ret = (Decision) {};
+        *ret = (Decision) {
+                .cause = s->switch_cause,
+                .reader = s->switch_reader,
+                .found = KERNEL_MODE_UNKNOWN,
+                .expected = KERNEL_MODE_UNKNOWN,
+        };
+        gather_facts(s, c, now, ret);
 
         if (c->backend == BACKEND_NONE) {
                 ret->mode = KERNEL_MODE_UNKNOWN;
-                ret->counting = s->counting;
-                reason_append(ret, "no kernel interface for NUMA statistics (no CONFIG_NUMA?): observing only");
-                return;
+                ret->rule = RULE_NO_BACKEND;
+                goto render;
         }
 
         if (s->paused) {
-                /* Following the admin: leave the kernel alone, and report what
-                 * the found mode means; the engine's own state waits. */
+                /* Following the admin: leave the kernel alone; the engine's
+                 * own state waits. */
                 ret->mode = KERNEL_MODE_UNKNOWN;
-                ret->counting = mode_counts(s->paused_mode, s->counting);
-                reason_append(ret, "%s", s->paused_reason);
-                return;
-        }
-
-        if (s->paused_mode != KERNEL_MODE_UNKNOWN) {
-                /* An override pending from policy_on_external_change(). */
-                reason_append(ret, "overriding an external change to %s: ",
-                              s->paused_mode == OVERRIDE_FOUND_UNKNOWN ? "unknown" : mode_str(s->paused_mode));
-                s->paused_mode = KERNEL_MODE_UNKNOWN;
+                ret->rule = RULE_PAUSED;
+                ret->cause = CAUSE_EXTERNAL;
+                ret->found = s->paused_mode;
+                ret->expected = s->paused_expected;
+                goto render;
         }
 
         switch (c->policy) {
         case POLICY_STRICT:
                 /* No dwell for strict or coarse: the operator asked. */
                 want = true;
-                reason_append(ret, "policy strict: NUMA counters always kept");
+                ret->rule = RULE_STRICT;
+                ret->cause = c->policy_source;
                 break;
         case POLICY_COARSE:
                 want = false;
-                reason_append(ret, "policy coarse: NUMA counters never kept (readers see them frozen at zero)");
+                ret->rule = RULE_COARSE;
+                ret->cause = c->policy_source;
                 break;
         case POLICY_AUTO:
         default:
-                if (c->readers_blind) {
+                if (c->readers_unseen) {
                         /* Nobody would see a reader come: off could starve one. */
                         want = true;
-                        reason_append(ret, "policy auto: reader detection unavailable, counting stays on");
+                        ret->rule = RULE_READERS_UNSEEN;
+                        if (!s->counting)
+                                ret->cause = CAUSE_READERS_UNSEEN;
                         break;
                 }
                 want = evaluate_auto(s, c, now, ret);
                 break;
         }
 
-        flipped = want != s->counting;
-        if (flipped) {
+        if (s->override_pending) {
+                /* An override pending from policy_on_external_change(). */
+                ret->overriding = true;
+                ret->cause = CAUSE_EXTERNAL;
+                ret->found = s->override_found;
+                s->override_pending = false;
+                s->override_found = KERNEL_MODE_UNKNOWN;
+        }
+
+        if (want != s->counting) {
                 s->counting = want;
                 s->last_switch = now;
+                s->switch_cause = ret->cause;
+                s->switch_reader = ret->cause == CAUSE_READ ? ret->reader : (ReaderRef) {};
         }
-        /* The first evaluation sets the kernel from an unknown past: not a switch. */
-        ret->switched = flipped && s->have_decision;
-        s->have_decision = true;
+        if (ret->cause != CAUSE_READ)
+                ret->reader = (ReaderRef) {};
 
-        ret->counting = want;
         if (c->policy == POLICY_COARSE)
                 /* Coarse means coarse, even where off_mode would say auto. */
                 ret->mode = KERNEL_MODE_COARSE;
         else
                 ret->mode = want ? policy_on_mode(c) : policy_off_mode(c);
+render:
+        s->have_decision = true;
+        decision_format_reason(ret, c, ret->reason, sizeof ret->reason);
 }
 
 usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
-        if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused || c->readers_blind)
+        usec_t above, below;
+
+        if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused || c->readers_unseen)
                 return USEC_INFINITY;
 
         if (s->counting) {
-                if (s->above_since == 0)
+                above = above_since(s, c);
+                if (above == 0)
                         return USEC_INFINITY;
                 return usec_max(usec_add(s->last_counted_read, c->linger),
-                                usec_max(usec_add(s->above_since, c->sustain),
-                                         usec_add(s->last_switch, c->min_dwell)));
+                                usec_max(usec_add(above, c->sustain), usec_add(s->last_switch, c->min_dwell)));
         }
 
         /* A read already in while off: due now (a past deadline fires at once). */
         if (s->last_counted_read >= s->last_switch)
                 return s->last_counted_read;
-        if (s->below_since == 0)
+        below = below_since(s, c);
+        if (below == 0)
                 return USEC_INFINITY;
-        return usec_max(usec_add(s->below_since, c->sustain), usec_add(s->last_switch, c->min_dwell));
+        return usec_max(usec_add(below, c->sustain), usec_add(s->last_switch, c->min_dwell));
 }
 
 KernelMode policy_exit_mode(ExitMode exit_mode, BackendKind backend, KernelMode initial) {
@@ -349,4 +306,138 @@ KernelMode policy_exit_mode(ExitMode exit_mode, BackendKind backend, KernelMode 
             backend_supports(backend, initial))
                 return initial;
         return KERNEL_MODE_STRICT;
+}
+
+/* ---- the reason, rendered from the decision's data ---- */
+
+/* Appends to a reason; one cut at the buffer's end is still worth showing. */
+_printf_(3, 4)
+static void buf_append(char *buf, size_t size, const char *fmt, ...) {
+        size_t l = strnlen(buf, size);
+        va_list ap;
+
+        if (l + 1 >= size)
+                return;
+        va_start(ap, fmt);
+        (void) vsnprintf(buf + l, size - l, fmt, ap);
+        va_end(ap);
+}
+
+static const char *dur(char buf[static DURATION_MAX], usec_t u) {
+        return format_duration(buf, DURATION_MAX, u) ?: "?";
+}
+
+/* The last counted read, for "(last: ...)". */
+static const char *last_read_str(const Decision *d, const char *none, char *buf, size_t size) {
+        switch (d->last_read_cause) {
+        case CAUSE_READ:
+                return reader_ref_format(&d->last_reader, buf, size);
+        case CAUSE_LOST_READS:
+                return "reads lost in a fanotify queue overflow";
+        default:
+                return none;
+        }
+}
+
+void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
+        char a[DURATION_MAX], b[DURATION_MAX], who[REASON_MAX];
+        const char *sep;
+
+        if (size == 0)
+                return;
+        buf[0] = '\0';
+#define add(...) buf_append(buf, size, __VA_ARGS__)
+
+        if (d->overriding)
+                add("overriding an external change to %s: ",
+                    d->found == KERNEL_MODE_UNKNOWN ? "unknown" : mode_str(d->found));
+
+        switch (d->rule) {
+        case RULE_NO_BACKEND:
+                add("no kernel interface for NUMA statistics (no CONFIG_NUMA?): observing only");
+                break;
+        case RULE_PAUSED:
+                add("vm mode changed to %s by someone else (expected %s): following the admin; "
+                    "numastatctl set-policy or reload resumes",
+                    mode_str(d->found), mode_str(d->expected));
+                break;
+        case RULE_STRICT:
+                add("policy strict: NUMA counters always kept");
+                break;
+        case RULE_COARSE:
+                add("policy coarse: NUMA counters never kept (readers see them frozen at zero)");
+                break;
+        case RULE_READERS_UNSEEN:
+                add("policy auto: reader detection unavailable, counting stays on");
+                break;
+        case RULE_ON_FOR_READ:
+                if (d->cause == CAUSE_READ)
+                        add("%s: counting on", reader_ref_format(&d->reader, who, sizeof who));
+                else if (d->cause == CAUSE_LOST_READS)
+                        add("the fanotify queue overflowed (reads were lost): counting on to be safe");
+                else
+                        add("policy auto: start-up counts as a counted read (linger %s): counting on",
+                            dur(a, c->linger));
+                break;
+        case RULE_ON_FOR_LOW_RATE:
+                add("allocation rate %.0f pages/s below strict_below=%" PRIu64 " for %s: nothing to gain, counting on",
+                    d->rate, c->strict_below, dur(a, c->sustain));
+                break;
+        case RULE_OFF_FOR_PRESSURE:
+                add("allocation rate %.0f pages/s above coarse_above=%" PRIu64
+                    " for %s and no counted read for %s (last: %s): counting off",
+                    d->rate, c->coarse_above, dur(a, c->sustain), dur(b, c->linger),
+                    last_read_str(d, "none since start-up", who, sizeof who));
+                break;
+        case RULE_OFF_WAITING:
+                add("policy auto: counting off until a counted read (last: %s); ",
+                    last_read_str(d, "none since start-up", who, sizeof who));
+                switch (d->pressure) {
+                case PRESSURE_UNKNOWN:
+                        add("no allocation rate measured yet");
+                        break;
+                case PRESSURE_BELOW:
+                        add("allocation rate below strict_below=%" PRIu64 " pages/s, ", c->strict_below);
+                        if (!d->sustained)
+                                add("not yet for sustain=%s", dur(a, c->sustain));
+                        else
+                                add("last switch less than min_dwell=%s ago", dur(a, c->min_dwell));
+                        break;
+                case PRESSURE_ABOVE:
+                        add("allocation rate above coarse_above=%" PRIu64 " pages/s", c->coarse_above);
+                        break;
+                case PRESSURE_BETWEEN:
+                        add("allocation rate between strict_below=%" PRIu64 " and coarse_above=%" PRIu64 " pages/s",
+                            c->strict_below, c->coarse_above);
+                        break;
+                }
+                break;
+        case RULE_ON_NO_RATE:
+                add("policy auto: counting on, no allocation rate measured yet");
+                break;
+        case RULE_ON_NOT_ABOVE:
+                add("policy auto: counting on, allocation rate not above coarse_above=%" PRIu64 " pages/s",
+                    c->coarse_above);
+                break;
+        case RULE_ON_HELD:
+                /* Pressure, but something holds counting on: name what. */
+                add("policy auto: counting on, allocation rate above coarse_above=%" PRIu64 " pages/s; held on by",
+                    c->coarse_above);
+                sep = " ";
+                if (d->within_linger) {
+                        add("%sa counted read within linger=%s (last: %s)", sep, dur(a, c->linger),
+                            last_read_str(d, "start-up, which counts as one", who, sizeof who));
+                        sep = ", ";
+                }
+                if (!d->sustained) {
+                        add("%ssustain=%s not yet reached", sep, dur(a, c->sustain));
+                        sep = ", ";
+                }
+                if (!d->dwell_over)
+                        add("%smin_dwell=%s since the last switch", sep, dur(a, c->min_dwell));
+                break;
+        default:
+                add("(unknown rule)");
+        }
+#undef add
 }

@@ -6,19 +6,24 @@
  *
  * The manager feeds it events (a counted read, an allocation-rate sample,
  * the kernel mode changed by someone else) and asks it to evaluate; the
- * answer is the kernel mode wanted and a reason a person can read. */
+ * answer is a Decision: the kernel mode wanted, the cause as data (what
+ * made counting what it is, and which reader), the rule that holds it, and
+ * a reason a person can read, rendered from those. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "backend.h"
+#include "cause.h"
 #include "mode.h"
+#include "rate-history.h"
 #include "strutil.h"
 
 #define REASON_MAX 512
 
 typedef struct PolicyConfig {
         Policy policy;
+        Cause policy_source;            /* where the policy came from: STARTUP (config), RELOAD, OPERATOR */
         BackendKind backend;
         OffMode off_mode;               /* patched kernels: what "counting off" writes */
         ExternalChange on_external_change;
@@ -27,44 +32,91 @@ typedef struct PolicyConfig {
         usec_t sustain;                 /* a rate must hold this long before it counts */
         uint64_t coarse_above;          /* pages/s */
         uint64_t strict_below;          /* pages/s */
-        bool readers_blind;             /* no reader detection: auto must not turn counting off */
+        bool readers_unseen;            /* no reader detection: auto must not turn counting off */
 } PolicyConfig;
 
 typedef struct PolicyState {
         bool counting;                  /* the engine's current decision: counting on? */
         bool have_decision;             /* false until the first evaluation */
         usec_t last_switch;             /* when counting last flipped (or the start) */
+        Cause switch_cause;             /* what made it flip then */
+        ReaderRef switch_reader;        /* ...and who, for CAUSE_READ */
 
         usec_t last_counted_read;       /* the start counts as a read: nothing goes off before linger */
-        char last_reader[REASON_MAX];   /* "cat (pid 42, uid 0, session-3.scope) read /proc/vmstat" */
+        Cause read_cause;               /* STARTUP, READ or LOST_READS */
+        ReaderRef last_reader;          /* for CAUSE_READ */
 
+        RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
         bool have_rate;
-        double rate;                    /* pages/s, smoothed */
-        usec_t above_since;             /* 0: not above coarse_above now */
-        usec_t below_since;             /* 0: not below strict_below now */
+        double rate;                    /* pages/s, smoothed: the latest sample */
 
         bool paused;                    /* following an external change */
-        KernelMode paused_mode;
-        char paused_reason[REASON_MAX];
+        KernelMode paused_mode;         /* what the admin set */
+        KernelMode paused_expected;     /* what we had set */
+        bool override_pending;          /* with override: the next evaluation says it overrides */
+        KernelMode override_found;
 } PolicyState;
+
+/* Which rule decided: the reason's template. */
+typedef enum PolicyRule {
+        RULE_NO_BACKEND,        /* nothing to switch: observing only */
+        RULE_PAUSED,            /* following an external change */
+        RULE_STRICT,            /* policy strict */
+        RULE_COARSE,            /* policy coarse */
+        RULE_READERS_UNSEEN,    /* auto without reader detection: on */
+        RULE_ON_FOR_READ,       /* auto, off -> on: a counted read (or the start) */
+        RULE_ON_FOR_LOW_RATE,   /* auto, off -> on: below strict_below for sustain */
+        RULE_OFF_FOR_PRESSURE,  /* auto, on -> off: above coarse_above, no read within linger */
+        RULE_OFF_WAITING,       /* auto, stays off until a counted read */
+        RULE_ON_NO_RATE,        /* auto, stays on: no rate measured yet */
+        RULE_ON_NOT_ABOVE,      /* auto, stays on: the rate is not above coarse_above */
+        RULE_ON_HELD,           /* auto, stays on under pressure: linger, sustain or dwell holds it */
+        _POLICY_RULE_MAX,
+} PolicyRule;
+
+const char *policy_rule_to_string(PolicyRule r);
+
+typedef enum PressureLevel {
+        PRESSURE_UNKNOWN,       /* no rate yet */
+        PRESSURE_BELOW,         /* < strict_below */
+        PRESSURE_BETWEEN,
+        PRESSURE_ABOVE,         /* > coarse_above */
+} PressureLevel;
 
 typedef struct Decision {
         /* KERNEL_MODE_UNKNOWN: leave the kernel alone (no backend, or paused
          * and following whatever the admin set). */
         KernelMode mode;
-        bool counting;
-        bool switched;                  /* this evaluation flipped counting */
-        char reason[REASON_MAX];
+        Cause cause;            /* what made counting what it is (this evaluation's switch, or the last) */
+        ReaderRef reader;       /* cause == CAUSE_READ: who read what */
+        PolicyRule rule;
+        Cause last_read_cause;  /* the last counted read: STARTUP (none since), READ or LOST_READS */
+        ReaderRef last_reader;  /* ...its reader, for CAUSE_READ */
+
+        /* The facts the rule looked at, for the reason. */
+        PressureLevel pressure;
+        double rate;            /* pages/s, when pressure != UNKNOWN */
+        bool sustained;         /* the pressure level has held for sustain */
+        bool within_linger;     /* a counted read (or the start) within linger */
+        bool dwell_over;        /* min_dwell passed since the last switch */
+        bool overriding;        /* writing over an external change */
+        KernelMode found, expected;     /* RULE_PAUSED, or overriding: what someone else set */
+
+        char reason[REASON_MAX];        /* rendered from the above: decision_format_reason() */
 } Decision;
 
 /* Starts the engine at time now, counting on (the safe side). */
 void policy_init(PolicyState *s, usec_t now);
 
-/* A read that needs NUMA counters (not ignored). desc names who and what. */
-void policy_on_counted_read(PolicyState *s, usec_t now, const char *desc);
+/* A read that needs NUMA counters (not ignored), by reader. */
+void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader);
+/* Reads that nobody could attribute (the fanotify queue overflowed): they
+ * count, with no reader to name. */
+void policy_on_lost_reads(PolicyState *s, usec_t now);
 
-/* An allocation-rate sample (pages/s, already smoothed). */
-void policy_on_rate(PolicyState *s, const PolicyConfig *c, usec_t now, double rate);
+/* An allocation-rate sample (pages/s, already smoothed), stamped with the
+ * time it was measured. */
+void policy_on_rate(PolicyState *s, usec_t now, double rate);
 
 /* Someone else wrote the kernel mode (found != what we last wrote). With
  * on_external_change=follow the engine pauses and leaves the kernel as
@@ -77,6 +129,9 @@ void policy_resume(PolicyState *s);
 
 /* Decides at time now. Updates s (counting, last_switch) when it flips. */
 void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision *ret);
+
+/* Renders d's reason from its data. Pure; policy_evaluate() calls it. */
+void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size);
 
 /* When an evaluation could next give a different answer without any new
  * event (linger expiring, sustain reached, dwell over); USEC_INFINITY if

@@ -53,6 +53,7 @@ struct Readers {
         pid_t self;
 
         ReadersCallback callback;
+        ReadersFailure failure;
         void *userdata;
 
         char **watched;         /* as configured (no root prefix), NULL-terminated */
@@ -271,7 +272,7 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
         _cleanup_(attribution_done) Attribution a = {};
         ReadEvent ev = {};
         const char *path;
-        bool pid_reliable = false;
+        bool pid_verified = false;
 
         if (m->mask & FAN_Q_OVERFLOW) {
                 log_debug("fanotify queue overflowed, reads were lost.");
@@ -304,7 +305,7 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
                  * was not reused while we read its /proc files. */
                 k = pidfd_alive(pidfd);
                 if (k > 0)
-                        pid_reliable = true;
+                        pid_verified = true;
                 else if (k == 0) {
                         log_debug("Reader " PID_FMT " exited during attribution, dropping it.", (pid_t) m->pid);
                         attribution_done(&a);
@@ -316,7 +317,7 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
 
         ev = (ReadEvent) {
                 .pid = m->pid > 0 ? (pid_t) m->pid : 0,
-                .pid_reliable = pid_reliable,
+                .pid_verified = pid_verified,
                 .comm = a.comm,
                 .exe = a.exe,
                 .unit = a.unit,
@@ -334,6 +335,48 @@ static bool read_error_is_fatal(int error) {
         return error == EINVAL || error == EFAULT || error == EBADF;
 }
 
+/* The group is dead: stop listening and tell the owner, who may free r. */
+static void readers_fail(Readers *r, int error) {
+        (void) sd_event_source_set_enabled(r->source, SD_EVENT_OFF);
+        r->failure(r, error, r->userdata);
+}
+
+/* After an event of unknown layout: close the fds of the events still in
+ * the buffer whose layout is known. event_len leads every version. */
+static void close_remaining(const struct fanotify_event_metadata *m, size_t len) {
+        for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len))
+                if (m->vers == FANOTIFY_METADATA_VERSION) {
+                        if (m->fd >= 0)
+                                close(m->fd);
+                        int pidfd = event_pidfd(m);
+                        if (pidfd >= 0)
+                                close(pidfd);
+                }
+}
+
+/* Returns false if r failed (and may be gone). */
+static bool readers_process(Readers *r, const void *buf, size_t n) {
+        const struct fanotify_event_metadata *m = buf;
+        size_t len = n;
+
+        for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
+                if (m->vers != FANOTIFY_METADATA_VERSION) {
+                        log_error("fanotify metadata version %u, expected %u; reader detection stops.", m->vers,
+                                  FANOTIFY_METADATA_VERSION);
+                        /* Its own fd sits where we cannot be sure of; the rest we can close. */
+                        close_remaining(FAN_EVENT_NEXT(m, len), len);
+                        readers_fail(r, -EPROTO);
+                        return false;
+                }
+                readers_handle_event(r, m);
+        }
+        return true;
+}
+
+void readers_process_buffer(Readers *r, const void *buf, size_t len) {
+        (void) readers_process(r, buf, len);
+}
+
 static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Readers *r = userdata;
         bool warned = false;
@@ -341,7 +384,6 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
         for (;;) {
                 /* Big enough for many events; the kernel never splits one. */
                 char buf[8192] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
-                const struct fanotify_event_metadata *m;
                 ssize_t n;
 
                 n = read(fd, buf, sizeof buf);
@@ -350,9 +392,13 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
                                 return 0;
                         if (errno == EINTR)
                                 continue;
-                        if (read_error_is_fatal(errno))
-                                /* Nothing was consumed: retrying would spin. sd-event disables us. */
-                                return log_error_errno(errno, "Reading fanotify events failed, reader detection stops: %m");
+                        if (read_error_is_fatal(errno)) {
+                                /* Nothing was consumed: retrying would spin. */
+                                int k = -errno;
+                                log_error_errno(k, "Reading fanotify events failed, reader detection stops: %m");
+                                readers_fail(r, k);
+                                return 0;
+                        }
 
                         /* The kernel could not open the file for one event (EMFILE,
                          * ENFILE, ...) and dropped it: a read we will never see. */
@@ -362,24 +408,16 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
                         r->callback(r, &(ReadEvent) { .overflow = true }, r->userdata);
                         continue;
                 }
-
-                m = (const struct fanotify_event_metadata *) buf;
-                for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
-                        if (m->vers != FANOTIFY_METADATA_VERSION)
-                                /* The layout is unknown, including where the next event's fd is. */
-                                return log_error_errno(EPROTO,
-                                                       "fanotify metadata version %u, expected %u; reader detection stops.",
-                                                       m->vers, FANOTIFY_METADATA_VERSION);
-                        readers_handle_event(r, m);
-                }
+                if (!readers_process(r, buf, (size_t) n))
+                        return 0;       /* r may be gone */
         }
 }
 
-int readers_new(sd_event *event, ReadersCallback cb, void *userdata, Readers **ret) {
+int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *userdata, Readers **ret) {
         _cleanup_(readers_freep) Readers *r = NULL;
         int k;
 
-        if (!event || !cb || !ret)
+        if (!event || !cb || !fail || !ret)
                 return -EINVAL;
 
         r = calloc(1, sizeof *r);
@@ -390,6 +428,7 @@ int readers_new(sd_event *event, ReadersCallback cb, void *userdata, Readers **r
                 .fd = -1,
                 .self = getpid(),
                 .callback = cb,
+                .failure = fail,
                 .userdata = userdata,
         };
 

@@ -19,7 +19,7 @@ typedef struct Readers Readers;
 typedef struct ReadEvent {
         bool overflow;          /* the queue overflowed: reads were lost */
         pid_t pid;              /* 0 if unknown */
-        bool pid_reliable;      /* a pidfd proved the process was still the reader when attributed */
+        bool pid_verified;      /* a pidfd proved the process was still the reader when attributed */
         const char *comm;       /* NULL if the process is gone */
         const char *exe;
         const char *unit;       /* sd_pid_get_unit(), else sd_pid_get_user_unit(), else NULL */
@@ -31,10 +31,15 @@ typedef struct ReadEvent {
 
 /* Called once per read event. The strings live only during the call. */
 typedef void (*ReadersCallback)(Readers *r, const ReadEvent *ev, void *userdata);
+/* Called once when the group stops working (a read error that leaves the
+ * event queued, an unknown metadata version): no read will be seen again
+ * through r. Event fds left in the buffer are closed first. The callback
+ * may free r. */
+typedef void (*ReadersFailure)(Readers *r, int error, void *userdata);
 
 /* Creates the group. Needs CAP_SYS_ADMIN: returns -EPERM otherwise, which
  * the caller reports (the daemon then runs without reader detection). */
-int readers_new(sd_event *event, ReadersCallback cb, void *userdata, Readers **ret);
+int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *userdata, Readers **ret);
 Readers *readers_free(Readers *r);
 
 /* (Re)marks the files: each pattern is a glob ("/sys/devices/system/node/node*
@@ -49,6 +54,10 @@ char * const *readers_watched(Readers *r);
 
 /* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */
 bool readers_have_pidfd(Readers *r);
+
+/* For tests: handles buf as if read() from the group had returned it, so
+ * a failure (a bad metadata version) can be injected. */
+void readers_process_buffer(Readers *r, const void *buf, size_t len);
 
 static inline void readers_freep(Readers **r) {
         readers_free(*r);

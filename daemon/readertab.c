@@ -35,8 +35,11 @@ static int strdup_opt(const char *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int readertab_add(ReaderTable *t, const char *comm, const char *exe, const char *unit, bool has_uid,
-                  uid_t uid, pid_t pid, const char *path, bool ignored, const char *rule, uint64_t now) {
+int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
+                  uint64_t now) {
+        const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
+        bool has_uid = id->has_uid, ignored = rule != NULL;
+        uid_t uid = id->uid;
         ReaderEntry *e = NULL, n = {};
 
         t->total_reads++;
@@ -51,6 +54,7 @@ int readertab_add(ReaderTable *t, const char *comm, const char *exe, const char 
                         e->count++;
                         e->last_seen = now;
                         e->last_pid = pid;
+                        e->pid_verified = pid_verified;
                         /* The rules may have changed on reload. */
                         if (e->ignored != ignored || !streq_ptr(e->rule, rule)) {
                                 char *r = NULL;
@@ -71,6 +75,7 @@ int readertab_add(ReaderTable *t, const char *comm, const char *exe, const char 
         n.has_uid = has_uid;
         n.uid = uid;
         n.last_pid = pid;
+        n.pid_verified = pid_verified;
         n.first_seen = n.last_seen = now;
         n.count = 1;
         n.ignored = ignored;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rules.h"
+
 #define READERTAB_MAX 64
 
 typedef struct ReaderEntry {
@@ -19,6 +21,7 @@ typedef struct ReaderEntry {
         bool has_uid;
         uid_t uid;
         pid_t last_pid;
+        bool pid_verified;                      /* a pidfd pinned last_pid while it was named */
         uint64_t first_seen, last_seen;         /* CLOCK_REALTIME µs */
         uint64_t count;
         bool ignored;
@@ -31,10 +34,11 @@ typedef struct ReaderTable {
         uint64_t total_reads, counted_reads, ignored_reads, overflows;
 } ReaderTable;
 
-/* Records a read. Returns 1 if it made a new entry, 0 if it updated one,
- * -ENOMEM. rule may be NULL (counted read). */
-int readertab_add(ReaderTable *t, const char *comm, const char *exe, const char *unit, bool has_uid,
-                  uid_t uid, pid_t pid, const char *path, bool ignored, const char *rule, uint64_t now);
+/* Records a read by id. rule: the ignore rule that matched, NULL for a
+ * counted read. Returns 1 if it made a new entry, 0 if it updated one,
+ * -ENOMEM. */
+int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
+                  uint64_t now);
 void readertab_done(ReaderTable *t);
 /* Indices of entries sorted by count, highest first; ret has t->n slots. */
 void readertab_by_count(const ReaderTable *t, size_t *ret);

@@ -10,206 +10,14 @@
 #include "manager.h"
 #include "service.h"
 #include "time-util.h"
-#include "topology.h"
+#include "status.h"
 
 
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
 
-static json_object *json_string_or_null(const char *s) {
-        return s ? json_object_new_string(s) : NULL;
-}
-
-static json_object *nodes_json(const Topology *t) {
-        json_object *a = json_object_new_array();
-
-        for (size_t i = 0; a && i < t->n_nodes; i++) {
-                const NumaNode *n = &t->nodes[i];
-                json_object *o = json_object_new_object(), *cpus = json_object_new_array();
-
-                for (size_t c = 0; cpus && c < n->n_cpus; c++)
-                        json_object_array_add(cpus, json_object_new_int64(n->cpus[c]));
-                json_object_object_add(o, "id", json_object_new_int(n->id));
-                json_object_object_add(o, "cpus", cpus);
-                json_object_object_add(o, "memory_total_bytes",
-                                       json_object_new_int64((int64_t) n->memory_total_bytes));
-                json_object_array_add(a, o);
-        }
-        return a;
-}
-
-static json_object *transitions_json(const Manager *m) {
-        json_object *a = json_object_new_array();
-
-        for (size_t i = 0; a && i < m->n_transitions; i++) {
-                const Transition *t = manager_transition(m, i);
-                json_object *o = json_object_new_object();
-
-                json_object_object_add(o, "time", json_object_new_int64((int64_t) t->time));
-                json_object_object_add(o, "from", json_object_new_string(kernel_mode_to_string(t->from)));
-                json_object_object_add(o, "to", json_object_new_string(kernel_mode_to_string(t->to)));
-                json_object_object_add(o, "policy", json_object_new_string(policy_to_string(t->policy)));
-                json_object_object_add(o, "kind", json_object_new_string(transition_kind_to_string(t->kind)));
-                json_object_object_add(o, "reason", json_object_new_string(t->reason ? t->reason : ""));
-                json_object_object_add(o, "dry_run", json_object_new_boolean(t->kind == TRANSITION_DRY_RUN));
-                json_object_array_add(a, o);
-        }
-        return a;
-}
-
-static json_object *readers_json(const Manager *m) {
-        const ReaderTable *t = &m->readertab;
-        json_object *a = json_object_new_array();
-        size_t order[READERTAB_MAX];
-
-        readertab_by_count(t, order);
-        for (size_t k = 0; a && k < t->n; k++) {
-                const ReaderEntry *e = &t->entries[order[k]];
-                json_object *o = json_object_new_object();
-
-                json_object_object_add(o, "pid", json_object_new_int(e->last_pid));
-                json_object_object_add(o, "comm", json_string_or_null(e->comm));
-                json_object_object_add(o, "exe", json_string_or_null(e->exe));
-                json_object_object_add(o, "uid", e->has_uid ? json_object_new_int64(e->uid) : NULL);
-                json_object_object_add(o, "unit", json_string_or_null(e->unit));
-                json_object_object_add(o, "path", json_object_new_string(e->path ? e->path : ""));
-                json_object_object_add(o, "first_seen", json_object_new_int64((int64_t) e->first_seen));
-                json_object_object_add(o, "last_seen", json_object_new_int64((int64_t) e->last_seen));
-                json_object_object_add(o, "count", json_object_new_int64((int64_t) e->count));
-                json_object_object_add(o, "ignored", json_object_new_boolean(e->ignored));
-                json_object_object_add(o, "rule", json_string_or_null(e->rule));
-                json_object_array_add(a, o);
-        }
-        return a;
-}
-
-static json_object *numa_counters_json(const NumaCounters *c) {
-        json_object *o = json_object_new_object();
-        for (NumaCounter i = 0; o && i < _NUMA_COUNTER_MAX; i++)
-                json_object_object_add(o, numa_counter_vmstat_name(i), json_object_new_int64((int64_t) c->v[i]));
-        return o;
-}
-
-static json_object *counters_json(Manager *m) {
-        json_object *o = json_object_new_object(), *nodes = json_object_new_array();
-        NumaCounters total;
-
-        manager_counters_total(m, &total);
-        json_object_object_add(o, "total", numa_counters_json(&total));
-        for (size_t i = 0; nodes && i < m->n_node_tracks; i++) {
-                NumaCounters c;
-                json_object *n;
-
-                counter_track_total(&m->node_tracks[i].track, &c);
-                n = numa_counters_json(&c);
-                json_object_object_add(n, "id", json_object_new_int(m->node_tracks[i].id));
-                json_object_array_add(nodes, n);
-        }
-        json_object_object_add(o, "nodes", nodes);
-        json_object_object_add(o, "resets_compensated", json_object_new_int64((int64_t) m->counter_resets));
-        json_object_object_add(o, "external_resets", json_object_new_int64((int64_t) m->external_resets));
-        json_object_object_add(o, "counting_share",
-                               json_object_new_double(on_time_share(&m->on_time, now_usec(CLOCK_MONOTONIC))));
-        return o;
-}
-
-static json_object *precision_json(const Manager *m) {
-        json_object *o = json_object_new_object(), *zones = json_object_new_array();
-        uint64_t worst = 0;
-
-        for (size_t i = 0; zones && i < m->n_zones; i++) {
-                const ZoneThreshold *z = &m->zones[i];
-                json_object *zo;
-
-                if (z->ncpus == 0)
-                        continue;       /* empty zone: nothing drifts */
-                zo = json_object_new_object();
-                json_object_object_add(zo, "node", json_object_new_int(z->node));
-                json_object_object_add(zo, "zone", json_object_new_string(z->name));
-                json_object_object_add(zo, "cpus", json_object_new_int((int) z->ncpus));
-                json_object_object_add(zo, "threshold", json_object_new_int((int) z->threshold_max));
-                json_object_object_add(zo, "max_drift", json_object_new_int64((int64_t) z->drift_max));
-                json_object_array_add(zones, zo);
-                if (z->drift_max > worst)
-                        worst = z->drift_max;
-        }
-        json_object_object_add(o, "zones", zones);
-        json_object_object_add(o, "max_drift", json_object_new_int64((int64_t) worst));
-        json_object_object_add(o, "stale", json_object_new_boolean(m->zones_stale));
-        return o;
-}
-
-static json_object *sources_json(Manager *m) {
-        json_object *o = json_object_new_object(), *w = json_object_new_array();
-        char * const *watched = m->readers ? readers_watched(m->readers) : NULL;
-
-        for (size_t i = 0; w && watched && watched[i]; i++)
-                json_object_array_add(w, json_object_new_string(watched[i]));
-        json_object_object_add(o, "readers", json_object_new_boolean(m->readers != NULL));
-        json_object_object_add(o, "readers_pidfd", json_object_new_boolean(m->readers && readers_have_pidfd(m->readers)));
-        json_object_object_add(o, "readers_error", json_string_or_null(m->readers_error));
-        json_object_object_add(o, "watched", w);
-        json_object_object_add(o, "rate_error", json_string_or_null(m->rate_error));
-        json_object_object_add(o, "uevents", json_object_new_boolean(m->uevents != NULL));
-        json_object_object_add(o, "uevents_error", json_string_or_null(m->uevents_error));
-        json_object_object_add(o, "topology_changes", json_object_new_int64((int64_t) m->topology_changes));
-        json_object_object_add(o, "topology_changed_at", json_object_new_int64((int64_t) m->topology_changed_at));
-        json_object_object_add(o, "reads_total", json_object_new_int64((int64_t) m->readertab.total_reads));
-        json_object_object_add(o, "reads_counted", json_object_new_int64((int64_t) m->readertab.counted_reads));
-        json_object_object_add(o, "reads_ignored", json_object_new_int64((int64_t) m->readertab.ignored_reads));
-        json_object_object_add(o, "overflows", json_object_new_int64((int64_t) m->readertab.overflows));
-        return o;
-}
-
-json_object *service_status_json(Manager *m) {
-        json_object *s = json_object_new_object();
-        json_object *err = NULL, *rate = NULL;
-
-        if (!s)
-                return NULL;
-        if (m->last_error.message) {
-                err = json_object_new_object();
-                json_object_object_add(err, "time", json_object_new_int64((int64_t) m->last_error.time));
-                json_object_object_add(err, "message", json_object_new_string(m->last_error.message));
-                json_object_object_add(err, "errno", json_object_new_int(m->last_error.error));
-        }
-        if (m->rate.have_rate)
-                rate = json_object_new_int64((int64_t) (m->rate.rate + 0.5));
-
-        json_object_object_add(s, "version", json_object_new_string(PACKAGE_VERSION));
-        json_object_object_add(s, "backend", json_object_new_string(backend_kind_to_string(m->backend)));
-        json_object_object_add(s, "backend_path", json_string_or_null(backend_sysctl_path(m->backend)));
-        json_object_object_add(s, "kernel_mode", json_object_new_string(kernel_mode_to_string(m->kernel_mode)));
-        json_object_object_add(s, "target_mode",
-                               json_object_new_string(kernel_mode_to_string(m->decision.mode)));
-        json_object_object_add(s, "counting", json_object_new_boolean(m->kernel_mode == KERNEL_MODE_STRICT));
-        json_object_object_add(s, "policy", json_object_new_string(policy_to_string(m->policy)));
-        json_object_object_add(s, "policy_source",
-                               json_object_new_string(m->policy_from_client ? "SetPolicy" : "config"));
-        json_object_object_add(s, "dry_run", json_object_new_boolean(m->dry_run));
-        json_object_object_add(s, "paused", json_object_new_boolean(m->engine.paused));
-        json_object_object_add(s, "reason", json_object_new_string(m->decision.reason));
-        json_object_object_add(s, "allocation_rate", rate);
-        json_object_object_add(s, "root", json_object_new_string(m->root));
-        json_object_object_add(s, "config_file", json_object_new_string(m->config_path));
-        json_object_object_add(s, "config_error", json_string_or_null(m->config_error));
-        json_object_object_add(s, "last_error", err);
-        json_object_object_add(s, "topology_source",
-                               json_object_new_string(topology_source_to_string(m->topology.source)));
-        json_object_object_add(s, "nodes", nodes_json(&m->topology));
-        json_object_object_add(s, "readers", readers_json(m));
-        json_object_object_add(s, "sources", sources_json(m));
-        json_object_object_add(s, "counters", counters_json(m));
-        json_object_object_add(s, "precision", precision_json(m));
-        json_object_object_add(s, "transitions", transitions_json(m));
-        json_object_object_add(s, "transitions_total", json_object_new_int64((int64_t) m->transitions_total));
-        json_object_object_add(s, "started", json_object_new_int64((int64_t) m->started));
-        json_object_object_add(s, "pid", json_object_new_int(getpid()));
-        return s;
-}
-
-static json_object *status_reply(Manager *m) {
-        json_object *r = json_object_new_object(), *s = service_status_json(m);
+static json_object *status_reply(const Status *st) {
+        json_object *r = json_object_new_object(), *s = status_to_json(st);
 
         if (!r || !s) {
                 json_object_put(r);
@@ -248,10 +56,12 @@ static int require_root(Varlink *link) {
 
 static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         _cleanup_json_ json_object *r = NULL;
+        Status st;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        r = status_reply(userdata);
+        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        r = status_reply(&st);
         if (!r)
                 return -ENOMEM;
         return varlink_reply(link, r);
@@ -261,12 +71,14 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
         Manager *m = userdata;
         _cleanup_json_ json_object *r = NULL;
         Varlink **a;
+        Status st;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
         if (!(flags & VARLINK_METHOD_MORE))
                 return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
-        r = status_reply(m);
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        r = status_reply(&st);
         if (!r)
                 return -ENOMEM;
         a = reallocarray(m->monitors, m->n_monitors + 1, sizeof *a);
@@ -288,25 +100,16 @@ static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) 
                 }
 }
 
-void service_notify_monitors(Manager *m) {
+void service_notify_monitors(Manager *m, const Status *st) {
         _cleanup_json_ json_object *r = NULL;
-        const char *text;
 
-        if (m->n_monitors == 0) {
-                /* Nobody to tell; forget what was sent so a new Monitor starts clean. */
-                m->last_status_sent = (free(m->last_status_sent), NULL);
+        if (m->n_monitors == 0)
                 return;
-        }
-        r = status_reply(m);
+        r = status_reply(st);
         if (!r) {
                 log_oom();
                 return;
         }
-        text = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (m->last_status_sent && strcmp(text, m->last_status_sent) == 0)
-                return;
-        free(m->last_status_sent);
-        m->last_status_sent = strdup(text);
 
         /* Iterate on a copy: a failed send disconnects and edits the list. */
         size_t n = m->n_monitors;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
-#include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +8,9 @@
 #include "macro.h"
 #include "parsers.h"
 #include "rootfs.h"
-#include "string-table.h"
 #include "topology.h"
 
 #define NODE_DIR "/sys/devices/system/node"
-
-static const char *const topology_source_table[_TOPOLOGY_SOURCE_MAX] = {
-        [TOPOLOGY_LIBNUMA] = "libnuma",
-        [TOPOLOGY_TREE] = "tree",
-};
-
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(topology_source, TopologySource)
 
 void topology_done(Topology *t) {
         for (size_t i = 0; i < t->n_nodes; i++)
@@ -55,34 +46,7 @@ static int node_cpus_from_sysfs(const char *root, int node, NumaNode *n) {
         return cpulist_parse(text, &n->cpus, &n->n_cpus);
 }
 
-static int topology_load_libnuma(Topology *t) {
-        int max, r = 0;
-
-        if (numa_available() < 0)
-                return 0;       /* no NUMA: zero nodes */
-        max = numa_max_node();
-        for (int node = 0; node <= max; node++) {
-                NumaNode n = { .id = node };
-                long long size;
-
-                if (!numa_bitmask_isbitset(numa_nodes_ptr, node))
-                        continue;
-                /* libnuma caches each node's CPU mask for the life of the
-                 * process, which goes stale at the first CPU hotplug: the CPUs
-                 * come from sysfs each time instead. */
-                (void) node_cpus_from_sysfs("/", node, &n);
-                size = numa_node_size64(node, NULL);
-                n.memory_total_bytes = size > 0 ? (uint64_t) size : 0;
-                r = topology_add(t, &n);
-                if (r < 0) {
-                        free(n.cpus);
-                        break;
-                }
-        }
-        return r;
-}
-
-static int topology_load_tree(const char *root, Topology *t) {
+static int topology_load_sysfs(const char *root, Topology *t) {
         _cleanup_free_ char *dir = NULL;
         DIR *d;
         struct dirent *de;
@@ -133,11 +97,9 @@ static int topology_load_tree(const char *root, Topology *t) {
 
 int topology_load(const char *root, Topology *ret) {
         Topology t = {};
-        bool live = !root || strcmp(root, "/") == 0;
         int r;
 
-        t.source = live ? TOPOLOGY_LIBNUMA : TOPOLOGY_TREE;
-        r = live ? topology_load_libnuma(&t) : topology_load_tree(root, &t);
+        r = topology_load_sysfs(root ?: "/", &t);
         if (r < 0) {
                 topology_done(&t);
                 return r;

@@ -11,23 +11,15 @@ typedef struct NumaNode {
         uint64_t memory_total_bytes;
 } NumaNode;
 
-typedef enum TopologySource {
-        TOPOLOGY_LIBNUMA,       /* root "/": the live system, through libnuma */
-        TOPOLOGY_TREE,          /* other roots: the tree's sys/devices/system/node */
-        _TOPOLOGY_SOURCE_MAX,
-} TopologySource;
-
 typedef struct Topology {
-        TopologySource source;
         NumaNode *nodes;
         size_t n_nodes;
 } Topology;
 
-const char *topology_source_to_string(TopologySource s);
-
-/* libnuma only knows the live /sys; under another root the node list must
- * come from that tree so status and the watched node files agree. A system
- * without NUMA support yields zero nodes, not an error. */
+/* The nodes, their CPUs and memory, read from sysfs under root, on every
+ * root including "/": it follows hotplug (libnuma computes its node masks
+ * once, at load). Nodes sorted by id. A system without NUMA support
+ * yields zero nodes, not an error. */
 int topology_load(const char *root, Topology *ret);
 void topology_done(Topology *t);
 

@@ -13,6 +13,8 @@
 #define _unlikely_(x) __builtin_expect(!!(x), 0)
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 #define NSEC_PER_USEC UINT64_C(1000)

@@ -343,3 +343,62 @@ int strv_split_whitespace(const char *s, char ***ret) {
         *ret = TAKE_PTR(l);
         return 0;
 }
+
+static size_t cescape_char(unsigned char c, char out[static 5]) {
+        static const char hex[] = "0123456789abcdef";
+
+        switch (c) {
+        case '\n': memcpy(out, "\\n", 2); return 2;
+        case '\t': memcpy(out, "\\t", 2); return 2;
+        case '\r': memcpy(out, "\\r", 2); return 2;
+        case '\\': memcpy(out, "\\\\", 2); return 2;
+        case '"': memcpy(out, "\\\"", 2); return 2;
+        }
+        if (c < ' ' || c >= 127) {
+                out[0] = '\\';
+                out[1] = 'x';
+                out[2] = hex[c >> 4];
+                out[3] = hex[c & 15];
+                return 4;
+        }
+        out[0] = (char) c;
+        return 1;
+}
+
+char *cescape_buf(const char *s, char *buf, size_t size) {
+        size_t len = 0;
+
+        if (size == 0)
+                return buf;
+        for (; s && *s; s++) {
+                char e[5];
+                size_t n = cescape_char((unsigned char) *s, e);
+                if (len + n >= size)
+                        break;
+                memcpy(buf + len, e, n);
+                len += n;
+        }
+        buf[len] = '\0';
+        return buf;
+}
+
+char *cescape(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        char *buf;
+
+        if (n > (SIZE_MAX - 1) / 4)
+                return NULL;
+        buf = malloc(n * 4 + 1);
+        if (!buf)
+                return NULL;
+        return cescape_buf(s, buf, n * 4 + 1);
+}
+
+bool string_is_safe(const char *s) {
+        for (; s && *s; s++) {
+                char e[5];
+                if (cescape_char((unsigned char) *s, e) != 1)
+                        return false;
+        }
+        return true;
+}

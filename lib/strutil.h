@@ -27,6 +27,9 @@ bool streq_ptr(const char *a, const char *b);
 static inline bool isempty(const char *s) {
         return !s || !*s;
 }
+static inline const char *strnull(const char *s) {
+        return s ? s : "(null)";
+}
 /* Returns the rest of s after prefix, or NULL. */
 const char *startswith(const char *s, const char *prefix);
 
@@ -41,3 +44,15 @@ static inline void strv_freep(char ***l) {
         strv_free(*l);
 }
 #define _cleanup_strv_free_ __attribute__((cleanup(strv_freep)))
+
+/* C-style escaping of a string another process chose (a comm, a path, a
+ * unit): \n, \t, \\, \" and every byte outside printable ASCII as \xNN, as
+ * systemd's cescape() does. The result is printable ASCII: safe for a log
+ * line, a terminal, the journal, and valid UTF-8 for JSON. */
+/* Writes at most size bytes, always NUL-terminated; a cut never splits an
+ * escape. Returns buf. */
+char *cescape_buf(const char *s, char *buf, size_t size);
+/* malloc'd, or NULL on OOM. */
+char *cescape(const char *s);
+/* Whether s needs no escaping (printable ASCII other than \ and "). */
+bool string_is_safe(const char *s);

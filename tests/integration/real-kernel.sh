@@ -1,6 +1,6 @@
 #!/bin/bash
 # numastatd on this machine's real kernel (--root=/): backend detection,
-# libnuma topology, a real switch and its restoration. It changes
+# the topology from sysfs, a real switch and its restoration. It changes
 # vm.numa_stat for a moment (which zeroes the kernel's NUMA counters) and
 # puts the original value back whatever happens.
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +30,9 @@ for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
 
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get backend)" numa_stat "real kernel: backend numa_stat"
-is "$(echo "$S" | json_get topology_source)" libnuma "topology from libnuma"
+IDS=$(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//' | sort -n | tr '\n' ' ')
+is "$(echo "$S" | python3 -c 'import json,sys; print(" ".join(str(n["id"]) for n in json.load(sys.stdin)["nodes"]), end=" ")')" \
+   "$IDS" "the nodes of this machine's sysfs, by id ($IDS)"
 NODES=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 is "$(echo "$S" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" "$NODES" \
    "one status node per /sys node ($NODES)"

@@ -16,6 +16,13 @@
 
 #define NUMASTAT "numastat (pid 4242, uid 1000, session-3.scope) read /sys/devices/system/node/node1/numastat"
 #define CAT "cat (pid 1, uid 0, init.scope) read /proc/vmstat"
+static const ReaderRef R_NUMASTAT = {
+        .pid = 4242, .has_uid = true, .uid = 1000, .comm = "numastat", .unit = "session-3.scope",
+        .path = "/sys/devices/system/node/node1/numastat",
+};
+static const ReaderRef R_CAT = {
+        .pid = 1, .has_uid = true, .uid = 0, .comm = "cat", .unit = "init.scope", .path = "/proc/vmstat",
+};
 
 enum {
         STEP_END,
@@ -26,13 +33,15 @@ enum {
         STEP_SET_POLICY,
         STEP_EVAL,
         STEP_DEADLINE,
+        STEP_RELOAD,
 };
 
 typedef struct Step {
         int what;
         usec_t t;                       /* since the start */
         double rate;                    /* RATE */
-        const char *text;               /* READ: who read what; EVAL: the reason must contain it */
+        const char *text;               /* EVAL: the reason must contain it */
+        const ReaderRef *reader;        /* READ: who read what */
         const char *lacks;              /* EVAL: the reason must not contain it */
         KernelMode found, expected;     /* EXTERNAL */
         Policy policy;                  /* SET_POLICY */
@@ -40,9 +49,14 @@ typedef struct Step {
         bool counting, switched;        /* EVAL */
         bool same_reason;               /* EVAL: reason identical to the previous evaluation's */
         usec_t deadline;                /* DEADLINE: since the start, or INF */
+        int cause;                      /* EVAL: the decision's cause, unless -1 */
+        PolicyRule rule;                /* EVAL: the rule, if check_rule */
+        bool check_rule;
+        uint64_t coarse_above, strict_below;    /* RELOAD: new values, 0 keeps */
+        usec_t sustain;                         /* RELOAD: new value, 0 keeps */
 } Step;
 
-#define READ(t_, who) { .what = STEP_READ, .t = (t_), .text = (who) }
+#define READ(t_, who) { .what = STEP_READ, .t = (t_), .reader = &R_##who }
 #define RATE(t_, r) { .what = STEP_RATE, .t = (t_), .rate = (r) }
 #define EXTERNAL(t_, f, e) \
         { .what = STEP_EXTERNAL, .t = (t_), .found = KERNEL_MODE_##f, .expected = KERNEL_MODE_##e }
@@ -50,13 +64,19 @@ typedef struct Step {
 #define SET_POLICY(t_, p) { .what = STEP_SET_POLICY, .t = (t_), .policy = POLICY_##p }
 #define EVAL(t_, m, on, sw, has)                                                        \
         { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .switched = (sw), \
-          .text = (has) }
+          .text = (has), .cause = -1 }
 #define EVAL_LACKS(t_, m, on, sw, has, not)                                             \
         { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .switched = (sw), \
-          .text = (has), .lacks = (not) }
+          .text = (has), .lacks = (not), .cause = -1 }
+/* The cause as data, and the rule that decided. */
+#define EVAL_WHY(t_, m, on, sw, cause_, rule_)                                          \
+        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .switched = (sw), \
+          .cause = CAUSE_##cause_, .rule = RULE_##rule_, .check_rule = true }
 /* Nothing meaningful changed since the previous evaluation: same reason. */
 #define EVAL_SAME(t_, m, on)                                                            \
-        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .same_reason = true }
+        { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .same_reason = true, \
+          .cause = -1 }
+#define RELOAD(t_, ...) { .what = STEP_RELOAD, .t = (t_), __VA_ARGS__ }
 #define DEADLINE(t_, d) { .what = STEP_DEADLINE, .t = (t_), .deadline = (d) }
 #define END { .what = STEP_END }
 
@@ -287,19 +307,21 @@ static const Scenario scenarios[] = {
                         EVAL(0, STRICT, true, false, "policy auto"),
                         EXTERNAL(S(50), COARSE, STRICT),
                         DEADLINE(S(50), INF),
-                        EVAL(S(50), UNKNOWN, false, false,
+                        /* counting: the engine's own state, which waits while paused */
+                        EVAL(S(50), UNKNOWN, true, false,
                              "vm mode changed to coarse by someone else (expected strict): following the admin; "
                              "numastatctl set-policy or reload resumes"),
+                        EVAL_WHY(S(50), UNKNOWN, true, false, EXTERNAL, PAUSED),
                         /* past linger: would go off, but the admin has the kernel */
-                        EVAL_SAME(S(400), UNKNOWN, false),
+                        EVAL_SAME(S(400), UNKNOWN, true),
                         READ(S(401), CAT),
-                        EVAL_SAME(S(401), UNKNOWN, false),
+                        EVAL_SAME(S(401), UNKNOWN, true),
                         RESUME(S(500)),
                         DEADLINE(S(500), S(701)),
                         EVAL(S(500), STRICT, true, false, CAT),
                         EVAL(S(701), COARSE, false, true, "counting off"),
                         EXTERNAL(S(702), AUTO, COARSE),
-                        EVAL(S(702), UNKNOWN, true, false, "changed to auto by someone else (expected coarse)"),
+                        EVAL(S(702), UNKNOWN, false, false, "changed to auto by someone else (expected coarse)"),
                         RESUME(S(703)),
                         EVAL_LACKS(S(703), COARSE, false, false, "counting off", "someone else"),
                         END,
@@ -310,7 +332,7 @@ static const Scenario scenarios[] = {
                 (const Step[]) {
                         EVAL(0, STRICT, true, false, "policy strict"),
                         EXTERNAL(S(10), COARSE, STRICT),
-                        EVAL(S(10), UNKNOWN, false, false, "following the admin"),
+                        EVAL(S(10), UNKNOWN, true, false, "following the admin"),
                         RESUME(S(20)),
                         EVAL(S(20), STRICT, true, false, "policy strict"),
                         END,
@@ -333,6 +355,106 @@ static const Scenario scenarios[] = {
                         END,
                 },
         },
+        {
+                "causes as data, through switches both ways and the operator", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL_WHY(0, STRICT, true, false, STARTUP, ON_HELD),
+                        EVAL_WHY(S(300), COARSE, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        EVAL_WHY(S(301), COARSE, false, false, PRESSURE_ABOVE, OFF_WAITING),
+                        READ(S(302), CAT),
+                        EVAL_WHY(S(302), STRICT, true, true, READ, ON_FOR_READ),
+                        /* Still the cat's doing while nothing else switches. */
+                        EVAL_WHY(S(303), STRICT, true, false, READ, ON_HELD),
+                        RATE(S(400), 1000),
+                        EVAL_WHY(S(400), STRICT, true, false, READ, ON_NOT_ABOVE),
+                        RATE(S(700), 150000),
+                        EVAL_WHY(S(710), COARSE, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        RATE(S(711), 1000),
+                        EVAL_WHY(S(721), COARSE, false, false, PRESSURE_ABOVE, OFF_WAITING),
+                        EVAL_WHY(S(740), STRICT, true, true, PRESSURE_BELOW, ON_FOR_LOW_RATE),
+                        SET_POLICY(S(750), COARSE),
+                        EVAL_WHY(S(750), COARSE, false, true, OPERATOR, COARSE),
+                        END,
+                },
+        },
+        {
+                "a reload that raises coarse_above re-judges at once",
+                {
+                        .policy = POLICY_AUTO, .backend = BACKEND_NUMA_STAT, .min_dwell = 0, .linger = 0,
+                        .sustain = S(10), .coarse_above = 100000, .strict_below = 20000,
+                },
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "sustain=10s not yet reached"),
+                        RATE(S(5), 150000),
+                        RELOAD(S(6), .coarse_above = 200000),
+                        /* No sample since the reload: judged with the samples' own
+                         * times under the new threshold, not with a since-time set
+                         * under the old one. */
+                        DEADLINE(S(6), INF),
+                        EVAL_LACKS(S(10), STRICT, true, false, "not above coarse_above=200000", "counting off"),
+                        EVAL_WHY(S(10), STRICT, true, false, STARTUP, ON_NOT_ABOVE),
+                        RATE(S(11), 210000),
+                        DEADLINE(S(11), S(21)),
+                        EVAL(S(20), STRICT, true, false, "sustain=10s not yet reached"),
+                        EVAL(S(21), COARSE, false, true, "allocation rate 210000 pages/s above coarse_above=200000"),
+                        END,
+                },
+        },
+        {
+                "a reload that lowers coarse_above counts the samples from when they were above",
+                {
+                        .policy = POLICY_AUTO, .backend = BACKEND_NUMA_STAT, .min_dwell = 0, .linger = 0,
+                        .sustain = S(10), .coarse_above = 200000, .strict_below = 20000,
+                },
+                (const Step[]) {
+                        RATE(0, 150000),
+                        RATE(S(5), 150000),
+                        RATE(S(10), 150000),
+                        EVAL_WHY(S(10), STRICT, true, false, STARTUP, ON_NOT_ABOVE),
+                        RELOAD(S(12), .coarse_above = 100000),
+                        /* above since 0, sustained since 10: due already */
+                        DEADLINE(S(12), S(10)),
+                        EVAL_WHY(S(12), COARSE, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        END,
+                },
+        },
+        {
+                "a reload that raises strict_below re-judges the rate while off",
+                {
+                        .policy = POLICY_AUTO, .backend = BACKEND_NUMA_STAT, .min_dwell = 0, .linger = 0,
+                        .sustain = S(10), .coarse_above = 100000, .strict_below = 20000,
+                },
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "sustain=10s not yet reached"),
+                        EVAL_WHY(S(10), COARSE, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        RATE(S(11), 30000),
+                        RATE(S(20), 30000),
+                        RATE(S(25), 30000),
+                        EVAL(S(25), COARSE, false, false, "allocation rate between strict_below=20000"),
+                        DEADLINE(S(25), INF),
+                        RELOAD(S(26), .strict_below = 40000),
+                        DEADLINE(S(26), S(21)),
+                        EVAL_WHY(S(26), STRICT, true, true, PRESSURE_BELOW, ON_FOR_LOW_RATE),
+                        END,
+                },
+        },
+        {
+                "a reload that shortens sustain takes effect at once",
+                {
+                        .policy = POLICY_AUTO, .backend = BACKEND_NUMA_STAT, .min_dwell = 0, .linger = 0,
+                        .sustain = S(60), .coarse_above = 100000, .strict_below = 20000,
+                },
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(S(20), STRICT, true, false, "sustain=1min not yet reached"),
+                        RELOAD(S(21), .sustain = S(10)),
+                        EVAL_WHY(S(21), COARSE, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        END,
+                },
+        },
 };
 
 static void run_scenario(const Scenario *sc) {
@@ -351,10 +473,20 @@ static void run_scenario(const Scenario *sc) {
 
                 switch (st->what) {
                 case STEP_READ:
-                        policy_on_counted_read(&s, now, st->text);
+                        policy_on_counted_read(&s, now, st->reader);
                         break;
                 case STEP_RATE:
-                        policy_on_rate(&s, &c, now, st->rate);
+                        policy_on_rate(&s, now, st->rate);
+                        break;
+                case STEP_RELOAD:
+                        if (st->coarse_above)
+                                c.coarse_above = st->coarse_above;
+                        if (st->strict_below)
+                                c.strict_below = st->strict_below;
+                        if (st->sustain)
+                                c.sustain = st->sustain;
+                        c.policy_source = CAUSE_RELOAD;
+                        policy_resume(&s);
                         break;
                 case STEP_EXTERNAL:
                         policy_on_external_change(&s, &c, now, st->found, st->expected);
@@ -364,19 +496,31 @@ static void run_scenario(const Scenario *sc) {
                         break;
                 case STEP_SET_POLICY:
                         c.policy = st->policy;
+                        c.policy_source = CAUSE_OPERATOR;
                         break;
                 case STEP_DEADLINE:
                         snprintf(name, sizeof name, "%s: next deadline", at);
                         is_u64(policy_next_deadline(&s, &c), st->deadline == INF ? INF : T0 + st->deadline, name);
                         break;
-                case STEP_EVAL:
+                case STEP_EVAL: {
+                        bool before = s.counting, had = s.have_decision;
+
                         policy_evaluate(&s, &c, now, &d);
                         snprintf(name, sizeof name, "%s: mode %s", at, kernel_mode_to_string(st->mode));
                         is_int(d.mode, st->mode, name);
                         snprintf(name, sizeof name, "%s: counting %s", at, st->counting ? "on" : "off");
-                        is_int(d.counting, st->counting, name);
+                        is_int(s.counting, st->counting, name);
+                        /* The first evaluation sets the kernel from an unknown past: not a switch. */
                         snprintf(name, sizeof name, "%s: %s", at, st->switched ? "switched" : "no switch");
-                        is_int(d.switched, st->switched, name);
+                        is_int(had && before != s.counting, st->switched, name);
+                        if (st->cause >= 0) {
+                                snprintf(name, sizeof name, "%s: cause %s", at, cause_to_string(st->cause));
+                                is_str(cause_to_string(d.cause), cause_to_string(st->cause), name);
+                        }
+                        if (st->check_rule) {
+                                snprintf(name, sizeof name, "%s: rule %s", at, policy_rule_to_string(st->rule));
+                                is_str(policy_rule_to_string(d.rule), policy_rule_to_string(st->rule), name);
+                        }
                         if (st->text)
                                 ok(strstr(d.reason, st->text), "%s: reason has \"%s\"%s%s", at, st->text,
                                    strstr(d.reason, st->text) ? "" : "; got: ", strstr(d.reason, st->text) ? "" : d.reason);
@@ -388,6 +532,7 @@ static void run_scenario(const Scenario *sc) {
                         }
                         memcpy(prev, d.reason, sizeof prev);
                         break;
+                }
                 default:
                         ok(false, "%s: bad step %d", at, st->what);
                 }
@@ -425,7 +570,7 @@ static void test_fixed_policies(void) {
                                 continue;       /* auto: the scenarios */
 
                         policy_init(&s, T0);
-                        policy_on_rate(&s, &c, T0, 500000);
+                        policy_on_rate(&s, T0, 500000);
                         for (usec_t t = 0; t <= S(1000); t += S(500)) {
                                 Decision d;
 
@@ -434,8 +579,8 @@ static void test_fixed_policies(void) {
                                          policy_to_string(c.policy), backend_kind_to_string(b),
                                          t / USEC_PER_SEC, kernel_mode_to_string(want));
                                 is_int(d.mode, want, name);
-                                is_int(d.counting, counting, "  counting");
-                                is_int(d.switched, false, "  no switch");
+                                is_int(s.counting, counting, "  counting");
+                                ok(s.last_switch == T0, "  no switch");
                                 ok(strstr(d.reason, has), "  reason: %s", d.reason);
                                 is_u64(policy_next_deadline(&s, &c), INF, "  no deadline");
                         }
@@ -486,20 +631,22 @@ static unsigned count_switches(bool start_off, double (*rate)(unsigned t), usec_
         policy_init(&s, T0);
         if (start_off) {
                 /* Go off under steady pressure first, then play the pattern. */
-                policy_on_rate(&s, &c, T0, 150000);
+                policy_on_rate(&s, T0, 150000);
                 policy_evaluate(&s, &c, T0, &d);
                 policy_evaluate(&s, &c, T0 + S(300), &d);
-                if (d.counting)
+                if (s.counting)
                         return UINT32_MAX;
                 base = T0 + S(300);
         }
         for (unsigned t = 1; t <= 1200; t++) {
-                policy_on_rate(&s, &c, base + S(t), rate(t));
+                bool before = s.counting;
+
+                policy_on_rate(&s, base + S(t), rate(t));
                 policy_evaluate(&s, &c, base + S(t), &d);
-                if (d.switched && n++ == 0)
+                if (before != s.counting && n++ == 0)
                         *ret_first = S(t);
         }
-        *ret_counting = d.counting;
+        *ret_counting = s.counting;
         return n;
 }
 
@@ -555,8 +702,8 @@ static void test_rate_at_time_zero(void) {
         Decision d;
 
         policy_init(&s, 0);
-        policy_on_rate(&s, &c, 0, 150000);
-        ok(s.above_since != 0, "a rate above at time 0 is remembered as above");
+        policy_on_rate(&s, 0, 150000);
+        ok(rate_history_above_since(&s.rates, (double) c.coarse_above) != 0, "a rate above at time 0 is remembered as above");
         is_u64(policy_next_deadline(&s, &c), S(300), "deadline from time 0: linger");
         policy_evaluate(&s, &c, S(300), &d);
         is_int(d.mode, KERNEL_MODE_COARSE, "off at linger from time 0");
@@ -568,14 +715,14 @@ static void test_readers_blind(void) {
         PolicyState s;
         Decision d;
 
-        c.readers_blind = true;
+        c.readers_unseen = true;
         policy_init(&s, T0);
-        policy_on_rate(&s, &c, T0 + S(1), 500000);
+        policy_on_rate(&s, T0 + S(1), 500000);
         policy_evaluate(&s, &c, T0 + S(3600), &d);
         is_int(d.mode, KERNEL_MODE_STRICT, "blind: an hour of pressure and no read, still strict");
         ok(strstr(d.reason, "reader detection unavailable"), "  reason says why: %s", d.reason);
         is_u64(policy_next_deadline(&s, &c), INF, "  no deadline to wait for");
-        c.readers_blind = false;
+        c.readers_unseen = false;
         policy_evaluate(&s, &c, T0 + S(3601), &d);
         is_int(d.mode, KERNEL_MODE_COARSE, "control: the same with reader detection goes off");
 }
@@ -591,14 +738,16 @@ static void test_read_at_switch_time(void) {
         c.min_dwell = 0;
         c.sustain = S(1);
         policy_init(&s, T0);
-        policy_on_rate(&s, &c, T0, 500000);
+        policy_on_rate(&s, T0, 500000);
         policy_evaluate(&s, &c, T0 + S(1), &d);
         is_int(d.mode, KERNEL_MODE_COARSE, "off after sustain with linger 0");
-        policy_on_counted_read(&s, T0 + S(1), CAT);
+        policy_on_counted_read(&s, T0 + S(1), &R_CAT);
         is_u64(policy_next_deadline(&s, &c), T0 + S(1), "  a read at the switch's time is due at once");
         policy_evaluate(&s, &c, T0 + S(1), &d);
         is_int(d.mode, KERNEL_MODE_STRICT, "  and turns counting back on");
-        ok(d.switched, "  as a switch");
+        ok(s.last_switch == T0 + S(1) && s.counting, "  as a switch");
+        is_str(cause_to_string(d.cause), "read", "  caused by a read");
+        is_str(d.reader.comm, "cat", "  by the reader as data");
 }
 
 static void test_exit_mode(void) {

@@ -37,7 +37,7 @@
 typedef struct Seen {
         bool overflow;
         pid_t pid;
-        bool pid_reliable;
+        bool pid_verified;
         char *comm, *exe, *unit, *session, *path;
         bool has_uid;
         uid_t uid;
@@ -59,7 +59,7 @@ static void on_read(Readers *r, const ReadEvent *ev, void *userdata) {
         *s = (Seen) {
                 .overflow = ev->overflow,
                 .pid = ev->pid,
-                .pid_reliable = ev->pid_reliable,
+                .pid_verified = ev->pid_verified,
                 .comm = strdup_or_null(ev->comm),
                 .exe = strdup_or_null(ev->exe),
                 .unit = strdup_or_null(ev->unit),
@@ -69,9 +69,16 @@ static void on_read(Readers *r, const ReadEvent *ev, void *userdata) {
                 .uid = ev->uid,
         };
         printf("# event: overflow=%d pid=%d reliable=%d comm=%s exe=%s unit=%s session=%s uid=%s%u path=%s\n",
-               ev->overflow, (int) ev->pid, ev->pid_reliable, ev->comm ?: "(null)", ev->exe ?: "(null)",
+               ev->overflow, (int) ev->pid, ev->pid_verified, ev->comm ?: "(null)", ev->exe ?: "(null)",
                ev->unit ?: "(null)", ev->session ?: "(null)", ev->has_uid ? "" : "unknown:", (unsigned) ev->uid,
                ev->path ?: "(null)");
+}
+
+static int failures, failure_error;
+
+static void on_fail(Readers *r, int error, void *userdata) {
+        failures++;
+        failure_error = error;
 }
 
 static void seen_reset(void) {
@@ -237,7 +244,7 @@ static void check_attributed(Readers *r, const Seen *s, pid_t pid, const char *p
         is_str(s->comm, "numa-reader", "comm of the reader");
         is_str(s->exe, self_exe, "exe of the reader (this test binary)");
         ok(s->has_uid && s->uid == 0, "%s: uid 0 known", what);
-        ok(s->pid_reliable == readers_have_pidfd(r), "%s: pid_reliable iff pidfd support", what);
+        ok(s->pid_verified == readers_have_pidfd(r), "%s: pid_verified iff pidfd support", what);
         ok(streq_ptr(s->unit, unit), "%s: unit is the test's (%s)", what, unit ?: "none");
         ok(streq_ptr(s->session, session), "%s: session is the test's (%s)", what, session ?: "none");
 }
@@ -268,8 +275,8 @@ static void test_tree(const char *root) {
         if (sd_event_new(&e) < 0)
                 abort();
 
-        is_int(readers_new(NULL, on_read, NULL, &r), -EINVAL, "readers_new without an event loop");
-        k = readers_new(e, on_read, NULL, &r);
+        is_int(readers_new(NULL, on_read, on_fail, NULL, &r), -EINVAL, "readers_new without an event loop");
+        k = readers_new(e, on_read, on_fail, NULL, &r);
         if (k == -EPERM) {
                 tap_skip("fanotify_init: EPERM (no CAP_SYS_ADMIN in this container)");
                 return;
@@ -307,7 +314,7 @@ static void test_tree(const char *root) {
                 ok(!s->comm || strcmp(s->comm, "cat") == 0, "cat: comm is cat or unknown (%s)", s->comm ?: "null");
                 ok(!s->exe || streq_ptr(s->exe, cat_real), "cat: exe is %s or unknown (%s)", cat_real,
                    s->exe ?: "null");
-                ok(!s->pid_reliable || readers_have_pidfd(r), "cat: reliable only with a pidfd");
+                ok(!s->pid_verified || readers_have_pidfd(r), "cat: reliable only with a pidfd");
         }
         ok(reap(pid), "cat exited cleanly");
 
@@ -320,7 +327,7 @@ static void test_tree(const char *root) {
         ok(s, "read by an already reaped cat is reported");
         if (s) {
                 is_str(s->path, NODE_DIR "/node0/numastat", "reaped: path");
-                ok(!s->pid_reliable, "reaped: pid not reliable");
+                ok(!s->pid_verified, "reaped: pid not reliable");
                 if (readers_have_pidfd(r))
                         ok(!s->comm && !s->exe && !s->has_uid && !s->unit, "reaped: no attribution (FAN_NOPIDFD)");
                 else    /* without a pidfd attribution is a best-effort guess: nothing to assert */
@@ -377,7 +384,7 @@ static void test_real_proc(void) {
 
         if (sd_event_new(&e) < 0)
                 abort();
-        k = readers_new(e, on_read, NULL, &r);
+        k = readers_new(e, on_read, on_fail, NULL, &r);
         if (k == -EPERM) {
                 tap_skip("fanotify_init: EPERM");
                 return;

@@ -315,7 +315,37 @@ static void test_strv(void) {
         ok(l == NULL, "strv_free returns NULL");
 }
 
+static void test_cescape(void) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "cat", "cat" },
+                { "", "" },
+                { "x\n<0>forged", "x\\n<0>forged" },
+                { "\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m" },
+                { "tab\there", "tab\\there" },
+                { "back\\slash \"quoted\"", "back\\\\slash \\\"quoted\\\"" },
+                { "caf\xc3\xa9", "caf\\xc3\\xa9" },         /* UTF-8 too: printable ASCII only */
+                { "\xff\xfe invalid", "\\xff\\xfe invalid" },
+                { "\x7f del", "\\x7f del" },
+        };
+        char buf[64], small[8];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *e = cescape(cases[i].in);
+                is_str(e, cases[i].out, cases[i].out);
+                is_str(cescape_buf(cases[i].in, buf, sizeof buf), cases[i].out, "  same into a buffer");
+                ok(string_is_safe(cases[i].in) == (strcmp(cases[i].in, cases[i].out) == 0), "  string_is_safe agrees");
+                free(e);
+        }
+        /* A cut never leaves half an escape behind. */
+        is_str(cescape_buf("ab\n\x01", small, sizeof small), "ab\\n", "cut before an escape that does not fit");
+        is_str(cescape_buf("abcdefghij", small, sizeof small), "abcdefg", "cut plain text at size - 1");
+        is_str(cescape_buf(NULL, small, sizeof small), "", "NULL is empty");
+}
+
 int main(void) {
+        test_cescape();
         test_parse_duration();
         test_format_duration();
         test_parse_boolean();

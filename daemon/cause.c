@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "cause.h"
+#include "string-table.h"
+#include "strutil.h"
+
+static const char *const cause_table[_CAUSE_MAX] = {
+        [CAUSE_STARTUP] = "startup",
+        [CAUSE_READ] = "read",
+        [CAUSE_LOST_READS] = "lost-reads",
+        [CAUSE_PRESSURE_ABOVE] = "pressure-above",
+        [CAUSE_PRESSURE_BELOW] = "pressure-below",
+        [CAUSE_OPERATOR] = "operator",
+        [CAUSE_RELOAD] = "reload",
+        [CAUSE_EXTERNAL] = "external",
+        [CAUSE_READERS_UNSEEN] = "readers-unseen",
+        [CAUSE_EXIT] = "exit",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(cause, Cause)
+
+static void copy(char *dst, size_t size, const char *src) {
+        snprintf(dst, size, "%s", src ? src : "");
+}
+
+void reader_ref_set(ReaderRef *r, pid_t pid, bool pid_verified, bool has_uid, uid_t uid, const char *comm,
+                    const char *unit, const char *path) {
+        *r = (ReaderRef) {
+                .pid = pid,
+                .pid_verified = pid_verified,
+                .has_uid = has_uid,
+                .uid = has_uid ? uid : 0,
+        };
+        copy(r->comm, sizeof r->comm, comm);
+        copy(r->unit, sizeof r->unit, unit);
+        copy(r->path, sizeof r->path, path);
+}
+
+char *reader_ref_format(const ReaderRef *r, char *buf, size_t size) {
+        char comm[READER_COMM_MAX * 4], unit[READER_UNIT_MAX * 4], path[READER_PATH_MAX * 4], uid[32];
+
+        cescape_buf(r->comm, comm, sizeof comm);
+        cescape_buf(r->unit, unit, sizeof unit);
+        cescape_buf(r->path, path, sizeof path);
+        if (r->has_uid)
+                snprintf(uid, sizeof uid, "%u", (unsigned) r->uid);
+        else
+                snprintf(uid, sizeof uid, "?");
+
+        if (isempty(r->comm))
+                /* Short-lived readers (a one-off cat) can be gone before we look. */
+                snprintf(buf, size, "pid %d (exited before it could be attributed) read %s", (int) r->pid, path);
+        else
+                snprintf(buf, size, "%s (pid %d, uid %s%s%s) read %s", comm, (int) r->pid, uid,
+                         *unit ? ", " : "", unit, path);
+        return buf;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Why counting is in the state it is: a cause as data, not as text. The
+ * policy engine hands it out with every decision; history entries, the
+ * journal, status and metrics all read it from there. Pure. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef enum Cause {
+        CAUSE_STARTUP,          /* the daemon started (auto: the start counts as a read) */
+        CAUSE_READ,             /* a counted read, by the reader in ReaderRef */
+        CAUSE_LOST_READS,       /* the fanotify queue overflowed: reads nobody saw */
+        CAUSE_PRESSURE_ABOVE,   /* the allocation rate held above coarse_above */
+        CAUSE_PRESSURE_BELOW,   /* the allocation rate held below strict_below */
+        CAUSE_OPERATOR,         /* SetPolicy */
+        CAUSE_RELOAD,           /* the configuration was reloaded */
+        CAUSE_EXTERNAL,         /* someone else wrote the sysctl */
+        CAUSE_READERS_UNSEEN,   /* reader detection is unavailable or died */
+        CAUSE_EXIT,             /* the daemon stops and leaves exit_mode */
+        _CAUSE_MAX,
+        _CAUSE_INVALID = -22,
+} Cause;
+
+/* "startup", "read", "lost-reads", "pressure-above", ...: stable names for
+ * the journal (NUMASTATD_CAUSE=), varlink and metrics labels. */
+const char *cause_to_string(Cause c);
+Cause cause_from_string(const char *s);
+
+#define READER_COMM_MAX 64      /* TASK_COMM_LEN is 16; room for a longer one */
+#define READER_UNIT_MAX 256
+#define READER_PATH_MAX 256
+
+/* Who read which file. Every string is as the process chose it (untrusted,
+ * raw): whoever shows it escapes it. Empty strings are unknown. */
+typedef struct ReaderRef {
+        pid_t pid;              /* 0: unknown */
+        bool pid_verified;      /* a pidfd proved the pid was the reader's while it was named */
+        bool has_uid;
+        uid_t uid;
+        char comm[READER_COMM_MAX];     /* empty: gone before it could be named */
+        char unit[READER_UNIT_MAX];     /* its systemd unit or session */
+        char path[READER_PATH_MAX];     /* the statistics file read */
+} ReaderRef;
+
+/* Fills r; NULL strings become empty, long ones are cut. */
+void reader_ref_set(ReaderRef *r, pid_t pid, bool pid_verified, bool has_uid, uid_t uid, const char *comm,
+                    const char *unit, const char *path);
+
+/* "cat (pid 42, uid 0, session-3.scope) read /proc/vmstat", every string
+ * C-escaped (see cescape()). Returns buf. */
+char *reader_ref_format(const ReaderRef *r, char *buf, size_t size);

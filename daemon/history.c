@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+#include "string-table.h"
+
+static const char *const transition_kind_table[_TRANSITION_KIND_MAX] = {
+        [TRANSITION_POLICY] = "policy",
+        [TRANSITION_DRY_RUN] = "dry-run",
+        [TRANSITION_EXTERNAL] = "external",
+        [TRANSITION_EXIT] = "exit",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(transition_kind, TransitionKind)
+
+const Transition *history_at(const History *h, size_t i) {
+        return &h->ring[(h->first + i) % HISTORY_MAX];
+}
+
+const Transition *history_add(History *h, const Transition *t) {
+        Transition *e;
+
+        if (h->n == HISTORY_MAX) {
+                /* Full: the oldest makes room. */
+                free(h->ring[h->first].reason);
+                h->first = (h->first + 1) % HISTORY_MAX;
+                h->n--;
+        }
+        e = &h->ring[(h->first + h->n) % HISTORY_MAX];
+        *e = *t;
+        e->reason = strdup(t->reason ? t->reason : "");
+        h->n++;
+        h->total++;
+        return e;
+}
+
+void history_done(History *h) {
+        for (size_t i = 0; i < h->n; i++)
+                free(h->ring[(h->first + i) % HISTORY_MAX].reason);
+        h->first = h->n = 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The transition history: the last HISTORY_MAX kernel mode switches, each
+ * with its cause as data. A ring, oldest first. Pure. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cause.h"
+#include "mode.h"
+
+#define HISTORY_MAX 64
+
+typedef enum TransitionKind {
+        TRANSITION_POLICY,      /* we switched */
+        TRANSITION_DRY_RUN,     /* we would have switched */
+        TRANSITION_EXTERNAL,    /* someone else switched */
+        TRANSITION_EXIT,        /* we restored exit_mode on the way out */
+        _TRANSITION_KIND_MAX,
+} TransitionKind;
+
+const char *transition_kind_to_string(TransitionKind k);
+
+typedef struct Transition {
+        uint64_t time;          /* CLOCK_REALTIME, µs */
+        KernelMode from, to;
+        Policy policy;
+        TransitionKind kind;
+        Cause cause;
+        ReaderRef reader;       /* cause == CAUSE_READ */
+        char *reason;           /* rendered when it happened */
+} Transition;
+
+typedef struct History {
+        Transition ring[HISTORY_MAX];
+        size_t first, n;
+        uint64_t total;         /* every transition ever, not only those kept */
+} History;
+
+/* Appends a copy of t (the reason is duplicated; on OOM the entry is kept
+ * with a NULL reason). Returns the stored entry. */
+const Transition *history_add(History *h, const Transition *t);
+/* The i-th kept transition, oldest first; i < h->n. */
+const Transition *history_at(const History *h, size_t i);
+void history_done(History *h);

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The io.numastatd status object, from a Status snapshot and nothing else. */
+
+#include <stdlib.h>
+
+#include "macro.h"
+#include "status.h"
+#include "strutil.h"
+
+static json_object *json_string_or_null(const char *s) {
+        return s ? json_object_new_string(s) : NULL;
+}
+
+/* A string another process chose: C-escaped, so the JSON is valid UTF-8
+ * and a terminal that prints it sees no control sequence. */
+static json_object *json_untrusted(const char *s) {
+        _cleanup_free_ char *e = NULL;
+
+        if (!s)
+                return NULL;
+        if (string_is_safe(s))
+                return json_object_new_string(s);
+        e = cescape(s);
+        return e ? json_object_new_string(e) : NULL;
+}
+
+static json_object *json_u64(uint64_t v) {
+        return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t) v);
+}
+
+static json_object *reader_ref_json(const ReaderRef *r) {
+        json_object *o = json_object_new_object();
+
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "pid", r->pid > 0 ? json_object_new_int(r->pid) : NULL);
+        json_object_object_add(o, "pid_verified", json_object_new_boolean(r->pid_verified));
+        json_object_object_add(o, "comm", isempty(r->comm) ? NULL : json_untrusted(r->comm));
+        json_object_object_add(o, "uid", r->has_uid ? json_object_new_int64(r->uid) : NULL);
+        json_object_object_add(o, "unit", isempty(r->unit) ? NULL : json_untrusted(r->unit));
+        json_object_object_add(o, "path", json_untrusted(r->path));
+        return o;
+}
+
+static json_object *nodes_json(const Topology *t) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < t->n_nodes; i++) {
+                const NumaNode *n = &t->nodes[i];
+                json_object *o = json_object_new_object(), *cpus = json_object_new_array();
+
+                for (size_t c = 0; cpus && c < n->n_cpus; c++)
+                        json_object_array_add(cpus, json_object_new_int64(n->cpus[c]));
+                json_object_object_add(o, "id", json_object_new_int(n->id));
+                json_object_object_add(o, "cpus", cpus);
+                json_object_object_add(o, "memory_total_bytes", json_u64(n->memory_total_bytes));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *transitions_json(const History *h) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < h->n; i++) {
+                const Transition *t = history_at(h, i);
+                json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "time", json_u64(t->time));
+                json_object_object_add(o, "from", json_object_new_string(kernel_mode_to_string(t->from)));
+                json_object_object_add(o, "to", json_object_new_string(kernel_mode_to_string(t->to)));
+                json_object_object_add(o, "policy", json_object_new_string(policy_to_string(t->policy)));
+                json_object_object_add(o, "kind", json_object_new_string(transition_kind_to_string(t->kind)));
+                json_object_object_add(o, "cause", json_object_new_string(cause_to_string(t->cause)));
+                json_object_object_add(o, "reader", t->cause == CAUSE_READ ? reader_ref_json(&t->reader) : NULL);
+                json_object_object_add(o, "reason", json_object_new_string(t->reason ? t->reason : ""));
+                json_object_object_add(o, "dry_run", json_object_new_boolean(t->kind == TRANSITION_DRY_RUN));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *readers_json(const ReaderTable *t) {
+        json_object *a = json_object_new_array();
+        size_t order[READERTAB_MAX];
+
+        readertab_by_count(t, order);
+        for (size_t k = 0; a && k < t->n; k++) {
+                const ReaderEntry *e = &t->entries[order[k]];
+                json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "pid", json_object_new_int(e->last_pid));
+                json_object_object_add(o, "pid_verified", json_object_new_boolean(e->pid_verified));
+                json_object_object_add(o, "comm", json_untrusted(e->comm));
+                json_object_object_add(o, "exe", json_untrusted(e->exe));
+                json_object_object_add(o, "uid", e->has_uid ? json_object_new_int64(e->uid) : NULL);
+                json_object_object_add(o, "unit", json_untrusted(e->unit));
+                json_object_object_add(o, "path", json_untrusted(e->path ? e->path : ""));
+                json_object_object_add(o, "first_seen", json_u64(e->first_seen));
+                json_object_object_add(o, "last_seen", json_u64(e->last_seen));
+                json_object_object_add(o, "count", json_u64(e->count));
+                json_object_object_add(o, "ignored", json_object_new_boolean(e->ignored));
+                json_object_object_add(o, "rule", json_untrusted(e->rule));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *numa_counters_json(const NumaCounters *c) {
+        json_object *o = json_object_new_object();
+
+        for (NumaCounter i = 0; o && i < _NUMA_COUNTER_MAX; i++)
+                json_object_object_add(o, numa_counter_vmstat_name(i), json_u64(c->v[i]));
+        return o;
+}
+
+static json_object *counters_json(const StatusCounters *c) {
+        json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+
+        json_object_object_add(o, "total", numa_counters_json(&c->total));
+        for (size_t i = 0; nodes && i < c->n_nodes; i++) {
+                NumaCounters total;
+                json_object *n;
+
+                counter_track_total(&c->nodes[i].track, &total);
+                n = numa_counters_json(&total);
+                json_object_object_add(n, "id", json_object_new_int(c->nodes[i].id));
+                json_object_array_add(nodes, n);
+        }
+        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "resets_compensated", json_u64(c->resets_compensated));
+        json_object_object_add(o, "external_resets", json_u64(c->external_resets));
+        json_object_object_add(o, "counting_share", json_object_new_double(c->counting_share));
+        return o;
+}
+
+static json_object *precision_json(const Status *s) {
+        json_object *o = json_object_new_object(), *zones = json_object_new_array();
+        uint64_t worst = 0;
+
+        for (size_t i = 0; zones && i < s->n_zones; i++) {
+                const ZoneThreshold *z = &s->zones[i];
+                json_object *zo;
+
+                if (z->ncpus == 0)
+                        continue;       /* empty zone: nothing drifts */
+                zo = json_object_new_object();
+                json_object_object_add(zo, "node", json_object_new_int(z->node));
+                json_object_object_add(zo, "zone", json_object_new_string(z->name));
+                json_object_object_add(zo, "cpus", json_object_new_int((int) z->ncpus));
+                json_object_object_add(zo, "threshold", json_object_new_int((int) z->threshold_max));
+                json_object_object_add(zo, "max_drift", json_u64(z->drift_max));
+                json_object_array_add(zones, zo);
+                if (z->drift_max > worst)
+                        worst = z->drift_max;
+        }
+        json_object_object_add(o, "zones", zones);
+        json_object_object_add(o, "max_drift", json_u64(worst));
+        json_object_object_add(o, "stale", json_object_new_boolean(s->zones_stale));
+        return o;
+}
+
+static json_object *sources_json(const Status *s) {
+        const StatusSources *src = &s->sources;
+        json_object *o = json_object_new_object(), *w = json_object_new_array();
+
+        for (char *const *p = src->watched; w && p && *p; p++)
+                json_object_array_add(w, json_untrusted(*p));
+        json_object_object_add(o, "readers", json_object_new_boolean(src->readers));
+        json_object_object_add(o, "readers_pidfd", json_object_new_boolean(src->readers_pidfd));
+        json_object_object_add(o, "readers_error", json_string_or_null(src->readers_error));
+        json_object_object_add(o, "readers_retry_at", src->readers_retry_at ? json_u64(src->readers_retry_at) : NULL);
+        json_object_object_add(o, "watched", w);
+        json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
+        json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
+        json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));
+        json_object_object_add(o, "topology_changes", json_u64(src->topology_changes));
+        json_object_object_add(o, "topology_reloads", json_u64(src->topology_reloads));
+        json_object_object_add(o, "topology_changed_at", json_u64(src->topology_changed_at));
+        json_object_object_add(o, "reads_total", json_u64(s->readers->total_reads));
+        json_object_object_add(o, "reads_counted", json_u64(s->readers->counted_reads));
+        json_object_object_add(o, "reads_ignored", json_u64(s->readers->ignored_reads));
+        json_object_object_add(o, "overflows", json_u64(s->readers->overflows));
+        return o;
+}
+
+json_object *status_to_json(const Status *s) {
+        const Decision *d = s->decision;
+        json_object *o = json_object_new_object(), *err = NULL;
+
+        if (!o)
+                return NULL;
+        if (s->last_error->message) {
+                err = json_object_new_object();
+                json_object_object_add(err, "time", json_u64(s->last_error->time));
+                json_object_object_add(err, "message", json_untrusted(s->last_error->message));
+                json_object_object_add(err, "errno", json_object_new_int(s->last_error->error));
+        }
+
+        json_object_object_add(o, "version", json_object_new_string(s->version));
+        json_object_object_add(o, "backend", json_object_new_string(backend_kind_to_string(s->backend)));
+        json_object_object_add(o, "backend_path", json_string_or_null(backend_sysctl_path(s->backend)));
+        json_object_object_add(o, "kernel_mode", json_object_new_string(kernel_mode_to_string(s->kernel_mode)));
+        json_object_object_add(o, "target_mode", json_object_new_string(kernel_mode_to_string(s->target_mode)));
+        json_object_object_add(o, "counting", json_object_new_boolean(s->counting));
+        json_object_object_add(o, "policy", json_object_new_string(policy_to_string(s->policy)));
+        json_object_object_add(o, "policy_source",
+                               json_object_new_string(s->policy_source == CAUSE_OPERATOR ? "SetPolicy" : "config"));
+        json_object_object_add(o, "dry_run", json_object_new_boolean(s->dry_run));
+        json_object_object_add(o, "paused", json_object_new_boolean(s->paused));
+        json_object_object_add(o, "reason", json_object_new_string(d->reason));
+        json_object_object_add(o, "cause", json_object_new_string(cause_to_string(d->cause)));
+        json_object_object_add(o, "cause_reader", d->cause == CAUSE_READ ? reader_ref_json(&d->reader) : NULL);
+        json_object_object_add(o, "rule", json_object_new_string(policy_rule_to_string(d->rule)));
+        json_object_object_add(o, "allocation_rate",
+                               s->have_rate ? json_object_new_int64((int64_t) (s->rate + 0.5)) : NULL);
+        json_object_object_add(o, "root", json_untrusted(s->root));
+        json_object_object_add(o, "config_file", json_untrusted(s->config_file));
+        json_object_object_add(o, "config_error", json_untrusted(s->config_error));
+        json_object_object_add(o, "last_error", err);
+        json_object_object_add(o, "nodes", nodes_json(s->topology));
+        json_object_object_add(o, "readers", readers_json(s->readers));
+        json_object_object_add(o, "sources", sources_json(s));
+        json_object_object_add(o, "counters", counters_json(&s->counters));
+        json_object_object_add(o, "precision", precision_json(s));
+        json_object_object_add(o, "transitions", transitions_json(s->history));
+        json_object_object_add(o, "transitions_total", json_u64(s->history->total));
+        json_object_object_add(o, "started", json_u64(s->started));
+        json_object_object_add(o, "pid", json_object_new_int(s->pid));
+        return o;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "manager.h"
+#include "status.h"
+#include "strutil.h"
+
+void status_build(const Manager *m, uint64_t now, Status *ret) {
+        *ret = (Status) {
+                .version = PACKAGE_VERSION,
+                .pid = getpid(),
+                .started = m->started,
+                .root = m->root,
+                .config_file = m->config_path,
+                .config_error = m->config_error,
+
+                .backend = m->backend,
+                .kernel_mode = m->kernel_mode,
+                .target_mode = m->decision.mode,
+                .counting = manager_counting(m),
+
+                .policy = m->policy,
+                .policy_source = m->policy_source,
+                .dry_run = m->dry_run,
+                .paused = m->engine.paused,
+                .decision = &m->decision,
+
+                .have_rate = m->rate.have_rate,
+                .rate = m->rate.rate,
+                .last_error = &m->last_error,
+
+                .topology = &m->topology,
+                .zones = m->zones,
+                .n_zones = m->n_zones,
+                .zones_stale = m->zones_stale,
+
+                .readers = &m->readertab,
+                .sources = {
+                        .readers = m->readers != NULL,
+                        .readers_pidfd = m->readers && readers_have_pidfd(m->readers),
+                        .readers_error = m->readers_error,
+                        .readers_retry_at = m->readers_retry_at,
+                        .watched = readers_watched(m->readers),
+                        .rate_error = m->rate_error,
+                        .uevents = m->uevents != NULL,
+                        .uevents_error = m->uevents_error,
+                        .topology_changes = m->topology_changes,
+                        .topology_reloads = m->topology_reloads,
+                        .topology_changed_at = m->topology_changed_at,
+                },
+                .counters = {
+                        .nodes = m->node_tracks,
+                        .n_nodes = m->n_node_tracks,
+                        .resets_compensated = m->counter_resets,
+                        .external_resets = m->external_resets,
+                        .counting_share = on_time_share(&m->on_time, now),
+                },
+                .history = &m->history,
+        };
+        counter_track_total(&m->vmstat_track, &ret->counters.total);
+}
+
+/* FNV-1a, 64 bit: a digest, not a defence; collisions only cost a Monitor
+ * update that is not sent, and need 2^32 changes to be likely. */
+typedef struct Digest {
+        uint64_t h;
+} Digest;
+
+static void digest_bytes(Digest *d, const void *p, size_t n) {
+        const unsigned char *b = p;
+        for (size_t i = 0; i < n; i++) {
+                d->h ^= b[i];
+                d->h *= UINT64_C(0x100000001b3);
+        }
+}
+
+static void digest_str(Digest *d, const char *s) {
+        /* NULL and "" differ; the terminator separates fields. */
+        if (!s) {
+                digest_bytes(d, "\xff", 1);
+                return;
+        }
+        digest_bytes(d, s, strlen(s) + 1);
+}
+
+#define digest_val(d, v) ({ __typeof__(v) _v_ = (v); digest_bytes((d), &_v_, sizeof _v_); })
+
+uint64_t status_fingerprint(const Status *s) {
+        Digest d = { UINT64_C(0xcbf29ce484222325) };
+
+        digest_val(&d, s->backend);
+        digest_val(&d, s->kernel_mode);
+        digest_val(&d, s->target_mode);
+        digest_val(&d, s->counting);
+        digest_val(&d, s->policy);
+        digest_val(&d, s->policy_source);
+        digest_val(&d, s->dry_run);
+        digest_val(&d, s->paused);
+        digest_val(&d, s->decision->cause);
+        digest_val(&d, s->decision->rule);
+        digest_str(&d, s->decision->reason);
+        digest_str(&d, s->config_error);
+        digest_val(&d, s->last_error->time);
+        digest_str(&d, s->last_error->message);
+
+        /* Who reads, not how often. */
+        digest_val(&d, s->readers->n);
+        for (size_t i = 0; i < s->readers->n; i++) {
+                const ReaderEntry *e = &s->readers->entries[i];
+                digest_str(&d, e->comm);
+                digest_str(&d, e->exe);
+                digest_str(&d, e->unit);
+                digest_str(&d, e->path);
+                digest_val(&d, e->has_uid);
+                digest_val(&d, e->uid);
+                digest_val(&d, e->ignored);
+                digest_str(&d, e->rule);
+        }
+
+        digest_val(&d, s->sources.readers);
+        digest_str(&d, s->sources.readers_error);
+        for (char *const *w = s->sources.watched; w && *w; w++)
+                digest_str(&d, *w);
+        digest_str(&d, s->sources.rate_error);
+        digest_val(&d, s->sources.uevents);
+        digest_str(&d, s->sources.uevents_error);
+        digest_val(&d, s->sources.topology_reloads);
+        digest_val(&d, s->topology->n_nodes);
+        digest_val(&d, s->history->total);
+        return d.h;
+}
+
+char *status_format_notify(const Status *s, char *buf, size_t size) {
+        /* The reason is printable ASCII by construction: its templates are,
+         * and every name a process chose is escaped when it is rendered. */
+        snprintf(buf, size, "NUMA statistics %s (policy %s%s): %s", kernel_mode_to_string(s->kernel_mode),
+                 policy_to_string(s->policy), s->dry_run ? ", dry run" : "", s->decision->reason);
+        return buf;
+}

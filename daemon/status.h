@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The daemon's state as one read-only value. The manager builds it in one
+ * place (status_build()); every output reads it and nothing else: the
+ * varlink service (GetStatus, Monitor), the systemd STATUS= line, metrics.
+ *
+ * A Status borrows from the manager: its pointers are valid until the
+ * manager next changes, i.e. within the event-loop callback that built it.
+ * Build, consume, drop. */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend.h"
+#include "cause.h"
+#include "counters.h"
+#include "history.h"
+#include "mode.h"
+#include "parsers.h"
+#include "policy.h"
+#include "readertab.h"
+#include "topology.h"
+
+typedef struct Manager Manager;
+
+/* The last error the daemon met (a failed write, an unreadable sysctl). */
+typedef struct ErrorRecord {
+        uint64_t time;          /* CLOCK_REALTIME µs */
+        int error;              /* positive errno */
+        char *message;          /* NULL: no error */
+} ErrorRecord;
+
+typedef struct StatusSources {
+        bool readers;                   /* reader detection works now */
+        bool readers_pidfd;             /* readers are pinned by pidfd (kernel >= 5.15) */
+        const char *readers_error;      /* why not, if not */
+        uint64_t readers_retry_at;      /* CLOCK_REALTIME µs of the next attempt to re-create it, 0: none */
+        char *const *watched;           /* NULL-terminated */
+        const char *rate_error;
+        bool uevents;
+        const char *uevents_error;
+        uint64_t topology_changes;      /* uevents that touched the topology */
+        uint64_t topology_reloads;      /* topology re-reads (bursts of uevents are one) */
+        uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
+} StatusSources;
+
+typedef struct StatusCounters {
+        NumaCounters total;             /* counted since start, from /proc/vmstat */
+        const NodeTrack *nodes;         /* per node, since start */
+        size_t n_nodes;
+        uint64_t resets_compensated;
+        uint64_t external_resets;
+        double counting_share;          /* of the time since start, 0..1 */
+} StatusCounters;
+
+typedef struct Status {
+        const char *version;
+        pid_t pid;
+        uint64_t started;               /* CLOCK_REALTIME µs */
+        const char *root;
+        const char *config_file;
+        const char *config_error;       /* the last rejected reload, or NULL */
+
+        BackendKind backend;
+        KernelMode kernel_mode;         /* as last read back */
+        KernelMode target_mode;         /* what the policy wants; UNKNOWN: leave the kernel alone */
+        bool counting;                  /* whether the kernel counts now */
+
+        Policy policy;
+        Cause policy_source;            /* STARTUP (the config), RELOAD or OPERATOR (SetPolicy) */
+        bool dry_run;
+        bool paused;
+        const Decision *decision;       /* cause, reader, rule, reason */
+
+        bool have_rate;
+        double rate;                    /* pages/s, smoothed */
+        const ErrorRecord *last_error;
+
+        const Topology *topology;
+        const ZoneThreshold *zones;
+        size_t n_zones;
+        bool zones_stale;
+
+        const ReaderTable *readers;
+        StatusSources sources;
+        StatusCounters counters;
+        const History *history;
+} Status;
+
+/* Builds the snapshot of m at now (CLOCK_MONOTONIC µs, for time shares). */
+void status_build(const Manager *m, uint64_t now, Status *ret);
+
+/* A digest of what a person would call a change: modes, policy, cause and
+ * reason, the set of readers (not their counts), errors, topology, the
+ * transition count. Rates, shares and counters do not enter it, so Monitor
+ * is not woken by a number that ticked. */
+uint64_t status_fingerprint(const Status *s);
+
+/* The one-line summary for systemd's STATUS=, escaped. */
+char *status_format_notify(const Status *s, char *buf, size_t size);
+
+/* The io.numastatd status object. NULL on OOM. */
+json_object *status_to_json(const Status *s);
