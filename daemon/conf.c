@@ -218,24 +218,40 @@ static int parse_duration_value(const char *value, bool allow_infinity, usec_t *
         return 0;
 }
 
-static int parse_duration_finite(Config *c _unused_, void *data, const char *value, char **reason) {
-        return parse_duration_value(value, false, data, reason);
-}
+/* Bounds keep every sum the daemon forms (now + linger, above_since +
+ * sustain, 3 * interval) far from overflow, and catch typos ("5d" for
+ * "5s") that would disable the policy for days. */
+static int check_duration(usec_t u, usec_t min, usec_t max, char **reason) {
+        char a[DURATION_MAX], b[DURATION_MAX];
 
-static int parse_duration_or_infinity(Config *c _unused_, void *data, const char *value, char **reason) {
-        return parse_duration_value(value, true, data, reason);
-}
-
-static int parse_interval(Config *c _unused_, void *data, const char *value, char **reason) {
-        usec_t u;
-        int r = parse_duration_value(value, false, &u, reason);
-        if (r < 0)
-                return r;
-        if (u == 0)
-                return make_error(reason, -EINVAL, "must be greater than 0");
-        *(usec_t *) data = u;
+        if (u < min)
+                return make_error(reason, -EINVAL, "must be at least %s", format_duration(a, sizeof a, min));
+        if (u > max)
+                return make_error(reason, -EINVAL, "must be at most %s (got %s)", format_duration(a, sizeof a, max),
+                                  format_duration(b, sizeof b, u));
         return 0;
 }
+
+#define DEFINE_PARSE_DURATION(function, min, max, allow_infinity)                                    \
+        static int function(Config *c _unused_, void *data, const char *value, char **reason) {     \
+                usec_t u;                                                                            \
+                int r = parse_duration_value(value, allow_infinity, &u, reason);                     \
+                if (r < 0)                                                                           \
+                        return r;                                                                    \
+                if (!(allow_infinity && u == USEC_INFINITY)) {                                       \
+                        r = check_duration(u, min, max, reason);                                     \
+                        if (r < 0)                                                                   \
+                                return r;                                                            \
+                }                                                                                    \
+                *(usec_t *) data = u;                                                                \
+                return 0;                                                                            \
+        }
+
+DEFINE_PARSE_DURATION(parse_interval, INTERVAL_MIN, INTERVAL_MAX, false)
+DEFINE_PARSE_DURATION(parse_min_dwell, 0, MIN_DWELL_MAX, false)
+DEFINE_PARSE_DURATION(parse_sustain, 0, SUSTAIN_MAX, false)
+/* Infinite linger is meaningful: once read, keep counting. */
+DEFINE_PARSE_DURATION(parse_linger, 0, LINGER_MAX, true)
 
 static int parse_number(Config *c _unused_, void *data, const char *value, char **reason) {
         int r = parse_uint64(value, data);
@@ -312,16 +328,15 @@ typedef struct ConfigItem {
 static const ConfigItem items[] = {
         { "policy",   "mode",               parse_policy,               offsetof(Config, mode)               },
         { "policy",   "dry_run",            parse_bool,                 offsetof(Config, dry_run)            },
-        { "policy",   "min_dwell",          parse_duration_finite,      offsetof(Config, min_dwell)          },
+        { "policy",   "min_dwell",          parse_min_dwell,            offsetof(Config, min_dwell)          },
         { "policy",   "off_mode",           parse_off_mode,             offsetof(Config, off_mode)           },
         { "policy",   "exit_mode",          parse_exit_mode,            offsetof(Config, exit_mode)          },
         { "policy",   "on_external_change", parse_external_change,      offsetof(Config, on_external_change) },
         { "pressure", "interval",           parse_interval,             offsetof(Config, interval)           },
         { "pressure", "coarse_above",       parse_number,               offsetof(Config, coarse_above)       },
         { "pressure", "strict_below",       parse_number,               offsetof(Config, strict_below)       },
-        { "pressure", "sustain",            parse_duration_finite,      offsetof(Config, sustain)            },
-        /* Infinite linger is meaningful: once read, keep counting. */
-        { "readers",  "linger",             parse_duration_or_infinity, offsetof(Config, linger)             },
+        { "pressure", "sustain",            parse_sustain,              offsetof(Config, sustain)            },
+        { "readers",  "linger",             parse_linger,               offsetof(Config, linger)             },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },

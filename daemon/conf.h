@@ -13,6 +13,13 @@
         "/proc/vmstat /proc/zoneinfo /sys/devices/system/node/node*/numastat " \
         "/sys/devices/system/node/node*/vmstat"
 
+/* Documented bounds (numastatd.conf(5)). */
+#define INTERVAL_MIN (10 * USEC_PER_MSEC)
+#define INTERVAL_MAX (3600 * USEC_PER_SEC)
+#define MIN_DWELL_MAX (24 * 3600 * USEC_PER_SEC)
+#define SUSTAIN_MAX (24 * 3600 * USEC_PER_SEC)
+#define LINGER_MAX (30 * 24 * 3600 * USEC_PER_SEC)      /* or infinity */
+
 /* One `ignore =` line: every field that is set must match. */
 typedef struct IgnoreRule {
         char *comm;

@@ -6,38 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root "fanotify_init needs CAP_SYS_ADMIN"
-SHM=/dev/shm
-if [ "$(stat -f -c %T "$SHM" 2>/dev/null)" != tmpfs ]; then
-        SHM=$(mktemp -d /tmp/numastatd-tmpfs-XXXXXX)
-        mount -t tmpfs tmpfs "$SHM" || { echo "1..0 # SKIP no tmpfs available"; exit 0; }
-        cleanup_mounts=$SHM
-fi
-
-# A tree on tmpfs with counters the test controls, through a small fake
-# kernel: it writes pgalloc at a chosen rate and zeroes the NUMA counters
-# when the daemon turns counting off, as mainline does.
-T=$(mktemp -d "$SHM/numastatd-auto-XXXXXX"); cleanup_trees+=("$T")
-chmod 755 "$T"
-mkdir -p "$T/proc/sys/vm" "$T/run"
-echo 1 > "$T/proc/sys/vm/numa_stat"
-for n in 0 1; do
-        mkdir -p "$T/sys/devices/system/node/node$n"
-        echo "$((n * 2))-$((n * 2 + 1))" > "$T/sys/devices/system/node/node$n/cpulist"
-        echo "Node $n MemTotal:        1048576 kB" > "$T/sys/devices/system/node/node$n/meminfo"
-done
-cp "$SRCDIR/tests/data/zoneinfo-2node.txt" "$T/proc/zoneinfo"
-
-python3 "$SRCDIR/tests/integration/fake-kernel.py" "$T" &
-FAKE_PID=$!
-fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
-wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
-        local deadline=$((SECONDS + $1))
-        shift
-        until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
-}
-sysctl_is() { [ "$(cat "$T/proc/sys/vm/numa_stat")" = "$1" ]; }
-status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
-status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
+fake_kernel_tree auto
 
 cat > "$T/conf" <<EOF2
 [policy]
@@ -52,8 +21,6 @@ sustain = 300ms
 linger = 2s
 ignore = comm=head path=/proc/vmstat
 EOF2
-# The daemon marks the files that exist when it starts: wait for the fake.
-wait_for 10 test -s "$T/sys/devices/system/node/node1/numastat"
 start_daemon "$T" --config="$T/conf"
 ok $? "daemon starts with policy auto"
 ctl --json=short monitor > "$T/monitor.out" 2>/dev/null &
@@ -200,6 +167,4 @@ is "$(echo "$S" | json_get transitions.0.kind)" external "the external change is
 is "$(echo "$S" | json_get transitions.1.to)" strict "followed by the switch back"
 stop_daemon TERM
 
-kill $FAKE_PID
-[ -n "${cleanup_mounts:-}" ] && { rm -rf "$T"; umount "$cleanup_mounts"; rmdir "$cleanup_mounts"; }
 done_testing

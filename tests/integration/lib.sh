@@ -128,8 +128,51 @@ as_nobody() {
 }
 
 cleanup_trees=()
+cleanup_mounts=
 cleanup() {
         jobs -p | xargs -r kill 2>/dev/null
+        wait 2>/dev/null
         for t in "${cleanup_trees[@]}"; do rm -rf "$t"; done
+        if [ -n "$cleanup_mounts" ]; then umount "$cleanup_mounts" && rmdir "$cleanup_mounts"; fi
 }
 trap cleanup EXIT
+
+wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
+        local deadline=$((SECONDS + $1))
+        shift
+        until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
+}
+status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
+status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
+
+# fake_kernel_tree NAME: a 2-node tree on tmpfs (fanotify marks need a real
+# superblock, not overlayfs) whose counters a small fake kernel drives
+# (fake-kernel.py: pgalloc at a chosen rate, NUMA counters zeroed when
+# counting goes off, as mainline does). Sets T and FAKE_PID; the whole
+# script is skipped, saying why, without tmpfs.
+fake_kernel_tree() {
+        local shm=/dev/shm
+        if [ "$(stat -f -c %T "$shm" 2>/dev/null)" != tmpfs ]; then
+                shm=$(mktemp -d /tmp/numastatd-tmpfs-XXXXXX)
+                mount -t tmpfs tmpfs "$shm" || { echo "1..0 # SKIP no tmpfs available"; exit 0; }
+                cleanup_mounts=$shm
+        fi
+        T=$(mktemp -d "$shm/numastatd-$1-XXXXXX")
+        cleanup_trees+=("$T")
+        chmod 755 "$T"
+        mkdir -p "$T/proc/sys/vm" "$T/run"
+        echo 1 > "$T/proc/sys/vm/numa_stat"
+        for n in 0 1; do
+                mkdir -p "$T/sys/devices/system/node/node$n"
+                echo "$((n * 2))-$((n * 2 + 1))" > "$T/sys/devices/system/node/node$n/cpulist"
+                echo "Node $n MemTotal:        1048576 kB" > "$T/sys/devices/system/node/node$n/meminfo"
+        done
+        cp "$SRCDIR/tests/data/zoneinfo-2node.txt" "$T/proc/zoneinfo"
+        python3 "$SRCDIR/tests/integration/fake-kernel.py" "$T" &
+        FAKE_PID=$!
+        # The daemon marks the files that exist when it starts: wait for them.
+        wait_for 10 test -s "$T/sys/devices/system/node/node1/numastat"
+}
+# fake COMMAND: tells the fake kernel ("rate N", "hit A B") and waits until it took it.
+fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
+sysctl_is() { [ "$(cat "$T/proc/sys/vm/numa_stat")" = "$1" ]; }

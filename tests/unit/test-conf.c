@@ -423,8 +423,13 @@ static void test_errors(void) {
         load_fails("negative duration", "[pressure]\nsustain = -1s\n", 2, "[pressure] sustain: invalid duration '-1s'", NULL);
         load_fails("duration overflow", "[readers]\nlinger = 300000000d\n", 2, "[readers] linger: duration '300000000d' is too large", NULL);
         load_fails("infinity where it makes no sense", "[pressure]\nsustain = infinity\n", 2, "[pressure] sustain: 'infinity' is not allowed", NULL);
-        load_fails("interval of 0", "[pressure]\ninterval = 0\n", 2, "[pressure] interval: must be greater than 0", NULL);
-        load_fails("interval below 1us", "[pressure]\ninterval = 0.1us\n", 2, "[pressure] interval: must be greater than 0", NULL);
+        load_fails("interval of 0", "[pressure]\ninterval = 0\n", 2, "[pressure] interval: must be at least 10ms", NULL);
+        load_fails("interval below 1us", "[pressure]\ninterval = 0.1us\n", 2, "[pressure] interval: must be at least 10ms", NULL);
+        load_fails("interval below 10ms", "[pressure]\ninterval = 9ms\n", 2, "[pressure] interval: must be at least 10ms", NULL);
+        load_fails("interval above 1h", "[pressure]\ninterval = 61min\n", 2, "[pressure] interval: must be at most 1h (got 1h 1min)", NULL);
+        load_fails("sustain above 1d", "[pressure]\nsustain = 25h\n", 2, "[pressure] sustain: must be at most 1d", NULL);
+        load_fails("min_dwell above 1d", "[policy]\nmin_dwell = 2d\n", 2, "[policy] min_dwell: must be at most 1d", NULL);
+        load_fails("linger above 30d", "[readers]\nlinger = 31d\n", 2, "[readers] linger: must be at most 30d", NULL);
         load_fails("interval infinity", "[pressure]\ninterval = infinity\n", 2, "[pressure] interval: 'infinity' is not allowed", NULL);
         load_fails("bad number", "[pressure]\ncoarse_above = 12x\n", 2, "[pressure] coarse_above: invalid number '12x'", NULL);
         load_fails("negative number", "[pressure]\nstrict_below = -1\n", 2, "[pressure] strict_below: invalid number '-1'", NULL);

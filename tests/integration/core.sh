@@ -1,0 +1,125 @@
+#!/bin/bash
+# The one-way core, end to end on a fake-kernel tree: Monitor sends an
+# update for a change and stays quiet while only the rate ticks; causes as
+# data in history and status; a reload that changes a threshold is judged at
+# once with the samples' own times; a burst of uevents is one topology reload.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN"
+fake_kernel_tree core
+
+monitor_lines() { wc -l < "$T/monitor.out"; }
+
+cat > "$T/conf" <<EOF
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+[readers]
+linger = 1s
+EOF
+fake rate 1000
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts"
+wait_for 5 status_is rule on-not-above
+ok $? "a rate between the thresholds: counting on, rule on-not-above"
+
+# ---- Monitor: quiet while numbers tick, an update for a change ----
+ctl --json=short monitor > "$T/monitor.out" 2>/dev/null &
+MON_PID=$!
+wait_for 5 test -s "$T/monitor.out"
+is "$(monitor_lines)" 1 "Monitor: the status at once"
+for r in 1500 2500 3500 1200; do fake rate $r; sleep 0.4; done
+is "$(monitor_lines)" 1 "Monitor: no update while only the allocation rate ticks (2 s, 4 rates)"
+ok $([ "$(ctl --json=short | json_get allocation_rate)" -gt 1000 ]; echo $?) "  (the rate did change: $(ctl --json=short | json_get allocation_rate) pages/s)"
+sleep 2 | cat "$T/proc/vmstat" - >/dev/null &
+wait_for 5 bash -c "[ \$(wc -l < '$T/monitor.out') -ge 2 ]"
+ok $? "Monitor: an update for a new reader"
+tail -1 "$T/monitor.out" | grep -q '"comm":"cat"'
+ok $? "  naming it"
+kill $MON_PID
+
+# ---- causes as data ----
+fake rate 50000
+wait_for 10 sysctl_is 0
+ok $? "pressure and no reader within linger: counting off"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get cause)" pressure-above "status: cause pressure-above"
+wait_for 5 status_is rule off-waiting
+ok $? "status: rule off-waiting, after the switch"
+is "$(echo "$S" | json_get transitions.-1.cause)" pressure-above "history: the switch off was pressure"
+sleep 2 | cat "$T/sys/devices/system/node/node0/numastat" - >/dev/null &
+CAT=$!
+wait_for 5 sysctl_is 1
+ok $? "a reader turns counting on"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get cause)" read "status: cause read"
+is "$(echo "$S" | json_get cause_reader.comm)" cat "status: the cause's reader is cat"
+is "$(echo "$S" | json_get transitions.-1.cause)" read "history: the switch on was a read"
+is "$(echo "$S" | json_get transitions.-1.reader.path)" /sys/devices/system/node/node0/numastat \
+   "history: with the file it read"
+contains "$(ctl history)" "cause read" "numastatctl history shows the cause"
+stop_daemon TERM
+
+# ---- a reload re-judges the rate with the samples' own times ----
+# Above 5000 for seconds, but coarse_above is 10000: counting stays on. A
+# reload that lowers coarse_above to 5000 finds the rate above it since long
+# before, past sustain (3 s): counting goes off at once, not one sample plus
+# sustain later.
+cat > "$T/conf" <<EOF
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 1s
+coarse_above = 10000
+strict_below = 500
+sustain = 3s
+[readers]
+linger = 0
+EOF
+fake rate 7000
+start_daemon "$T" --config="$T/conf"
+sleep 7         # the first rate comes from the second sample: above 5000 for 4-5 s
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "7000 pages/s under coarse_above=10000: counting on"
+sed -i 's/^coarse_above = 10000$/coarse_above = 5000/' "$T/conf"
+T0=$(date +%s%N)
+ctl reload >/dev/null
+wait_for 5 sysctl_is 0
+ok $? "reload to coarse_above=5000: counting off"
+MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+ok $([ "$MS" -lt 900 ]; echo $?) "  at once ($MS ms), judged with the samples' own times"
+contains "$(ctl --json=short | json_get transitions.-1.reason)" "above coarse_above=5000 for 3s" \
+         "  the switch's reason names the new threshold"
+# Raising it again above the rate: the reason never claims what is not.
+sed -i 's/^coarse_above = 5000$/coarse_above = 20000/' "$T/conf"
+ctl reload >/dev/null
+sleep 1.5
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get reason)" "allocation rate between strict_below=500 and coarse_above=20000" \
+         "reload to coarse_above=20000: the reason says the rate is between"
+stop_daemon TERM
+
+# ---- a burst of uevents is one topology reload ----
+if [ -w /sys/devices/system/memory/memory0/uevent ]; then
+        start_daemon "$T" --config="$T/conf"
+        C0=$(ctl --json=short | json_get sources.topology_changes)
+        R0=$(ctl --json=short | json_get sources.topology_reloads)
+        for _ in $(seq 1 40); do echo change > /sys/devices/system/memory/memory0/uevent; done
+        wait_for 5 status_at_least sources.topology_changes $((C0 + 40))
+        ok $? "40 memory uevents seen"
+        sleep 0.5
+        R1=$(ctl --json=short | json_get sources.topology_reloads)
+        ok $([ $((R1 - R0)) -ge 1 ] && [ $((R1 - R0)) -le 2 ]; echo $?) \
+           "  coalesced into $((R1 - R0)) topology reload(s), not 40"
+        stop_daemon TERM
+else
+        skip "cannot write /sys/devices/system/memory/memory0/uevent to make synthetic uevents"
+        skip "(coalescing)"
+fi
+
+done_testing

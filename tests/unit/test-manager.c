@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager in-process on a --root tree: the one exit path when a source
+ * fails on purpose (exit_mode, STOPPING=1, the socket and the restore state
+ * removed, Monitor clients disconnected, everything freed once), and reader
+ * detection that dies and comes back. */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "manager.h"
+#include "rootfs.h"
+#include "tap.h"
+#include "time-util.h"
+
+static char root[] = "/tmp/numastatd-manager-XXXXXX";
+
+static void put(const char *path, const char *text) {
+        _cleanup_free_ char *full = NULL, *dir = NULL;
+        FILE *f;
+
+        if (root_path(root, path, &full) < 0 || !(dir = strdup(full)))
+                abort();
+        for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = 0;
+                (void) mkdir(dir, 0755);
+                *s = '/';
+        }
+        f = fopen(full, "we");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+                abort();
+}
+
+static char *get(const char *path) {
+        char *full = NULL, *text = NULL;
+
+        if (root_path(root, path, &full) < 0)
+                abort();
+        if (root_read_file("/", full, 4096, &text) < 0)
+                text = NULL;
+        free(full);
+        return text;
+}
+
+static bool exists(const char *path) {
+        _cleanup_free_ char *full = NULL;
+
+        if (root_path(root, path, &full) < 0)
+                abort();
+        return access(full, F_OK) == 0;
+}
+
+static void make_tree(void) {
+        if (!mkdtemp(root))
+                abort();
+        put("/proc/sys/vm/numa_stat", "1\n");
+        put("/proc/vmstat", "nr_free_pages 1000\npgalloc_normal 5000\nnuma_hit 100\nnuma_miss 0\nnuma_foreign 0\n"
+                            "numa_interleave 0\nnuma_local 100\nnuma_other 0\n");
+        for (int n = 0; n < 2; n++) {
+                char path[128], text[64];
+
+                snprintf(path, sizeof path, "/sys/devices/system/node/node%d/numastat", n);
+                put(path, "numa_hit 50\nnuma_miss 0\nnuma_foreign 0\ninterleave_hit 0\nlocal_node 50\nother_node 0\n");
+                snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", n);
+                snprintf(text, sizeof text, "%d-%d\n", 2 * n, 2 * n + 1);
+                put(path, text);
+        }
+}
+
+static void remove_tree(void) {
+        char cmd[128];
+
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        if (system(cmd) != 0)
+                printf("# could not remove %s\n", root);
+}
+
+/* A datagram socket standing in for systemd's notify socket. */
+static int notify_listen(void) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd;
+
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/notify", root);
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                abort();
+        setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+        return fd;
+}
+
+static bool notify_got(int fd, const char *what) {
+        char buf[4096];
+        ssize_t n;
+        bool found = false;
+
+        while ((n = recv(fd, buf, sizeof buf - 1, 0)) > 0) {
+                buf[n] = 0;
+                for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+                        if (strcmp(l, what) == 0)
+                                found = true;
+        }
+        return found;
+}
+
+static Manager *start(Policy policy) {
+        ManagerOptions opts = { .root = root };
+        _cleanup_free_ char *sock = NULL;
+        Manager *m = NULL;
+        Config c;
+
+        config_init(&c);
+        c.mode = policy;
+        c.interval = 3600 * USEC_PER_SEC;       /* no sampling in the way */
+        c.min_dwell = c.linger = c.sustain = 0;
+        c.coarse_above = 1000;
+        c.strict_below = 10;
+        if (asprintf(&sock, "%s/run/numastatd/io.numastatd", root) < 0)
+                abort();
+        free(c.socket);
+        c.socket = TAKE_PTR(sock);
+        if (manager_new(&opts, &c, &m) < 0 || manager_start(m) < 0)
+                abort();
+        config_done(&c);
+        return m;
+}
+
+static int fail_on_purpose(sd_event_source *s, uint64_t usec, void *userdata) {
+        return -EIO;
+}
+
+static void test_exit_path_on_failure(void) {
+        static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
+        Manager *m;
+        sd_event_source *failing = NULL;
+        int nfd, pair[2], r;
+        char buf[1 << 16];
+        ssize_t n;
+        size_t got = 0;
+        char *mode;
+
+        nfd = notify_listen();
+        m = start(POLICY_COARSE);
+        ok(exists("/run/numastatd/io.numastatd"), "the daemon listens on its socket");
+
+        /* A Monitor client, on a socketpair into the real server. */
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+                abort();
+        is_int(varlink_server_add_connection(m->varlink, pair[0], NULL), 0, "a Monitor client connects");
+        if (send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
+                abort();
+
+        /* A source that fails on purpose, after the first decision is applied. */
+        r = sd_event_add_time_relative(m->event, &failing, CLOCK_MONOTONIC, 200 * USEC_PER_MSEC, 0,
+                                       fail_on_purpose, NULL);
+        if (r >= 0)
+                r = sd_event_source_set_exit_on_failure(failing, true);
+        ok(r >= 0, "a failing source is armed");
+
+        r = manager_run(m);
+        is_int(r, -EIO, "the loop ends with the source's error");
+        mode = get("/proc/sys/vm/numa_stat");
+        is_str(mode, "1\n", "the kernel is left in exit_mode (strict) after policy coarse");
+        free(mode);
+        ok(!exists("/run/numastatd/restore"), "the crash-restore state is removed");
+        ok(!exists("/run/numastatd/io.numastatd"), "the socket is unlinked");
+        ok(notify_got(nfd, "STOPPING=1"), "STOPPING=1 is sent");
+        is_int(m->n_monitors, 0, "no Monitor client is left");
+
+        /* The client got its first status and then the end of the stream. */
+        while ((n = recv(pair[1], buf + got, sizeof buf - got, 0)) > 0)
+                got += n;
+        ok(got > 0 && memmem(buf, got, "\"continues\":true", 16), "the Monitor client got the status");
+        is_int(n, 0, "then the connection closed");
+        close(pair[1]);
+
+        /* Running the exit path again, then freeing, touches nothing freed
+         * (valgrind and the sanitizer build check what this cannot). */
+        is_int(manager_shutdown(m), 0, "the exit path runs once");
+        sd_event_source_unref(failing);
+        manager_free(m);
+        close(nfd);
+        unsetenv("NOTIFY_SOCKET");
+}
+
+static bool run_until(Manager *m, bool (*cond)(Manager *m), usec_t timeout) {
+        usec_t deadline = now_usec(CLOCK_MONOTONIC) + timeout;
+
+        while (!cond(m)) {
+                if (now_usec(CLOCK_MONOTONIC) >= deadline)
+                        return false;
+                if (sd_event_run(m->event, 50 * USEC_PER_MSEC) < 0)
+                        return false;
+        }
+        return true;
+}
+
+static bool readers_back(Manager *m) {
+        return m->readers != NULL;
+}
+
+static void test_readers_die_and_return(void) {
+        /* One event of a metadata version nobody knows, after one whose
+         * fd the daemon must close. */
+        struct fanotify_event_metadata ev[2];
+        int fd_before = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int fd_after = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        Manager *m;
+        Status st;
+        char *mode;
+
+        m = start(POLICY_AUTO);
+        if (!m->readers) {
+                tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN): reader death not testable");
+                manager_free(m);
+                return;
+        }
+        (void) manager_apply(m);
+        /* Pressure, no reader within linger (0): counting goes off. */
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6);
+        (void) manager_apply(m);
+        mode = get("/proc/sys/vm/numa_stat");
+        is_str(mode, "0\n", "auto under pressure: counting off");
+        free(mode);
+
+        ev[0] = (struct fanotify_event_metadata) {
+                .event_len = sizeof ev[0], .vers = 99, .metadata_len = sizeof ev[0], .fd = fd_before,
+        };
+        ev[1] = (struct fanotify_event_metadata) {
+                .event_len = sizeof ev[1], .vers = FANOTIFY_METADATA_VERSION, .metadata_len = sizeof ev[1],
+                .mask = FAN_ACCESS, .fd = fd_after, .pid = 1,
+        };
+        readers_process_buffer(m->readers, ev, sizeof ev);
+
+        ok(m->readers == NULL, "an unknown metadata version kills reader detection");
+        ok(fcntl(fd_after, F_GETFD) < 0 && errno == EBADF, "the event fd left in the buffer is closed");
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        ok(!st.sources.readers, "status: readers unavailable");
+        ok(st.sources.readers_error && strstr(st.sources.readers_error, "reader detection failed"),
+           "status says why: %s", strnull(st.sources.readers_error));
+        ok(st.sources.readers_retry_at > 0, "status says when it tries again");
+        is_str(policy_rule_to_string(st.decision->rule), "readers-unseen", "policy auto goes blind");
+        is_str(cause_to_string(st.decision->cause), "readers-unseen", "cause: readers unseen");
+        mode = get("/proc/sys/vm/numa_stat");
+        is_str(mode, "1\n", "and turns counting on");
+        free(mode);
+
+        ok(run_until(m, readers_back, 5 * USEC_PER_SEC), "reader detection is re-created after the back-off");
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        ok(st.sources.readers && !st.sources.readers_error && st.sources.readers_retry_at == 0,
+           "status: readers back, no error");
+        ok(strv_length((char **) st.sources.watched) == 3, "the files are watched again (%zu)",
+           strv_length((char **) st.sources.watched));
+        close(fd_before);       /* its layout was unknown: not ours to close */
+        manager_free(m);
+}
+
+int main(void) {
+        sigset_t mask;
+
+        /* As main() does: sd-event takes these as signalfd. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        alarm(60);
+        make_tree();
+        test_exit_path_on_failure();
+        if (geteuid() == 0)
+                test_readers_die_and_return();
+        else
+                tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
+        remove_tree();
+        return tap_done();
+}
