@@ -414,46 +414,68 @@ static void manager_check_kernel(Manager *m) {
         m->kernel_mode = found;
 }
 
-int manager_apply(Manager *m) {
-        usec_t now = now_usec(CLOCK_MONOTONIC);
+/* What manager_decide() did, for manager_commit() to record. */
+typedef struct Step {
+        usec_t now;
+        KernelMode from, to;
+        bool record;            /* a transition to record */
+        TransitionKind kind;    /* POLICY (written) or DRY_RUN (would have) */
+} Step;
+
+/* Checks the kernel, decides and writes: everything a reader waits for.
+ * The record (history, journal, status, timers) is manager_commit()'s. */
+static int manager_decide(Manager *m, Step *step) {
         bool decided_before = m->engine.have_decision, changed;
         PolicyConfig pc;
-        KernelMode from;
         Decision d;
-        int r = 0;
+        int r;
 
+        *step = (Step) { .now = now_usec(CLOCK_MONOTONIC) };
         manager_check_kernel(m);
         manager_policy_config(m, &pc);
-        policy_evaluate(&m->engine, &pc, now, &d);
+        policy_evaluate(&m->engine, &pc, step->now, &d);
         changed = !decided_before || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
         m->decision = d;
-        from = m->kernel_mode;
+        step->from = m->kernel_mode;
+        step->to = d.mode;
 
-        if (d.mode == KERNEL_MODE_UNKNOWN || from == d.mode) {
+        if (d.mode == KERNEL_MODE_UNKNOWN || step->from == d.mode) {
                 if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
                         manager_clear_error(m);
-                goto done;
+                return 0;
         }
-
         if (m->dry_run) {
-                if (changed)
-                        manager_record_transition(m, from, d.mode, TRANSITION_DRY_RUN, d.cause, &d.reader,
-                                                  d.reason);
-                goto done;
+                step->record = changed;
+                step->kind = TRANSITION_DRY_RUN;
+                return 0;
         }
-
         r = manager_write_mode(m, d.mode, d.reason);
         if (r < 0)
-                goto done;
+                return r;
         m->kernel_mode = d.mode;
         manager_clear_error(m);
-        manager_record_transition(m, from, d.mode, TRANSITION_POLICY, d.cause, &d.reader, d.reason);
-        if (m->zones_stale)
+        step->record = true;
+        step->kind = TRANSITION_POLICY;
+        return 0;
+}
+
+static void manager_commit(Manager *m, const Step *step) {
+        if (step->record)
+                manager_record_transition(m, step->from, step->to, step->kind, m->decision.cause,
+                                          &m->decision.reader, m->decision.reason);
+        if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
                 manager_refresh_zones(m);
-done:
-        on_time_set(&m->on_time, now, manager_counting(m));
+        on_time_set(&m->on_time, step->now, manager_counting(m));
         manager_arm_deadline(m);
         manager_state_changed(m);
+}
+
+int manager_apply(Manager *m) {
+        Step step;
+        int r;
+
+        r = manager_decide(m, &step);
+        manager_commit(m, &step);
         return r;
 }
 
@@ -469,11 +491,24 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
         return manager_apply(m);
 }
 
+/* The fields the ignore rules look at: attributed before the decision. */
+static unsigned rules_fields(const Config *c) {
+        unsigned f = 0;
+
+        for (size_t i = 0; i < c->n_ignore; i++) {
+                const IgnoreRule *r = &c->ignore[i];
+                f |= (r->comm ? ATTRIBUTE_COMM : 0) | (r->exe ? ATTRIBUTE_EXE : 0) |
+                     (r->unit ? ATTRIBUTE_UNIT : 0) | (r->has_uid ? ATTRIBUTE_UID : 0);
+        }
+        return f;
+}
+
 static int manager_watch(Manager *m) {
         int r;
 
         if (!m->readers)
                 return 0;
+        readers_set_early_fields(m->readers, rules_fields(&m->config));
         r = readers_watch(m->readers, m->root, m->config.watch);
         if (r < 0)
                 return log_warning_errno(r, "Cannot watch the statistics files: %m");
@@ -519,6 +554,8 @@ int manager_reload(Manager *m, char **ret_error) {
         m->dry_run = effective_dry_run(m);
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
+        if (m->readers)
+                readers_set_early_fields(m->readers, rules_fields(&m->config));
         if (rewatch)
                 (void) manager_watch(m);
         if (m->wrote_kernel)
@@ -565,10 +602,32 @@ int manager_restore(Manager *m) {
 
 /* ---- event sources ---- */
 
-static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
+static ReaderIdentity read_event_identity(const ReadEvent *ev) {
+        return (ReaderIdentity) {
+                .comm = ev->comm,
+                .exe = ev->exe,
+                .unit = ev->unit,
+                .has_uid = ev->has_uid,
+                .uid = ev->uid,
+                .path = ev->path,
+        };
+}
+
+static ReaderRef read_event_ref(const ReadEvent *ev) {
+        ReaderRef ref;
+
+        reader_ref_set(&ref, ev->pid, ev->pid_verified, ev->has_uid, ev->uid, ev->comm, ev->unit ?: ev->session,
+                       ev->path);
+        return ref;
+}
+
+static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_free_ char *rule = NULL, *comm = NULL, *unit = NULL, *path = NULL;
+        ReaderIdentity id;
+        Step step = { .now = now };
+        bool decided = false;
         int idx, r;
 
         if (ev->overflow) {
@@ -579,27 +638,37 @@ static void on_read(Readers *readers, const ReadEvent *ev, void *userdata) {
                 return;
         }
 
-        ReaderIdentity id = {
-                .comm = ev->comm,
-                .exe = ev->exe,
-                .unit = ev->unit,
-                .has_uid = ev->has_uid,
-                .uid = ev->uid,
-                .path = ev->path,
-        };
+        /* The reader is why we exist. With what the rules need (and no
+         * more) it is judged, and if it needs counting on, the kernel is
+         * switched; naming it in full, the record and the log come after. */
+        id = read_event_identity(ev);
         idx = rules_match(m->config.ignore, m->config.n_ignore, &id);
-
         if (idx < 0) {
-                ReaderRef ref;
+                ReaderRef ref = read_event_ref(ev);
 
-                reader_ref_set(&ref, ev->pid, ev->pid_verified, ev->has_uid, ev->uid, ev->comm,
-                               ev->unit ?: ev->session, ev->path);
                 policy_on_counted_read(&m->engine, now, &ref);
-                /* The reader is why we exist: switch first, book-keep after. */
-                if (m->engine.counting && manager_counting(m) && m->engine.have_decision)
-                        manager_arm_deadline(m);        /* already counting: only linger moves */
+                if (!(m->engine.counting && manager_counting(m) && m->engine.have_decision)) {
+                        (void) manager_decide(m, &step);
+                        decided = true;
+                }
+        }
+
+        read_event_attribute(ev);
+        id = read_event_identity(ev);
+        if (idx < 0) {
+                ReaderRef ref = read_event_ref(ev);
+                PolicyConfig pc;
+
+                policy_on_reader_named(&m->engine, &ref);
+                if (m->decision.cause == CAUSE_READ && m->decision.reader.pid == ref.pid) {
+                        m->decision.reader = ref;
+                        manager_policy_config(m, &pc);
+                        decision_format_reason(&m->decision, &pc, m->decision.reason, sizeof m->decision.reason);
+                }
+                if (decided)
+                        manager_commit(m, &step);
                 else
-                        (void) manager_apply(m);
+                        manager_arm_deadline(m);        /* already counting: only linger moves */
         } else
                 rule = rule_to_string(&m->config.ignore[idx]);
 

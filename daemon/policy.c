@@ -64,6 +64,17 @@ void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader)
         s->last_reader = *reader;
 }
 
+static bool same_read(const ReaderRef *a, const ReaderRef *b) {
+        return a->pid == b->pid && streq_ptr(a->path, b->path);
+}
+
+void policy_on_reader_named(PolicyState *s, const ReaderRef *reader) {
+        if (s->read_cause == CAUSE_READ && same_read(&s->last_reader, reader))
+                s->last_reader = *reader;
+        if (s->switch_cause == CAUSE_READ && same_read(&s->switch_reader, reader))
+                s->switch_reader = *reader;
+}
+
 void policy_on_lost_reads(PolicyState *s, usec_t now) {
         s->last_counted_read = now;
         s->read_cause = CAUSE_LOST_READS;

@@ -110,6 +110,10 @@ void policy_init(PolicyState *s, usec_t now);
 
 /* A read that needs NUMA counters (not ignored), by reader. */
 void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader);
+/* More of a counted reader became known (its identity is read in phases,
+ * the slow parts after the switch): the engine's record of it, and so the
+ * reasons rendered from now on, name it in full. */
+void policy_on_reader_named(PolicyState *s, const ReaderRef *reader);
 /* Reads that nobody could attribute (the fanotify queue overflowed): they
  * count, with no reader to name. */
 void policy_on_lost_reads(PolicyState *s, usec_t now);

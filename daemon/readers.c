@@ -51,6 +51,7 @@ struct Readers {
         int fd;
         bool have_pidfd;
         pid_t self;
+        unsigned early_fields;
 
         ReadersCallback callback;
         ReadersFailure failure;
@@ -71,7 +72,9 @@ typedef struct Attribution {
         uid_t uid;
 } Attribution;
 
-static void attribution_done(Attribution *a) {
+static void attribution_done(void *p) {
+        /* An Attribution, or an EventAttribution that starts with one. */
+        Attribution *a = p;
         free(a->comm);
         free(a->exe);
         free(a->unit);
@@ -193,29 +196,6 @@ static int get_uid(pid_t pid, uid_t *ret) {
         return -ENODATA;
 }
 
-static void attribute(pid_t pid, Attribution *a) {
-        int r;
-
-        /* Every field is best effort: the reader may be gone, a kernel thread
-         * has no exe, and /proc/PID/exe needs ptrace access. Missing fields
-         * stay NULL, which ignore rules treat as "no match". */
-        r = get_comm(pid, &a->comm);
-        if (r < 0)
-                log_debug_errno(r, "Cannot read comm of reader " PID_FMT ": %m", pid);
-        r = get_exe(pid, &a->exe);
-        if (r < 0)
-                log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
-        r = get_uid(pid, &a->uid);
-        if (r >= 0)
-                a->has_uid = true;
-        else
-                log_debug_errno(r, "Cannot read uid of reader " PID_FMT ": %m", pid);
-        if (sd_pid_get_unit(pid, &a->unit) < 0 && sd_pid_get_user_unit(pid, &a->unit) < 0)
-                a->unit = NULL;
-        if (sd_pid_get_session(pid, &a->session) < 0)
-                a->session = NULL;
-}
-
 /* 1 if the process behind pidfd still exists (a zombie counts: its pid
  * cannot be reused yet), 0 if it is gone, negative errno if unknown. */
 static int pidfd_alive(int pidfd) {
@@ -266,13 +246,103 @@ static int event_pidfd(const struct fanotify_event_metadata *m) {
         return FAN_NOPIDFD;
 }
 
+/* One event's attribution, done in phases (see readers_set_early_fields()). */
+typedef struct EventAttribution {
+        Attribution a;
+        pid_t pid;
+        int pidfd;              /* FAN_NOPIDFD, FAN_EPIDFD or an fd */
+        bool have_pidfd;        /* the group reports pidfds at all */
+        bool gone;              /* nothing (more) to attribute: the reader is gone or unknown */
+        unsigned done;
+} EventAttribution;
+
+static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned fields) {
+        Attribution *a = &ea->a;
+        pid_t pid = ea->pid;
+        unsigned want = fields & ~ea->done;
+        int r;
+
+        if (ea->gone || want == 0)
+                return;
+        /* Every field is best effort: the reader may be gone, a kernel thread
+         * has no exe, and /proc/PID/exe needs ptrace access. Missing fields
+         * stay NULL, which ignore rules treat as "no match". */
+        if (want & ATTRIBUTE_COMM) {
+                r = get_comm(pid, &a->comm);
+                if (r < 0)
+                        log_debug_errno(r, "Cannot read comm of reader " PID_FMT ": %m", pid);
+        }
+        if (want & ATTRIBUTE_EXE) {
+                r = get_exe(pid, &a->exe);
+                if (r < 0)
+                        log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
+        }
+        if (want & ATTRIBUTE_UID) {
+                r = get_uid(pid, &a->uid);
+                if (r >= 0)
+                        a->has_uid = true;
+                else
+                        log_debug_errno(r, "Cannot read uid of reader " PID_FMT ": %m", pid);
+        }
+        if (want & ATTRIBUTE_UNIT) {
+                if (sd_pid_get_unit(pid, &a->unit) < 0 && sd_pid_get_user_unit(pid, &a->unit) < 0)
+                        a->unit = NULL;
+                if (sd_pid_get_session(pid, &a->session) < 0)
+                        a->session = NULL;
+        }
+        ea->done |= want;
+
+        if (ea->pidfd >= 0) {
+                /* Checked after reading: if the process still exists now, the
+                 * pid was not reused while we read its /proc files. */
+                int k = pidfd_alive(ea->pidfd);
+                if (k == 0) {
+                        log_debug("Reader " PID_FMT " exited during attribution, dropping what was read.", pid);
+                        if (want & ATTRIBUTE_COMM)
+                                a->comm = mfree(a->comm);
+                        if (want & ATTRIBUTE_EXE)
+                                a->exe = mfree(a->exe);
+                        if (want & ATTRIBUTE_UID)
+                                a->has_uid = false;
+                        if (want & ATTRIBUTE_UNIT) {
+                                a->unit = mfree(a->unit);
+                                a->session = mfree(a->session);
+                        }
+                        ea->gone = true;
+                } else if (k > 0 && (want == ea->done))
+                        ev->pid_verified = true;        /* the first phase decides what is shown */
+                else if (k < 0)
+                        log_debug_errno(k, "Cannot check reader " PID_FMT " via its pidfd: %m", pid);
+        }
+
+        ev->comm = a->comm;
+        ev->exe = a->exe;
+        ev->unit = a->unit;
+        ev->session = a->session;
+        ev->has_uid = a->has_uid;
+        ev->uid = a->uid;
+}
+
+void read_event_attribute(ReadEvent *ev) {
+        if (ev && ev->attribution)
+                attribute_fields(ev->attribution, ev, ATTRIBUTE_ALL);
+}
+
+void readers_set_early_fields(Readers *r, unsigned fields) {
+        if (r)
+                r->early_fields = fields & ATTRIBUTE_ALL;
+}
+
 static void readers_handle_event(Readers *r, const struct fanotify_event_metadata *m) {
         /* Both fds are ours now, whatever happens to the event. */
         _cleanup_close_ int fd = m->fd, pidfd = event_pidfd(m);
-        _cleanup_(attribution_done) Attribution a = {};
+        _cleanup_(attribution_done) EventAttribution ea = {
+                .pid = m->pid,
+                .pidfd = pidfd,
+                .have_pidfd = r->have_pidfd,
+        };
         ReadEvent ev = {};
         const char *path;
-        bool pid_verified = false;
 
         if (m->mask & FAN_Q_OVERFLOW) {
                 log_debug("fanotify queue overflowed, reads were lost.");
@@ -293,39 +363,21 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
         }
 
         if (m->pid <= 0)
-                ;       /* in a pid namespace we cannot see: nothing to attribute */
-        else if (!r->have_pidfd || pidfd == FAN_EPIDFD)
-                /* No way to pin the process: attribute, but say it is a guess. */
-                attribute(m->pid, &a);
-        else if (pidfd >= 0) {
-                int k;
-
-                attribute(m->pid, &a);
-                /* Checked after reading: if the process still exists now, the pid
-                 * was not reused while we read its /proc files. */
-                k = pidfd_alive(pidfd);
-                if (k > 0)
-                        pid_verified = true;
-                else if (k == 0) {
-                        log_debug("Reader " PID_FMT " exited during attribution, dropping it.", (pid_t) m->pid);
-                        attribution_done(&a);
-                } else
-                        log_debug_errno(k, "Cannot check reader " PID_FMT " via its pidfd: %m", (pid_t) m->pid);
-        } else
+                ea.gone = true;         /* in a pid namespace we cannot see: nothing to attribute */
+        else if (r->have_pidfd && pidfd != FAN_EPIDFD && pidfd < 0) {
                 /* FAN_NOPIDFD: already reaped, the pid may belong to someone else by now. */
                 log_debug("Reader " PID_FMT " exited before attribution.", (pid_t) m->pid);
+                ea.gone = true;
+        }
+        /* Without a pidfd (before 5.15, or FAN_EPIDFD) attribution is a
+         * guess the pid was not reused: pid_verified stays false. */
 
         ev = (ReadEvent) {
                 .pid = m->pid > 0 ? (pid_t) m->pid : 0,
-                .pid_verified = pid_verified,
-                .comm = a.comm,
-                .exe = a.exe,
-                .unit = a.unit,
-                .session = a.session,
-                .has_uid = a.has_uid,
-                .uid = a.uid,
                 .path = path,
+                .attribution = &ea,
         };
+        attribute_fields(&ea, &ev, r->early_fields);
         r->callback(r, &ev, r->userdata);
 }
 
@@ -427,6 +479,7 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
                 .event = sd_event_ref(event),
                 .fd = -1,
                 .self = getpid(),
+                .early_fields = ATTRIBUTE_ALL,
                 .callback = cb,
                 .failure = fail,
                 .userdata = userdata,

@@ -16,21 +16,33 @@
 
 typedef struct Readers Readers;
 
+/* The parts of a reader's identity, each read from /proc when asked for. */
+typedef enum AttributionField {
+        ATTRIBUTE_COMM = 1 << 0,
+        ATTRIBUTE_EXE = 1 << 1,
+        ATTRIBUTE_UID = 1 << 2,
+        ATTRIBUTE_UNIT = 1 << 3,        /* unit and session (libsystemd reads the cgroup) */
+        ATTRIBUTE_ALL = (1 << 4) - 1,
+} AttributionField;
+
 typedef struct ReadEvent {
         bool overflow;          /* the queue overflowed: reads were lost */
         pid_t pid;              /* 0 if unknown */
         bool pid_verified;      /* a pidfd proved the process was still the reader when attributed */
-        const char *comm;       /* NULL if the process is gone */
+        const char *comm;       /* NULL if the process is gone, or not attributed yet */
         const char *exe;
         const char *unit;       /* sd_pid_get_unit(), else sd_pid_get_user_unit(), else NULL */
         const char *session;    /* sd_pid_get_session() or NULL */
         bool has_uid;
         uid_t uid;
         const char *path;       /* the watched path as configured, e.g. "/sys/devices/system/node/node1/numastat" */
+        void *attribution;      /* private to readers.c */
 } ReadEvent;
 
-/* Called once per read event. The strings live only during the call. */
-typedef void (*ReadersCallback)(Readers *r, const ReadEvent *ev, void *userdata);
+/* Called once per read event, with the fields set by
+ * readers_set_early_fields() attributed; read_event_attribute() attributes
+ * the rest. The strings live only during the call. */
+typedef void (*ReadersCallback)(Readers *r, ReadEvent *ev, void *userdata);
 /* Called once when the group stops working (a read error that leaves the
  * event queued, an unknown metadata version): no read will be seen again
  * through r. Event fds left in the buffer are closed first. The callback
@@ -48,6 +60,17 @@ Readers *readers_free(Readers *r);
  * number of files marked, or negative errno; a pattern matching nothing is
  * not an error. */
 int readers_watch(Readers *r, const char *root, char * const *patterns);
+
+/* Which fields to attribute before the callback runs: those a decision
+ * needs (the ignore rules' fields). Reading /proc and the cgroup costs tens
+ * of microseconds a field: a read that turns counting on should not wait
+ * for what only the record needs. Default: ATTRIBUTE_ALL. */
+void readers_set_early_fields(Readers *r, unsigned fields);
+
+/* Attributes what ev lacks, and checks the process is still the reader
+ * (the pidfd): fields of a process that is gone are dropped. Only during
+ * the callback. */
+void read_event_attribute(ReadEvent *ev);
 
 /* What was marked, for status: NULL-terminated, owned by r. */
 char * const *readers_watched(Readers *r);

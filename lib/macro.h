@@ -20,6 +20,11 @@
 #define NSEC_PER_USEC UINT64_C(1000)
 #define PID_FMT "%d"
 
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
 static inline void freep(void *p) {
         free(*(void **) p);
 }

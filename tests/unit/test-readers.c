@@ -50,8 +50,10 @@ static char *strdup_or_null(const char *s) {
         return s ? strdup(s) : NULL;
 }
 
-static void on_read(Readers *r, const ReadEvent *ev, void *userdata) {
+static void on_read(Readers *r, ReadEvent *ev, void *userdata) {
         Seen *s;
+
+        read_event_attribute(ev);
 
         if (n_seen >= ELEMENTSOF(seen))
                 return;

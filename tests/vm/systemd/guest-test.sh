@@ -108,6 +108,12 @@ st=$(systemctl show -p StatusText --value "$UNIT")
 diag "StatusText: $st"
 case $st in "NUMA statistics strict (policy auto)"*) r=0 ;; *) r=1 ;; esac
 ok $r "systemctl show -p StatusText carries the daemon's STATUS= (strict, policy auto)"
+# The unit asks for SCHED_FIFO 1 (the hot path: a read to counting on),
+# which RestrictRealtime=yes must not undo.
+sched=$(chrt -p "$(main_pid)" 2>&1 | tr '\n' ' ')
+diag "scheduling: $sched"
+case $sched in *"SCHED_FIFO"*"priority: 1"*) r=0 ;; *) r=1 ;; esac
+ok $r "the daemon runs SCHED_FIFO priority 1, as the unit asks"
 
 # ---- 2. socket activation ----------------------------------------------------------
 systemctl stop "$UNIT"
@@ -187,6 +193,11 @@ all_fields=$(jq -s 'length > 0 and all(.[]; .NUMASTATD_FROM != null and .NUMASTA
         .NUMASTATD_POLICY != null and .NUMASTATD_KIND != null and (.NUMASTATD_REASON // "") != "")' \
         <"$STATE/transitions.json" 2>/dev/null)
 is "$all_fields" true "every transition entry has NUMASTATD_FROM/TO/POLICY/KIND/REASON"
+with_cause=$(jq -s 'length > 0 and all(.[]; (.NUMASTATD_CAUSE // "") != "")' <"$STATE/transitions.json" 2>/dev/null)
+is "$with_cause" true "every transition entry has its cause as a field (NUMASTATD_CAUSE)"
+reload_cause=$(jq -s '[.[] | select(.NUMASTATD_TO == "coarse" and .NUMASTATD_CAUSE == "reload")] | length' \
+        <"$STATE/transitions.json" 2>/dev/null)
+ok "$([ "${reload_cause:-0}" -ge 1 ]; echo $?)" "the switch the reload made says cause=reload (${reload_cause:-0})"
 to_coarse=$(jq -s '[.[] | select(.NUMASTATD_FROM == "strict" and .NUMASTATD_TO == "coarse" and
         .NUMASTATD_POLICY == "coarse" and .NUMASTATD_KIND == "policy" and
         ._SYSTEMD_UNIT == "numastatd.service")] | length' <"$STATE/transitions.json" 2>/dev/null)
