@@ -175,15 +175,15 @@ static void print_reader_line(json_object *x, const char *indent) {
         json_object *uid = jget(x, "uid");
 
         if (jstr(x, "comm"))
-                printf("%s%s (pid %" PRId64 "%s, uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
-                       jbool(x, "pid_verified") ? " verified" : "", uid ? json_object_get_string(uid) : "?",
-                       jstr(x, "unit") ? ", " : "", jstr(x, "unit") ? jstr(x, "unit") : "");
+                printf("%s%s (pid %" PRId64 ", uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
+                       uid ? json_object_get_string(uid) : "?", jstr(x, "unit") ? ", " : "",
+                       jstr(x, "unit") ? jstr(x, "unit") : "");
         else
                 /* Gone before the daemon could look: only the pid is known. */
                 printf("%sunattributed (last pid %" PRId64 ", exited at once)", indent, jint(x, "pid"));
-        printf(" read %s %" PRId64 "x, last %s%s%s\n", jstr(x, "path"), jint(x, "count"),
+        printf(" read %s %" PRId64 "x, last %s%s%s%s\n", jstr(x, "path"), jint(x, "count"),
                format_time(when, sizeof when, jint(x, "last_seen")), jbool(x, "ignored") ? ", ignored by " : "",
-               jbool(x, "ignored") ? jstr(x, "rule") : "");
+               jbool(x, "ignored") ? jstr(x, "rule") : "", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 
 static void print_status(json_object *s) {

@@ -108,6 +108,8 @@ if [ -w /sys/devices/system/cpu/cpu3/online ]; then
         echo 0 > /sys/devices/system/cpu/cpu3/online
         wait_for 10 sh -c "numastatctl --socket=$SOCK --json=short | grep -q '\"topology_changes\":[1-9]'"
         ok $? "cpu3 offline is noticed (uevent)"
+        # The topology is re-read once the burst of uevents settled (100 ms).
+        wait_for 10 sh -c "numastatctl --socket=$SOCK --json=short | grep -q '\"topology_reloads\":[1-9]'"
         ctl --json=short | grep -q '"id":1,"cpus":\[2\]'
         ok $? "node1 now has cpu 2 only"
         echo 1 > /sys/devices/system/cpu/cpu3/online
