@@ -166,8 +166,8 @@ static void print_transition(json_object *t) {
         char when[64];
 
         printf("%s  %-7s -> %-7s %-9s (policy %s, cause %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
-               jstr(t, "from"), jstr(t, "to"), kind ? kind : "", jstr(t, "policy"), jstr(t, "cause"),
-               jstr(t, "reason"));
+               jstr(t, "from_text") ?: jstr(t, "from"), jstr(t, "to_text") ?: jstr(t, "to"), kind ? kind : "",
+               jstr(t, "policy"), jstr(t, "cause"), jstr(t, "reason"));
 }
 
 static void print_reader_line(json_object *x, const char *indent) {

@@ -17,6 +17,10 @@ static const char *const cause_table[_CAUSE_MAX] = {
         [CAUSE_EXTERNAL] = "external",
         [CAUSE_READERS_UNSEEN] = "readers-unseen",
         [CAUSE_EXIT] = "exit",
+        [CAUSE_IGNORED_READ] = "ignored-read",
+        [CAUSE_UNSEEN_READ] = "unseen-read",
+        [CAUSE_ARMED_SAMPLE] = "armed-sample",
+        [CAUSE_REARM] = "rearm",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(cause, Cause)

@@ -20,6 +20,10 @@ typedef enum Cause {
         CAUSE_EXTERNAL,         /* someone else wrote the sysctl */
         CAUSE_READERS_UNSEEN,   /* reader detection is unavailable or died */
         CAUSE_EXIT,             /* the daemon stops and leaves exit_mode */
+        CAUSE_IGNORED_READ,     /* a read by an ignored reader (it triggers a patched kernel's auto all the same) */
+        CAUSE_UNSEEN_READ,      /* a read the kernel's log reported and no watch saw (a container's procfs, say) */
+        CAUSE_ARMED_SAMPLE,     /* the daemon's own sample of the allocation rate while armed */
+        CAUSE_REARM,            /* the daemon re-armed a triggered auto: pressure still calls for counting off */
         _CAUSE_MAX,
         _CAUSE_INVALID = -22,
 } Cause;
@@ -28,6 +32,10 @@ typedef enum Cause {
  * the journal (NUMASTATD_CAUSE=), varlink and metrics labels. */
 const char *cause_to_string(Cause c);
 Cause cause_from_string(const char *s);
+/* Causes that come with a ReaderRef: a counted or an ignored read. */
+static inline bool cause_has_reader(Cause c) {
+        return c == CAUSE_READ || c == CAUSE_IGNORED_READ;
+}
 
 #define READER_COMM_MAX 64      /* TASK_COMM_LEN is 16; room for a longer one */
 #define READER_UNIT_MAX 256
@@ -48,6 +56,9 @@ typedef struct ReaderRef {
 /* Fills r; NULL strings become empty, long ones are cut. */
 void reader_ref_set(ReaderRef *r, pid_t pid, bool pid_verified, bool has_uid, uid_t uid, const char *comm,
                     const char *unit, const char *path);
+
+/* Room for reader_ref_format() of any reader, cut at a sane length. */
+#define READER_REF_TEXT_MAX 512
 
 /* "cat (pid 42, uid 0, session-3.scope) read /proc/vmstat", every string
  * C-escaped (see cescape()). Returns buf. */

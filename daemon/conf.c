@@ -159,6 +159,7 @@ void config_init(Config *c) {
                 .coarse_above = 100000,
                 .strict_below = 20000,
                 .sustain = 10 * USEC_PER_SEC,
+                .armed_interval = 30 * USEC_PER_SEC,
                 .linger = 5 * 60 * USEC_PER_SEC,
         };
 
@@ -252,6 +253,8 @@ DEFINE_PARSE_DURATION(parse_min_dwell, 0, MIN_DWELL_MAX, false)
 DEFINE_PARSE_DURATION(parse_sustain, 0, SUSTAIN_MAX, false)
 /* Infinite linger is meaningful: once read, keep counting. */
 DEFINE_PARSE_DURATION(parse_linger, 0, LINGER_MAX, true)
+/* Infinite: never sample while armed (and never see the pressure drop). */
+DEFINE_PARSE_DURATION(parse_armed_interval, ARMED_INTERVAL_MIN, ARMED_INTERVAL_MAX, true)
 
 static int parse_number(Config *c _unused_, void *data, const char *value, char **reason) {
         int r = parse_uint64(value, data);
@@ -336,6 +339,7 @@ static const ConfigItem items[] = {
         { "pressure", "coarse_above",       parse_number,               offsetof(Config, coarse_above)       },
         { "pressure", "strict_below",       parse_number,               offsetof(Config, strict_below)       },
         { "pressure", "sustain",            parse_sustain,              offsetof(Config, sustain)            },
+        { "pressure", "armed_interval",     parse_armed_interval,       offsetof(Config, armed_interval)     },
         { "readers",  "linger",             parse_linger,               offsetof(Config, linger)             },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },

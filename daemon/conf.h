@@ -19,6 +19,8 @@
 #define MIN_DWELL_MAX (24 * 3600 * USEC_PER_SEC)
 #define SUSTAIN_MAX (24 * 3600 * USEC_PER_SEC)
 #define LINGER_MAX (30 * 24 * 3600 * USEC_PER_SEC)      /* or infinity */
+#define ARMED_INTERVAL_MIN (1 * USEC_PER_SEC)
+#define ARMED_INTERVAL_MAX (3600 * USEC_PER_SEC)        /* or infinity */
 
 /* One `ignore =` line: every field that is set must match. */
 typedef struct IgnoreRule {
@@ -43,6 +45,7 @@ typedef struct Config {
         uint64_t coarse_above;  /* pages/s */
         uint64_t strict_below;  /* pages/s */
         usec_t sustain;
+        usec_t armed_interval;  /* patched kernels, armed auto: sampling period; infinity: never */
         /* [readers] */
         usec_t linger;
         char **watch;

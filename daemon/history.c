@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +11,26 @@ static const char *const transition_kind_table[_TRANSITION_KIND_MAX] = {
         [TRANSITION_DRY_RUN] = "dry-run",
         [TRANSITION_EXTERNAL] = "external",
         [TRANSITION_EXIT] = "exit",
+        [TRANSITION_KERNEL] = "kernel",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(transition_kind, TransitionKind)
+
+char *transition_format_state(const Transition *t, bool to, char *buf, size_t size) {
+        KernelState k = {
+                .mode = to ? t->to : t->from,
+                .auto_state = to ? t->to_auto : t->from_auto,
+                .trigger_cause = t->cause,
+                .triggered_by = t->reader,
+        };
+
+        if (k.auto_state == AUTO_STATE_TRIGGERED && !(to && t->kind == TRANSITION_KERNEL)) {
+                /* Who triggered it is known for the transition that says so. */
+                snprintf(buf, size, "auto (triggered)");
+                return buf;
+        }
+        return kernel_state_format(&k, buf, size);
+}
 
 const Transition *history_at(const History *h, size_t i) {
         return &h->ring[(h->first + i) % HISTORY_MAX];

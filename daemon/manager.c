@@ -26,14 +26,30 @@ static bool effective_dry_run(const Manager *m) {
 }
 
 bool manager_counting(const Manager *m) {
-        /* Patched "auto" is our off state: the kernel counts again only once
-         * someone reads, and then we switch to strict at once. */
-        return m->kernel_mode == KERNEL_MODE_STRICT;
+        return kernel_state_counting(&m->kernel);
+}
+
+static bool backend_is_patched(BackendKind b) {
+        return b == BACKEND_NUMA_STATS_MODE || b == BACKEND_VMSTAT_MODE;
 }
 
 bool manager_may_read_stats(const Manager *m) {
-        return !((m->backend == BACKEND_NUMA_STATS_MODE || m->backend == BACKEND_VMSTAT_MODE) &&
-                 m->kernel_mode == KERNEL_MODE_AUTO);
+        /* Any read of a statistics file turns an armed auto on; one that
+         * is on already, nothing more can. */
+        return !(backend_is_patched(m->backend) && m->kernel.mode == KERNEL_MODE_AUTO &&
+                 m->kernel.auto_state != AUTO_STATE_TRIGGERED);
+}
+
+/* The kernel's mode as read back from the sysctl: in "auto", whether armed
+ * or triggered is not in the file. */
+static void manager_set_mode(Manager *m, KernelMode mode) {
+        if (mode == m->kernel.mode && mode == KERNEL_MODE_AUTO)
+                return;
+        m->kernel = (KernelState) {
+                .mode = mode,
+                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(m->backend) ? AUTO_STATE_UNKNOWN
+                                                                                       : AUTO_STATE_NONE,
+        };
 }
 
 static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
@@ -49,8 +65,11 @@ static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
                 .readers_unseen = !m->readers,
+                .realtime_offset = m->realtime_offset,
         };
 }
+
+static void manager_arm_armed_sampling(Manager *m, usec_t now);
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -79,7 +98,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->policy_source = CAUSE_STARTUP;
         m->dry_run = effective_dry_run(m);
         m->started = now_usec(CLOCK_REALTIME);
-        m->kernel_mode = m->initial_mode = KERNEL_MODE_UNKNOWN;
+        m->initial_mode = KERNEL_MODE_UNKNOWN;
+        m->kernel = (KernelState) { .mode = KERNEL_MODE_UNKNOWN };
+        m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
         m->readers_backoff = READERS_RETRY_MIN_USEC;
         policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
 
@@ -107,6 +128,9 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->deadline_timer);
         sd_event_source_disable_unref(m->topology_timer);
         sd_event_source_disable_unref(m->readers_timer);
+        sd_event_source_disable_unref(m->trigger_timer);
+        sd_event_source_disable_unref(m->armed_timer);
+        kmsg_monitor_free(m->kmsg);
         readers_free(m->readers);
         uevent_monitor_free(m->uevents);
         readertab_done(&m->readertab);
@@ -133,18 +157,23 @@ Manager *manager_free(Manager *m) {
 /* One journal entry per transition, with fields to filter on. The cause is
  * data: a switch a reader caused names the reader in fields of its own. */
 static void manager_journal_transition(const Transition *t) {
-        char message[REASON_MAX + 128], from[64], to[64], policy[64], kind[64], cause[64], reason[REASON_MAX + 32];
+        char message[REASON_MAX + 2 * READER_REF_TEXT_MAX + 128], from[64], to[64], policy[64], kind[64],
+                cause[64], reason[REASON_MAX + 32], from_auto[64], to_auto[64];
         char rpid[64], rcomm[READER_COMM_MAX * 4 + 32], runit[READER_UNIT_MAX * 4 + 32], ruid[64];
         char rpath[READER_PATH_MAX * 4 + 32], esc[READER_UNIT_MAX * 4];
-        const char *fields[16];
+        char from_text[READER_REF_TEXT_MAX + 64], to_text[READER_REF_TEXT_MAX + 64];
+        const char *fields[20];
         size_t n = 0;
         const char *what = t->kind == TRANSITION_DRY_RUN ? "Dry run: would switch"
                            : t->kind == TRANSITION_EXTERNAL ? "Someone else switched"
                            : t->kind == TRANSITION_EXIT ? "Restored"
-                                                        : "Switched";
+                           : t->kind == TRANSITION_KERNEL ? "The kernel switched"
+                                                          : "Switched";
 
-        snprintf(message, sizeof message, "%s NUMA statistics from %s to %s: %s", what,
-                 kernel_mode_to_string(t->from), kernel_mode_to_string(t->to), t->reason ? t->reason : "");
+        transition_format_state(t, false, from_text, sizeof from_text);
+        transition_format_state(t, true, to_text, sizeof to_text);
+        snprintf(message, sizeof message, "%s NUMA statistics from %s to %s: %s", what, from_text, to_text,
+                 t->reason ? t->reason : "");
         snprintf(from, sizeof from, "NUMASTATD_FROM=%s", kernel_mode_to_string(t->from));
         snprintf(to, sizeof to, "NUMASTATD_TO=%s", kernel_mode_to_string(t->to));
         snprintf(policy, sizeof policy, "NUMASTATD_POLICY=%s", policy_to_string(t->policy));
@@ -157,7 +186,15 @@ static void manager_journal_transition(const Transition *t) {
         fields[n++] = kind;
         fields[n++] = cause;
         fields[n++] = reason;
-        if (t->cause == CAUSE_READ) {
+        if (t->from_auto != AUTO_STATE_NONE) {
+                snprintf(from_auto, sizeof from_auto, "NUMASTATD_FROM_AUTO=%s", auto_state_to_string(t->from_auto));
+                fields[n++] = from_auto;
+        }
+        if (t->to_auto != AUTO_STATE_NONE) {
+                snprintf(to_auto, sizeof to_auto, "NUMASTATD_TO_AUTO=%s", auto_state_to_string(t->to_auto));
+                fields[n++] = to_auto;
+        }
+        if (cause_has_reader(t->cause)) {
                 const ReaderRef *r = &t->reader;
 
                 if (r->pid > 0) {
@@ -186,19 +223,21 @@ static void manager_journal_transition(const Transition *t) {
                    fields);
 }
 
-static void manager_record_transition(Manager *m, KernelMode from, KernelMode to, TransitionKind kind, Cause cause,
-                                      const ReaderRef *reader, const char *reason) {
+static void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to,
+                                      TransitionKind kind, Cause cause, const ReaderRef *reader, const char *reason) {
         Transition t = {
                 .time = now_usec(CLOCK_REALTIME),
-                .from = from,
-                .to = to,
+                .from = from->mode,
+                .to = to->mode,
+                .from_auto = from->mode == KERNEL_MODE_AUTO ? from->auto_state : AUTO_STATE_NONE,
+                .to_auto = to->mode == KERNEL_MODE_AUTO ? to->auto_state : AUTO_STATE_NONE,
                 .policy = m->policy,
                 .kind = kind,
                 .cause = cause,
                 .reason = (char *) reason,
         };
 
-        if (cause == CAUSE_READ && reader)
+        if (cause_has_reader(cause) && reader)
                 t.reader = *reader;
         manager_journal_transition(history_add(&m->history, &t));
 }
@@ -264,17 +303,38 @@ static void track_feed(Manager *m, CounterTrack *t, const NumaCounters *reading,
         }
 }
 
-/* Reads every counter source; with reset, the kernel is about to zero them. */
-static void manager_read_counters(Manager *m, bool reset) {
+/* One sample of the statistics files: the allocation rate from the
+ * pgalloc_* lines (which no mode affects), and the NUMA counters into their
+ * tracks. With reset, the kernel is about to zero the counters: this is the
+ * snapshot that keeps what they held. Reads nothing a patched kernel's
+ * armed auto would take as a reader. */
+static void manager_sample(Manager *m, bool reset) {
+        bool counters = reset || manager_counting(m);
+        usec_t now;
         VmStat vs;
+        int r;
 
         if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
                 return;
+        r = stats_read_vmstat(m->root, &vs);
+        /* The rate is per the clock at the reading, not a timer's schedule:
+         * a late wakeup must not inflate it. */
+        now = now_usec(CLOCK_MONOTONIC);
+        if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
+                /* Said once: it will not change while the kernel runs. */
+                m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
+                                       "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
+                                       "auto keeps counting on");
+                log_warning("%s.", m->rate_error);
+        }
+        if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
+                policy_on_rate(&m->engine, now, m->rate.rate);
+
         /* While the kernel does not count, the counters stay frozen at zero:
-         * nothing to read until counting is back. */
-        if (!reset && m->kernel_mode == KERNEL_MODE_COARSE)
+         * nothing to follow until counting is back. */
+        if (!counters)
                 return;
-        if (stats_read_vmstat(m->root, &vs) >= 0 && vs.has_numa) {
+        if (r >= 0 && vs.has_numa) {
                 if (reset) {
                         if (!m->vmstat_track.started)
                                 counter_track_start(&m->vmstat_track, &vs.numa);
@@ -341,6 +401,8 @@ static void manager_save_restore_state(Manager *m) {
                 log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->restore_path);
 }
 
+/* One write of the sysctl, read back. Entering a state that zeroes the
+ * counters (coarse, mainline 0) snapshots them first. */
 static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         _cleanup_free_ char *error = NULL;
         int r;
@@ -348,22 +410,57 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         if (!m->wrote_kernel)
                 manager_save_restore_state(m);
 
-        /* Entering coarse zeroes the counters: keep what they held. */
-        if (to == KERNEL_MODE_COARSE && m->kernel_mode != KERNEL_MODE_COARSE)
-                manager_read_counters(m, true);
+        if (to == KERNEL_MODE_COARSE && m->kernel.mode != KERNEL_MODE_COARSE && manager_counting(m))
+                manager_sample(m, true);
 
         r = backend_write(m->root, m->backend, to, &error);
+        /* Our own writes log too: consume those lines now, in order. */
+        kmsg_monitor_drain(m->kmsg);
         if (r < 0) {
+                KernelMode now = KERNEL_MODE_UNKNOWN;
+
                 log_error_errno(r, "Cannot switch NUMA statistics to %s (%s): %s",
                                 kernel_mode_to_string(to), why, error ? error : "unknown error");
                 if (!error)
                         error = strdup("cannot write the kernel mode");
                 manager_set_error(m, r, &error);
                 /* The write may have half-happened; believe the kernel, not us. */
-                (void) backend_read(m->root, m->backend, &m->kernel_mode, NULL);
+                (void) backend_read(m->root, m->backend, &now, NULL);
+                manager_set_mode(m, now);
                 return r;
         }
         m->wrote_kernel = true;
+        m->kernel = (KernelState) { .mode = to };
+        return 0;
+}
+
+/* Arms a patched kernel's auto: counting off until the next read of a
+ * statistics file. "auto" written over a counting kernel keeps counting,
+ * so: snapshot, coarse (off, counters zeroed), then auto. -EAGAIN when
+ * read events are still queued: they may have triggered the state being
+ * left, and are handled first (the loop comes back at once). */
+static int manager_arm(Manager *m, const char *why) {
+        usec_t now;
+        int r;
+
+        if (readers_pending(m->readers) > 0) {
+                log_debug("Read events queued: arming after they are handled.");
+                return -EAGAIN;
+        }
+        if (m->kernel.mode != KERNEL_MODE_COARSE) {
+                r = manager_write_mode(m, KERNEL_MODE_COARSE, why);
+                if (r < 0)
+                        return r;
+        }
+        r = manager_write_mode(m, KERNEL_MODE_AUTO, why);
+        if (r < 0)
+                return r;
+        now = now_usec(CLOCK_MONOTONIC);
+        m->kernel.auto_state = AUTO_STATE_ARMED;
+        m->kmsg_trigger_pending = false;
+        m->arms++;
+        policy_on_armed(&m->engine, now);
+        manager_arm_armed_sampling(m, now);
         return 0;
 }
 
@@ -384,6 +481,7 @@ static void manager_arm_deadline(Manager *m) {
 /* Finds changes made by someone else since we last looked. */
 static void manager_check_kernel(Manager *m) {
         _cleanup_free_ char *error = NULL;
+        KernelState before;
         KernelMode found;
         PolicyConfig pc;
         char reason[REASON_MAX];
@@ -398,26 +496,27 @@ static void manager_check_kernel(Manager *m) {
                         manager_set_error(m, r, &error);
                 return;
         }
-        if (!m->engine.have_decision || m->kernel_mode == KERNEL_MODE_UNKNOWN || found == m->kernel_mode) {
-                m->kernel_mode = found;
+        if (!m->engine.have_decision || m->kernel.mode == KERNEL_MODE_UNKNOWN || found == m->kernel.mode) {
+                manager_set_mode(m, found);
                 return;
         }
 
+        before = m->kernel;
+        manager_set_mode(m, found);
         snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
-                 backend_sysctl_path(m->backend), kernel_mode_to_string(m->kernel_mode),
+                 backend_sysctl_path(m->backend), kernel_mode_to_string(before.mode),
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
-        manager_record_transition(m, m->kernel_mode, found, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason);
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason);
         manager_policy_config(m, &pc);
-        policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, m->kernel_mode);
-        m->kernel_mode = found;
+        policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, before.mode);
 }
 
 /* What manager_decide() did, for manager_commit() to record. */
 typedef struct Step {
         usec_t now;
-        KernelMode from, to;
+        KernelState from, to;
         bool record;            /* a transition to record */
         TransitionKind kind;    /* POLICY (written) or DRY_RUN (would have) */
 } Step;
@@ -426,6 +525,7 @@ typedef struct Step {
  * The record (history, journal, status, timers) is manager_commit()'s. */
 static int manager_decide(Manager *m, Step *step) {
         bool decided_before = m->engine.have_decision, changed;
+        KernelAction action;
         PolicyConfig pc;
         Decision d;
         int r;
@@ -436,10 +536,10 @@ static int manager_decide(Manager *m, Step *step) {
         policy_evaluate(&m->engine, &pc, step->now, &d);
         changed = !decided_before || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
         m->decision = d;
-        step->from = m->kernel_mode;
-        step->to = d.mode;
+        step->from = m->kernel;
 
-        if (d.mode == KERNEL_MODE_UNKNOWN || step->from == d.mode) {
+        action = kernel_state_action(&m->kernel, d.mode, d.rearm);
+        if (action == KERNEL_ACTION_NONE) {
                 if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
                         manager_clear_error(m);
                 return 0;
@@ -447,26 +547,53 @@ static int manager_decide(Manager *m, Step *step) {
         if (m->dry_run) {
                 step->record = changed;
                 step->kind = TRANSITION_DRY_RUN;
+                step->to = (KernelState) {
+                        .mode = d.mode,
+                        .auto_state = action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
+                };
                 return 0;
         }
-        r = manager_write_mode(m, d.mode, d.reason);
+        r = action == KERNEL_ACTION_ARM ? manager_arm(m, d.reason) : manager_write_mode(m, d.mode, d.reason);
+        if (r == -EAGAIN) {
+                /* Arming waits for queued read events: right after them. The
+                 * switch's reason is this decision's, kept for the record. */
+                sd_event_source_set_time(m->deadline_timer, step->now);
+                sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_ONESHOT);
+                m->arm_deferred = true;
+                if (!m->have_deferred)
+                        m->deferred = d;
+                m->have_deferred = true;
+                return 0;
+        }
+        if (m->have_deferred && action == KERNEL_ACTION_ARM && d.mode == m->deferred.mode) {
+                m->decision.cause = m->deferred.cause;
+                memcpy(m->decision.reason, m->deferred.reason, sizeof m->decision.reason);
+        }
+        m->have_deferred = false;
         if (r < 0)
                 return r;
-        m->kernel_mode = d.mode;
         manager_clear_error(m);
-        step->record = true;
+        if (action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
+                m->rearms++;
+        step->to = m->kernel;
+        /* Re-arming after our own sample is routine: counted in status, not
+         * a transition in the history. */
+        step->record = !(d.rearm && d.trigger_cause == CAUSE_ARMED_SAMPLE);
         step->kind = TRANSITION_POLICY;
         return 0;
 }
 
 static void manager_commit(Manager *m, const Step *step) {
         if (step->record)
-                manager_record_transition(m, step->from, step->to, step->kind, m->decision.cause,
+                manager_record_transition(m, &step->from, &step->to, step->kind, m->decision.cause,
                                           &m->decision.reader, m->decision.reason);
         if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
                 manager_refresh_zones(m);
         on_time_set(&m->on_time, step->now, manager_counting(m));
-        manager_arm_deadline(m);
+        if (m->arm_deferred)
+                m->arm_deferred = false;        /* the deadline timer is set for now */
+        else
+                manager_arm_deadline(m);
         manager_state_changed(m);
 }
 
@@ -574,6 +701,7 @@ int manager_reload(Manager *m, char **ret_error) {
 int manager_restore(Manager *m) {
         KernelMode to = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode);
         KernelMode now = KERNEL_MODE_UNKNOWN;
+        KernelState before;
         char reason[128];
         int r;
 
@@ -590,13 +718,15 @@ int manager_restore(Manager *m) {
                          exit_mode_to_string(m->config.exit_mode));
                 return 0;
         }
-        m->kernel_mode = now;
+        manager_set_mode(m, now);
+        before = m->kernel;
+        /* "previous" may be auto: written over strict, it keeps counting on,
+         * which is what a stopping daemon should leave. */
         r = manager_write_mode(m, to, "daemon stopping");
         if (r < 0)
                 return r;
         snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
-        manager_record_transition(m, now, to, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason);
-        m->kernel_mode = to;
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason);
         return 0;
 }
 
@@ -621,18 +751,84 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
         return ref;
 }
 
+/* The kernel's auto turned counting on by itself: from (armed, or
+ * unknown) to triggered. Recorded once, as the kernel's own transition,
+ * with what triggered it; the engine learns it. m->kernel follows unless a
+ * write has moved it on meanwhile. */
+static void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader,
+                              bool confirmed) {
+        KernelState to = {
+                .mode = KERNEL_MODE_AUTO,
+                .auto_state = AUTO_STATE_TRIGGERED,
+                .confirmed = confirmed,
+                .trigger_cause = cause,
+                .triggered_by = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {},
+        };
+        char reason[REASON_MAX], who[READER_REF_TEXT_MAX];
+
+        if (m->kernel.mode == KERNEL_MODE_AUTO)
+                m->kernel = to;
+        m->kmsg_trigger_pending = false;
+        sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_OFF);
+        policy_on_triggered(&m->engine, cause, reader);
+        on_time_set(&m->on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
+        if (cause == CAUSE_ARMED_SAMPLE)
+                return;         /* our own sample: counted in status, not a transition */
+        m->triggers++;
+        switch (cause) {
+        case CAUSE_READ:
+        case CAUSE_IGNORED_READ:
+                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s",
+                         reader_ref_format(reader, who, sizeof who), cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
+                         confirmed ? " (the kernel's log says so)" : "");
+                break;
+        default:
+                snprintf(reason, sizeof reason,
+                         "the kernel's log says a read turned counting on, and no watched file saw it "
+                         "(a reader in another mount namespace?)");
+        }
+        manager_record_transition(m, from, &to, TRANSITION_KERNEL, cause, reader, reason);
+}
+
+/* Whether the read being handled turned an armed auto on. The kernel logs
+ * the trigger inside the read, before the read's event is queued: drained
+ * now, the log answers exactly. Without it, any read while armed is taken
+ * to have triggered it (reads queued at arming were handled first). */
+static bool read_triggered(Manager *m) {
+        if (!(m->kernel.mode == KERNEL_MODE_AUTO &&
+              (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN)))
+                return false;
+        if (!m->kmsg)
+                return m->kernel.auto_state == AUTO_STATE_ARMED;
+        kmsg_monitor_drain(m->kmsg);
+        return m->kmsg_trigger_pending;
+}
+
+/* Counting is on and known to be: strict, or an auto the kernel's log
+ * says a read triggered. */
+static bool counting_for_sure(const Manager *m) {
+        return m->kernel.mode == KERNEL_MODE_STRICT ||
+               (m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_TRIGGERED &&
+                m->kernel.confirmed);
+}
+
 static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_free_ char *rule = NULL, *comm = NULL, *unit = NULL, *path = NULL;
+        KernelState armed;
         ReaderIdentity id;
+        ReaderRef ref;
         Step step = { .now = now };
-        bool decided = false;
+        bool decided = false, triggered;
         int idx, r;
 
         if (ev->overflow) {
                 m->readertab.overflows++;
                 log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+                armed = m->kernel;
+                if (read_triggered(m))
+                        manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kmsg != NULL);
                 policy_on_lost_reads(&m->engine, now);
                 (void) manager_apply(m);
                 return;
@@ -643,11 +839,23 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
          * switched; naming it in full, the record and the log come after. */
         id = read_event_identity(ev);
         idx = rules_match(m->config.ignore, m->config.n_ignore, &id);
+        ref = read_event_ref(ev);
+        armed = m->kernel;
+        triggered = read_triggered(m);
+        if (triggered)
+                /* Counting is on in the kernel now, whoever read. */
+                m->kernel = (KernelState) {
+                        .mode = KERNEL_MODE_AUTO,
+                        .auto_state = AUTO_STATE_TRIGGERED,
+                        .confirmed = m->kmsg != NULL,
+                        .trigger_cause = idx < 0 ? CAUSE_READ : CAUSE_IGNORED_READ,
+                        .triggered_by = ref,
+                };
         if (idx < 0) {
-                ReaderRef ref = read_event_ref(ev);
-
                 policy_on_counted_read(&m->engine, now, &ref);
-                if (!(m->engine.counting && manager_counting(m) && m->engine.have_decision)) {
+                /* A trigger the kernel's log did not confirm is not trusted
+                 * to count: the decision writes strict then. */
+                if (!(m->engine.counting && m->engine.have_decision && counting_for_sure(m))) {
                         (void) manager_decide(m, &step);
                         decided = true;
                 }
@@ -655,8 +863,12 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
 
         read_event_attribute(ev);
         id = read_event_identity(ev);
+        ref = read_event_ref(ev);
+        if (triggered) {
+                manager_triggered(m, &armed, idx < 0 ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kmsg != NULL);
+                step.from.triggered_by = ref;
+        }
         if (idx < 0) {
-                ReaderRef ref = read_event_ref(ev);
                 PolicyConfig pc;
 
                 policy_on_reader_named(&m->engine, &ref);
@@ -674,11 +886,9 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, idx >= 0 ? (rule ?: "") : NULL,
                           now_usec(CLOCK_REALTIME));
-        if (r < 0) {
+        if (r < 0)
                 log_oom();
-                return;
-        }
-        if (r > 0) {
+        else if (r > 0) {
                 /* Names another process chose: escaped in the log. */
                 comm = cescape(ev->comm ?: "(gone)");
                 unit = cescape(ev->unit ?: "");
@@ -686,8 +896,44 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
                 log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s) read %s%s%s.", strnull(comm), ev->pid,
                          ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit), strnull(path),
                          idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? strnull(rule) : "");
-                manager_state_changed(m);
         }
+        if (triggered && idx >= 0)
+                (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
+        else
+                manager_state_changed(m);
+}
+
+/* ---- the kernel's log ---- */
+
+static int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        /* The kernel logged a trigger and no read event claimed it. */
+        KernelState armed = m->kernel;
+
+        if (m->kmsg_trigger_pending && read_triggered(m)) {
+                manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, true);
+                (void) manager_apply(m);
+        }
+        return 0;
+}
+
+static void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata) {
+        Manager *m = userdata;
+
+        if (what != KMSG_NUMA_AUTO_TRIGGERED)
+                return;         /* our own writes, or the admin's: the sysctl says those */
+        if (m->sampling) {
+                m->sample_triggered = true;
+                return;
+        }
+        if (m->kernel.mode != KERNEL_MODE_AUTO || m->kernel.auto_state == AUTO_STATE_TRIGGERED)
+                return;
+        /* Most likely a watched read whose event is on its way: give it a
+         * moment to claim the trigger, then call it unseen. */
+        m->kmsg_trigger_pending = true;
+        sd_event_source_set_time(m->trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
+        sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_ONESHOT);
 }
 
 /* ---- reader detection that dies, and comes back ---- */
@@ -799,29 +1045,12 @@ static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
 static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         uint64_t now, next;
-        VmStat vs;
 
-        if (m->backend != BACKEND_NONE && manager_may_read_stats(m)) {
-                int r = stats_read_vmstat(m->root, &vs);
-
-                /* The rate is per the clock at the reading, not the timer's
-                 * schedule: a late wakeup must not inflate it. */
-                now = now_usec(CLOCK_MONOTONIC);
-                if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
-                        /* Said once: it will not change while the kernel runs. */
-                        m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
-                                               "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
-                                               "auto keeps counting on");
-                        log_warning("%s.", m->rate_error);
-                }
-                if (r >= 0 && vs.has_pgalloc &&
-                    rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
-                        policy_on_rate(&m->engine, now, m->rate.rate);
-                manager_read_counters(m, false);
-        } else
-                /* No sample while reading would turn counting on: restart the meter after. */
-                m->rate.have_sample = false;
-
+        /* Armed, this reads nothing: the armed sampler has the rate then. The
+         * meter keeps its last reading, so the next one gives the average. */
+        manager_sample(m, false);
+        /* Our reads queued events of our own; out of the way before deciding. */
+        readers_flush(m->readers);
         (void) manager_apply(m);
 
         /* Keep the cadence; after a stall, do not catch up in a burst. */
@@ -831,6 +1060,39 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
                 next = now + m->config.interval;
         sd_event_source_set_time(s, next);
         return 0;
+}
+
+/* While armed the daemon reads no statistics, so it would not know the
+ * pressure dropped. Every armed_interval it samples anyway: the read turns
+ * the kernel's auto on, and the policy re-arms at once (or, the pressure
+ * gone, switches counting on). Cost: one counter reset (kept by the
+ * snapshot) and two sysctl writes per sample. */
+static int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        KernelState armed = m->kernel;
+
+        if (!(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED))
+                return 0;
+        m->sampling = true;
+        m->sample_triggered = false;
+        m->kernel.auto_state = AUTO_STATE_TRIGGERED;    /* by the read below */
+        manager_sample(m, false);
+        kmsg_monitor_drain(m->kmsg);
+        m->sampling = false;
+        readers_flush(m->readers);
+        m->armed_samples++;
+        manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kmsg && m->sample_triggered);
+        (void) manager_apply(m);
+        return 0;
+}
+
+static void manager_arm_armed_sampling(Manager *m, usec_t now) {
+        if (m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO) {
+                sd_event_source_set_enabled(m->armed_timer, SD_EVENT_OFF);
+                return;
+        }
+        sd_event_source_set_time(m->armed_timer, now + m->config.armed_interval);
+        sd_event_source_set_enabled(m->armed_timer, SD_EVENT_ONESHOT);
 }
 
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -933,6 +1195,16 @@ static void manager_start_sources(Manager *m) {
         } else
                 (void) manager_watch(m);
 
+        /* The kernel's log says when a patched kernel's auto triggers. */
+        if (backend_is_patched(m->backend)) {
+                r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kmsg);
+                if (r < 0) {
+                        log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "
+                                          "triggered at any read event.");
+                        m->kmsg = NULL;
+                }
+        }
+
         r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
         if (r < 0) {
                 errno = -r;
@@ -986,7 +1258,7 @@ static int manager_recover(Manager *m) {
         if (did) {
                 /* What we found at start is what the crashed daemon left, not the admin's. */
                 (void) backend_read(m->root, m->backend, &m->initial_mode, NULL);
-                m->kernel_mode = m->initial_mode;
+                manager_set_mode(m, m->initial_mode);
         }
         return 0;
 }
@@ -1023,7 +1295,7 @@ int manager_start(Manager *m) {
                         log_warning_errno(r, "%s", error);
                         manager_set_error(m, r, &error);
                 }
-                m->kernel_mode = m->initial_mode;
+                manager_set_mode(m, m->initial_mode);
                 log_info("Kernel interface %s, mode %s.", backend_sysctl_path(m->backend),
                          kernel_mode_to_string(m->initial_mode));
         }
@@ -1063,6 +1335,10 @@ int manager_start(Manager *m) {
                 r = add_timer(m, &m->topology_timer, on_topology_settled, "topology-settle");
         if (r >= 0)
                 r = add_timer(m, &m->readers_timer, on_readers_retry, "readers-retry");
+        if (r >= 0)
+                r = add_timer(m, &m->trigger_timer, on_trigger_settled, "trigger-settle");
+        if (r >= 0)
+                r = add_timer(m, &m->armed_timer, on_armed_sample, "armed-sample");
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         r = sd_event_set_watchdog(m->event, true);
@@ -1082,7 +1358,7 @@ int manager_run(Manager *m) {
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in
          * "auto" an earlier read would have turned counting on. */
-        manager_read_counters(m, false);
+        manager_sample(m, false);
         manager_refresh_zones(m);
         manager_arm_sampling(m);
         (void) sd_notify(false, "READY=1");

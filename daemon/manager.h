@@ -17,6 +17,8 @@
 #include "conf.h"
 #include "counters.h"
 #include "history.h"
+#include "kernel-state.h"
+#include "kmsg.h"
 #include "parsers.h"
 #include "policy.h"
 #include "readers.h"
@@ -36,6 +38,9 @@
 /* Reader detection that died is re-created after 1 s, doubling to 5 min. */
 #define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
 #define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
+/* A trigger the kernel logged waits this long for the read event that
+ * names its reader, before it is put down to a reader no watch saw. */
+#define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
 
 typedef struct ManagerOptions {
         const char *root;               /* NULL: "/" */
@@ -61,8 +66,9 @@ typedef struct Manager {
         bool dry_run;
 
         BackendKind backend;
-        KernelMode kernel_mode;         /* as last read back */
+        KernelState kernel;             /* the mode as last read back, and an auto's armed/triggered */
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
+        int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
         bool wrote_kernel;              /* we changed the kernel at least once */
         PolicyState engine;
         Decision decision;              /* the engine's last answer */
@@ -85,6 +91,19 @@ typedef struct Manager {
         uint64_t readers_retry_at;      /* CLOCK_REALTIME µs, for status; 0: no retry pending */
         sd_event_source *readers_timer;
         ReaderTable readertab;
+        KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
+        bool kmsg_trigger_pending;      /* the log said "on read"; no read event has claimed it yet */
+        sd_event_source *trigger_timer; /* ...until TRIGGER_SETTLE_USEC after */
+        bool sampling;                  /* our own armed sample is reading */
+        bool sample_triggered;          /* ...and the log said it triggered */
+        sd_event_source *armed_timer;   /* the next armed sample */
+        bool arm_deferred;              /* arming waits for queued read events */
+        bool have_deferred;
+        Decision deferred;              /* ...and the decision that wanted it, for the record */
+        uint64_t arms;                  /* every arm (coarse, then auto) */
+        uint64_t rearms;                /* arms of a triggered auto */
+        uint64_t armed_samples;
+        uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
         UeventMonitor *uevents;
         char *uevents_error;
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "macro.h"
 #include "policy.h"
@@ -25,6 +26,8 @@ static const char *const policy_rule_table[_POLICY_RULE_MAX] = {
         [RULE_ON_NO_RATE] = "on-no-rate",
         [RULE_ON_NOT_ABOVE] = "on-not-above",
         [RULE_ON_HELD] = "on-held",
+        [RULE_REARM] = "rearm",
+        [RULE_REARM_HELD] = "rearm-held",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(policy_rule, PolicyRule)
@@ -79,6 +82,18 @@ void policy_on_lost_reads(PolicyState *s, usec_t now) {
         s->last_counted_read = now;
         s->read_cause = CAUSE_LOST_READS;
         s->last_reader = (ReaderRef) {};
+}
+
+void policy_on_armed(PolicyState *s, usec_t now) {
+        s->triggered = false;
+        s->trigger_reader = (ReaderRef) {};
+        s->last_arm = now > 0 ? now : 1;
+}
+
+void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader) {
+        s->triggered = true;
+        s->trigger_cause = cause;
+        s->trigger_reader = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {};
 }
 
 void policy_on_rate(PolicyState *s, usec_t now, double rate) {
@@ -190,6 +205,24 @@ static bool evaluate_auto(const PolicyState *s, const PolicyConfig *c, usec_t no
                         return true;
                 }
                 d->rule = RULE_OFF_WAITING;
+                if (s->triggered && policy_off_mode(c) == KERNEL_MODE_AUTO) {
+                        /* Off is wanted, but a read (an ignored one, one we
+                         * cannot see, our own sample) turned the kernel's
+                         * auto on. Each arm zeroes the counters: not more
+                         * often than min_dwell, except after our own sample. */
+                        usec_t at = s->trigger_cause == CAUSE_ARMED_SAMPLE ? 0 : usec_add(s->last_arm, c->min_dwell);
+
+                        d->trigger_cause = s->trigger_cause;
+                        d->trigger_reader = s->trigger_reader;
+                        if (now >= at) {
+                                d->rule = RULE_REARM;
+                                d->rearm = true;
+                                d->cause = CAUSE_REARM;
+                        } else {
+                                d->rule = RULE_REARM_HELD;
+                                d->rearm_at = at;
+                        }
+                }
                 return false;
         }
 
@@ -288,7 +321,7 @@ render:
 }
 
 usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
-        usec_t above, below;
+        usec_t above, below, when = USEC_INFINITY;
 
         if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused || c->readers_unseen)
                 return USEC_INFINITY;
@@ -305,9 +338,12 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
         if (s->last_counted_read >= s->last_switch)
                 return s->last_counted_read;
         below = below_since(s, c);
-        if (below == 0)
-                return USEC_INFINITY;
-        return usec_max(usec_add(below, c->sustain), usec_add(s->last_switch, c->min_dwell));
+        if (below != 0)
+                when = usec_max(usec_add(below, c->sustain), usec_add(s->last_switch, c->min_dwell));
+        if (s->triggered && policy_off_mode(c) == KERNEL_MODE_AUTO)
+                when = MIN(when, s->trigger_cause == CAUSE_ARMED_SAMPLE ? s->last_arm
+                                                                        : usec_add(s->last_arm, c->min_dwell));
+        return when;
 }
 
 KernelMode policy_exit_mode(ExitMode exit_mode, BackendKind backend, KernelMode initial) {
@@ -348,6 +384,33 @@ static const char *last_read_str(const Decision *d, const char *none, char *buf,
         default:
                 return none;
         }
+}
+
+/* What triggered an armed auto, for the reason. */
+static const char *trigger_str(const Decision *d, char *buf, size_t size) {
+        char who[READER_REF_TEXT_MAX];
+
+        switch (d->trigger_cause) {
+        case CAUSE_READ:
+        case CAUSE_IGNORED_READ:
+                snprintf(buf, size, "%s%s", reader_ref_format(&d->trigger_reader, who, sizeof who),
+                         d->trigger_cause == CAUSE_IGNORED_READ ? " (an ignored reader)" : "");
+                return buf;
+        case CAUSE_ARMED_SAMPLE:
+                return "the daemon's own rate sample";
+        default:
+                return "a read no watch saw (the kernel's log says so)";
+        }
+}
+
+/* A CLOCK_MONOTONIC time as the wall clock's HH:MM:SS. */
+static const char *clock_str(const PolicyConfig *c, usec_t t, char *buf, size_t size) {
+        time_t secs = (time_t) (((int64_t) t + c->realtime_offset) / (int64_t) USEC_PER_SEC);
+        struct tm tm;
+
+        if (!localtime_r(&secs, &tm) || strftime(buf, size, "%H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "?");
+        return buf;
 }
 
 void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
@@ -422,6 +485,16 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                             c->strict_below, c->coarse_above);
                         break;
                 }
+                break;
+        case RULE_REARM:
+        case RULE_REARM_HELD:
+                add("policy auto: counting off until a counted read, but %s turned the kernel's auto on; ",
+                    trigger_str(d, who, sizeof who));
+                if (d->rule == RULE_REARM)
+                        add("re-arming it (coarse, then auto)");
+                else
+                        add("re-arm held back until %s (min_dwell=%s after the last arm: each arm zeroes the counters)",
+                            clock_str(c, d->rearm_at, b, sizeof b), dur(a, c->min_dwell));
                 break;
         case RULE_ON_NO_RATE:
                 add("policy auto: counting on, no allocation rate measured yet");

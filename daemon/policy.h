@@ -33,6 +33,7 @@ typedef struct PolicyConfig {
         uint64_t coarse_above;          /* pages/s */
         uint64_t strict_below;          /* pages/s */
         bool readers_unseen;            /* no reader detection: auto must not turn counting off */
+        int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC, µs: for times in reasons */
 } PolicyConfig;
 
 typedef struct PolicyState {
@@ -49,6 +50,12 @@ typedef struct PolicyState {
         RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
         bool have_rate;
         double rate;                    /* pages/s, smoothed: the latest sample */
+
+        /* A patched kernel's auto, which the engine asked for as "off": */
+        bool triggered;                 /* a read turned counting on by itself since the last arm */
+        Cause trigger_cause;            /* READ, IGNORED_READ, UNSEEN_READ, ARMED_SAMPLE */
+        ReaderRef trigger_reader;
+        usec_t last_arm;                /* when the daemon last armed it (coarse, then auto); 0: never */
 
         bool paused;                    /* following an external change */
         KernelMode paused_mode;         /* what the admin set */
@@ -71,6 +78,8 @@ typedef enum PolicyRule {
         RULE_ON_NO_RATE,        /* auto, stays on: no rate measured yet */
         RULE_ON_NOT_ABOVE,      /* auto, stays on: the rate is not above coarse_above */
         RULE_ON_HELD,           /* auto, stays on under pressure: linger, sustain or dwell holds it */
+        RULE_REARM,             /* auto, off, but a read triggered the kernel's auto: arm it again */
+        RULE_REARM_HELD,        /* ...not yet: min_dwell since the last arm */
         _POLICY_RULE_MAX,
 } PolicyRule;
 
@@ -100,6 +109,10 @@ typedef struct Decision {
         bool within_linger;     /* a counted read (or the start) within linger */
         bool dwell_over;        /* min_dwell passed since the last switch */
         bool overriding;        /* writing over an external change */
+        bool rearm;             /* RULE_REARM: arm the triggered auto again now */
+        usec_t rearm_at;        /* RULE_REARM_HELD: not before (CLOCK_MONOTONIC) */
+        Cause trigger_cause;    /* RULE_REARM*: what triggered it */
+        ReaderRef trigger_reader;
         KernelMode found, expected;     /* RULE_PAUSED, or overriding: what someone else set */
 
         char reason[REASON_MAX];        /* rendered from the above: decision_format_reason() */
@@ -117,6 +130,12 @@ void policy_on_reader_named(PolicyState *s, const ReaderRef *reader);
 /* Reads that nobody could attribute (the fanotify queue overflowed): they
  * count, with no reader to name. */
 void policy_on_lost_reads(PolicyState *s, usec_t now);
+
+/* The daemon armed a patched kernel's auto (coarse, then auto). */
+void policy_on_armed(PolicyState *s, usec_t now);
+/* A read triggered the armed auto: counting is on in the kernel. cause:
+ * READ, IGNORED_READ (with reader), UNSEEN_READ, ARMED_SAMPLE. */
+void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader);
 
 /* An allocation-rate sample (pages/s, already smoothed), stamped with the
  * time it was measured. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/fanotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -100,6 +101,14 @@ Readers *readers_free(Readers *r) {
         readers_clear_watched(r);
         free(r);
         return NULL;
+}
+
+int readers_pending(Readers *r) {
+        int n = 0;
+
+        if (!r || ioctl(r->fd, FIONREAD, &n) < 0)
+                return 0;
+        return n;
 }
 
 bool readers_have_pidfd(Readers *r) {
@@ -430,8 +439,17 @@ void readers_process_buffer(Readers *r, const void *buf, size_t len) {
 }
 
 static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Readers *r = userdata;
+        readers_flush(userdata);
+        return 0;
+}
+
+void readers_flush(Readers *r) {
         bool warned = false;
+        int fd;
+
+        if (!r)
+                return;
+        fd = r->fd;
 
         for (;;) {
                 /* Big enough for many events; the kernel never splits one. */
@@ -441,7 +459,7 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
                 n = read(fd, buf, sizeof buf);
                 if (n < 0) {
                         if (errno == EAGAIN)
-                                return 0;
+                                return;
                         if (errno == EINTR)
                                 continue;
                         if (read_error_is_fatal(errno)) {
@@ -449,7 +467,7 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
                                 int k = -errno;
                                 log_error_errno(k, "Reading fanotify events failed, reader detection stops: %m");
                                 readers_fail(r, k);
-                                return 0;
+                                return;
                         }
 
                         /* The kernel could not open the file for one event (EMFILE,
@@ -461,7 +479,7 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
                         continue;
                 }
                 if (!readers_process(r, buf, (size_t) n))
-                        return 0;       /* r may be gone */
+                        return;         /* r may be gone */
         }
 }
 
@@ -500,6 +518,9 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
         if (k < 0)
                 return k;
         (void) sd_event_source_set_description(r->source, "readers-fanotify");
+        /* Reads come before the timers: a decision (arming, say) due in the
+         * same turn must see them first. */
+        (void) sd_event_source_set_priority(r->source, SD_EVENT_PRIORITY_IMPORTANT);
 
         *ret = TAKE_PTR(r);
         return 0;

@@ -75,6 +75,12 @@ void read_event_attribute(ReadEvent *ev);
 /* What was marked, for status: NULL-terminated, owned by r. */
 char * const *readers_watched(Readers *r);
 
+/* Bytes of read events queued and not handled yet (FIONREAD); 0 without r. */
+int readers_pending(Readers *r);
+/* Handles the queued events now, as the event loop would; the callbacks
+ * run from here. The failure callback may free r. */
+void readers_flush(Readers *r);
+
 /* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */
 bool readers_have_pidfd(Readers *r);
 

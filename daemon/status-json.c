@@ -61,6 +61,7 @@ static json_object *nodes_json(const Topology *t) {
 
 static json_object *transitions_json(const History *h) {
         json_object *a = json_object_new_array();
+        char text[READER_REF_TEXT_MAX + 64];
 
         for (size_t i = 0; a && i < h->n; i++) {
                 const Transition *t = history_at(h, i);
@@ -71,8 +72,16 @@ static json_object *transitions_json(const History *h) {
                 json_object_object_add(o, "to", json_object_new_string(kernel_mode_to_string(t->to)));
                 json_object_object_add(o, "policy", json_object_new_string(policy_to_string(t->policy)));
                 json_object_object_add(o, "kind", json_object_new_string(transition_kind_to_string(t->kind)));
+                json_object_object_add(o, "from_auto", t->from_auto != AUTO_STATE_NONE
+                                                               ? json_object_new_string(auto_state_to_string(t->from_auto))
+                                                               : NULL);
+                json_object_object_add(o, "to_auto", t->to_auto != AUTO_STATE_NONE
+                                                             ? json_object_new_string(auto_state_to_string(t->to_auto))
+                                                             : NULL);
+                json_object_object_add(o, "from_text", json_untrusted(transition_format_state(t, false, text, sizeof text)));
+                json_object_object_add(o, "to_text", json_untrusted(transition_format_state(t, true, text, sizeof text)));
                 json_object_object_add(o, "cause", json_object_new_string(cause_to_string(t->cause)));
-                json_object_object_add(o, "reader", t->cause == CAUSE_READ ? reader_ref_json(&t->reader) : NULL);
+                json_object_object_add(o, "reader", cause_has_reader(t->cause) ? reader_ref_json(&t->reader) : NULL);
                 json_object_object_add(o, "reason", json_object_new_string(t->reason ? t->reason : ""));
                 json_object_object_add(o, "dry_run", json_object_new_boolean(t->kind == TRANSITION_DRY_RUN));
                 json_object_array_add(a, o);
@@ -174,6 +183,7 @@ static json_object *sources_json(const Status *s) {
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));
+        json_object_object_add(o, "kernel_log", json_object_new_boolean(src->kernel_log));
         json_object_object_add(o, "topology_changes", json_u64(src->topology_changes));
         json_object_object_add(o, "topology_reloads", json_u64(src->topology_reloads));
         json_object_object_add(o, "topology_changed_at", json_u64(src->topology_changed_at));
@@ -181,6 +191,31 @@ static json_object *sources_json(const Status *s) {
         json_object_object_add(o, "reads_counted", json_u64(s->readers->counted_reads));
         json_object_object_add(o, "reads_ignored", json_u64(s->readers->ignored_reads));
         json_object_object_add(o, "overflows", json_u64(s->readers->overflows));
+        return o;
+}
+
+/* An auto kernel's armed or triggered state, and what triggered it. */
+static json_object *kernel_state_json(const Status *s) {
+        const KernelState *k = s->kernel;
+        json_object *o = json_object_new_object();
+        char text[READER_REF_TEXT_MAX + 64];
+
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "text", json_untrusted(kernel_state_format(k, text, sizeof text)));
+        json_object_object_add(o, "auto", k->mode == KERNEL_MODE_AUTO && k->auto_state != AUTO_STATE_NONE
+                                                  ? json_object_new_string(auto_state_to_string(k->auto_state))
+                                                  : NULL);
+        if (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED) {
+                json_object_object_add(o, "trigger_cause", json_object_new_string(cause_to_string(k->trigger_cause)));
+                json_object_object_add(o, "triggered_by",
+                                       cause_has_reader(k->trigger_cause) ? reader_ref_json(&k->triggered_by) : NULL);
+                json_object_object_add(o, "confirmed", json_object_new_boolean(k->confirmed));
+        }
+        json_object_object_add(o, "arms", json_u64(s->arms));
+        json_object_object_add(o, "rearms", json_u64(s->rearms));
+        json_object_object_add(o, "armed_samples", json_u64(s->armed_samples));
+        json_object_object_add(o, "triggers", json_u64(s->triggers));
         return o;
 }
 
@@ -200,7 +235,8 @@ json_object *status_to_json(const Status *s) {
         json_object_object_add(o, "version", json_object_new_string(s->version));
         json_object_object_add(o, "backend", json_object_new_string(backend_kind_to_string(s->backend)));
         json_object_object_add(o, "backend_path", json_string_or_null(backend_sysctl_path(s->backend)));
-        json_object_object_add(o, "kernel_mode", json_object_new_string(kernel_mode_to_string(s->kernel_mode)));
+        json_object_object_add(o, "kernel_mode", json_object_new_string(kernel_mode_to_string(s->kernel->mode)));
+        json_object_object_add(o, "kernel_state", kernel_state_json(s));
         json_object_object_add(o, "target_mode", json_object_new_string(kernel_mode_to_string(s->target_mode)));
         json_object_object_add(o, "counting", json_object_new_boolean(s->counting));
         json_object_object_add(o, "policy", json_object_new_string(policy_to_string(s->policy)));

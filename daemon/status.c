@@ -17,9 +17,13 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .config_error = m->config_error,
 
                 .backend = m->backend,
-                .kernel_mode = m->kernel_mode,
+                .kernel = &m->kernel,
                 .target_mode = m->decision.mode,
                 .counting = manager_counting(m),
+                .arms = m->arms,
+                .rearms = m->rearms,
+                .armed_samples = m->armed_samples,
+                .triggers = m->triggers,
 
                 .policy = m->policy,
                 .policy_source = m->policy_source,
@@ -46,6 +50,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .rate_error = m->rate_error,
                         .uevents = m->uevents != NULL,
                         .uevents_error = m->uevents_error,
+                        .kernel_log = m->kmsg != NULL,
                         .topology_changes = m->topology_changes,
                         .topology_reloads = m->topology_reloads,
                         .topology_changed_at = m->topology_changed_at,
@@ -91,7 +96,10 @@ uint64_t status_fingerprint(const Status *s) {
         Digest d = { UINT64_C(0xcbf29ce484222325) };
 
         digest_val(&d, s->backend);
-        digest_val(&d, s->kernel_mode);
+        digest_val(&d, s->kernel->mode);
+        digest_val(&d, s->kernel->auto_state);
+        digest_val(&d, s->kernel->trigger_cause);
+        digest_val(&d, s->kernel->triggered_by.pid);
         digest_val(&d, s->target_mode);
         digest_val(&d, s->counting);
         digest_val(&d, s->policy);
@@ -125,6 +133,7 @@ uint64_t status_fingerprint(const Status *s) {
                 digest_str(&d, *w);
         digest_str(&d, s->sources.rate_error);
         digest_val(&d, s->sources.uevents);
+        digest_val(&d, s->sources.kernel_log);
         digest_str(&d, s->sources.uevents_error);
         digest_val(&d, s->sources.topology_reloads);
         digest_val(&d, s->topology->n_nodes);
@@ -135,7 +144,10 @@ uint64_t status_fingerprint(const Status *s) {
 char *status_format_notify(const Status *s, char *buf, size_t size) {
         /* The reason is printable ASCII by construction: its templates are,
          * and every name a process chose is escaped when it is rendered. */
-        snprintf(buf, size, "NUMA statistics %s (policy %s%s): %s", kernel_mode_to_string(s->kernel_mode),
-                 policy_to_string(s->policy), s->dry_run ? ", dry run" : "", s->decision->reason);
+        char kernel[READER_REF_TEXT_MAX + 64];
+
+        snprintf(buf, size, "NUMA statistics %s (policy %s%s): %s",
+                 kernel_state_format(s->kernel, kernel, sizeof kernel), policy_to_string(s->policy),
+                 s->dry_run ? ", dry run" : "", s->decision->reason);
         return buf;
 }

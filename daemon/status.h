@@ -18,6 +18,7 @@
 #include "cause.h"
 #include "counters.h"
 #include "history.h"
+#include "kernel-state.h"
 #include "mode.h"
 #include "parsers.h"
 #include "policy.h"
@@ -42,6 +43,7 @@ typedef struct StatusSources {
         const char *rate_error;
         bool uevents;
         const char *uevents_error;
+        bool kernel_log;                /* /dev/kmsg followed: an auto's trigger is known exactly */
         uint64_t topology_changes;      /* uevents that touched the topology */
         uint64_t topology_reloads;      /* topology re-reads (bursts of uevents are one) */
         uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
@@ -65,9 +67,13 @@ typedef struct Status {
         const char *config_error;       /* the last rejected reload, or NULL */
 
         BackendKind backend;
-        KernelMode kernel_mode;         /* as last read back */
+        const KernelState *kernel;      /* the mode as last read back; an auto's armed or triggered */
         KernelMode target_mode;         /* what the policy wants; UNKNOWN: leave the kernel alone */
         bool counting;                  /* whether the kernel counts now */
+        uint64_t arms;                  /* patched kernels: coarse-then-auto, every one */
+        uint64_t rearms;                /* ...of an auto a read had triggered */
+        uint64_t armed_samples;         /* rate samples taken while armed */
+        uint64_t triggers;              /* reads that turned an armed auto on */
 
         Policy policy;
         Cause policy_source;            /* STARTUP (the config), RELOAD or OPERATOR (SetPolicy) */

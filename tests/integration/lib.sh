@@ -145,12 +145,14 @@ wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
 status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
 status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
 
-# fake_kernel_tree NAME: a 2-node tree on tmpfs (fanotify marks need a real
-# superblock, not overlayfs) whose counters a small fake kernel drives
-# (fake-kernel.py: pgalloc at a chosen rate, NUMA counters zeroed when
-# counting goes off, as mainline does). Sets T and FAKE_PID; the whole
-# script is skipped, saying why, without tmpfs.
+# fake_kernel_tree NAME [KIND]: a 2-node tree on tmpfs (fanotify marks need
+# a real superblock, not overlayfs) whose counters a small fake kernel
+# drives (fake-kernel.py: pgalloc at a chosen rate, the NUMA counters as the
+# kernel KIND treats them: mainline (default), v3 (numa_stats_mode, booting
+# in auto, armed) or v2 (vmstat_mode)). Sets T, FAKE_PID and SYSCTL; the
+# whole script is skipped, saying why, without tmpfs.
 fake_kernel_tree() {
+        local kind=${2:-mainline}
         local shm=/dev/shm
         if [ "$(stat -f -c %T "$shm" 2>/dev/null)" != tmpfs ]; then
                 shm=$(mktemp -d /tmp/numastatd-tmpfs-XXXXXX)
@@ -161,18 +163,25 @@ fake_kernel_tree() {
         cleanup_trees+=("$T")
         chmod 755 "$T"
         mkdir -p "$T/proc/sys/vm" "$T/run"
-        echo 1 > "$T/proc/sys/vm/numa_stat"
+        case $kind in
+        mainline) SYSCTL=$T/proc/sys/vm/numa_stat; echo 1 > "$SYSCTL" ;;
+        v3) SYSCTL=$T/proc/sys/vm/numa_stats_mode; echo auto > "$SYSCTL" ;;
+        v2) SYSCTL=$T/proc/sys/vm/vmstat_mode; echo auto > "$SYSCTL" ;;
+        esac
         for n in 0 1; do
                 mkdir -p "$T/sys/devices/system/node/node$n"
                 echo "$((n * 2))-$((n * 2 + 1))" > "$T/sys/devices/system/node/node$n/cpulist"
                 echo "Node $n MemTotal:        1048576 kB" > "$T/sys/devices/system/node/node$n/meminfo"
         done
         cp "$SRCDIR/tests/data/zoneinfo-2node.txt" "$T/proc/zoneinfo"
-        python3 "$SRCDIR/tests/integration/fake-kernel.py" "$T" &
+        python3 "$SRCDIR/tests/integration/fake-kernel.py" "$T" "$kind" &
         FAKE_PID=$!
         # The daemon marks the files that exist when it starts: wait for them.
         wait_for 10 test -s "$T/sys/devices/system/node/node1/numastat"
 }
-# fake COMMAND: tells the fake kernel ("rate N", "hit A B") and waits until it took it.
+# fake COMMAND: tells the fake kernel ("rate N", "hit A B", "grow on") and waits until it took it.
 fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
-sysctl_is() { [ "$(cat "$T/proc/sys/vm/numa_stat")" = "$1" ]; }
+sysctl_is() { [ "$(cat "$SYSCTL")" = "$1" ]; }
+# fake_state KEY: the fake kernel's own view (mode, counting, resets, hit).
+fake_state() { sed -n "s/.* \{0,1\}$1=\([^ ]*\).*/\1/p" "$T/state"; }
+fake_state_is() { [ "$(fake_state "$1")" = "$2" ]; }

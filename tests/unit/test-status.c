@@ -12,6 +12,7 @@
 #include "tap.h"
 
 typedef struct Fixture {
+        KernelState kernel;
         Decision decision;
         ErrorRecord error;
         Topology topology;
@@ -25,6 +26,7 @@ typedef struct Fixture {
 
 static void fixture_init(Fixture *f) {
         *f = (Fixture) {
+                .kernel = { .mode = KERNEL_MODE_COARSE },
                 .decision = { .mode = KERNEL_MODE_COARSE, .cause = CAUSE_PRESSURE_ABOVE,
                               .rule = RULE_OFF_WAITING },
                 .nodes = { { .id = 0 }, { .id = 1 } },
@@ -44,7 +46,7 @@ static void fixture_init(Fixture *f) {
                 .root = "/",
                 .config_file = "/etc/numastatd.conf",
                 .backend = BACKEND_NUMA_STAT,
-                .kernel_mode = KERNEL_MODE_COARSE,
+                .kernel = &f->kernel,
                 .target_mode = KERNEL_MODE_COARSE,
                 .policy = POLICY_AUTO,
                 .decision = &f->decision,
@@ -64,7 +66,8 @@ static void test_changes_move_it(void) {
                 "kernel mode", "target mode", "counting", "policy", "policy source", "dry run", "paused",
                 "cause", "rule", "reason", "config error", "last error", "a new reader", "a reader's name",
                 "a reader now ignored", "reader detection lost", "a watched file", "rate error", "uevents lost",
-                "topology reloaded", "a node more", "a transition",
+                "topology reloaded", "a node more", "a transition", "auto armed -> triggered",
+                "triggered by another reader",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(what); i++) {
@@ -74,7 +77,7 @@ static void test_changes_move_it(void) {
                 fixture_init(&f);
                 before = status_fingerprint(&f.status);
                 switch (i) {
-                case 0: f.status.kernel_mode = KERNEL_MODE_STRICT; break;
+                case 0: f.kernel.mode = KERNEL_MODE_STRICT; break;
                 case 1: f.status.target_mode = KERNEL_MODE_STRICT; break;
                 case 2: f.status.counting = true; break;
                 case 3: f.status.policy = POLICY_STRICT; break;
@@ -99,6 +102,17 @@ static void test_changes_move_it(void) {
                 case 19: f.status.sources.topology_reloads = 1; break;
                 case 20: f.topology.n_nodes = 1; break;
                 case 21: f.history.total = 1; break;
+                case 22:
+                        f.kernel = (KernelState) { .mode = KERNEL_MODE_AUTO, .auto_state = AUTO_STATE_ARMED };
+                        before = status_fingerprint(&f.status);
+                        f.kernel.auto_state = AUTO_STATE_TRIGGERED;
+                        break;
+                case 23:
+                        f.kernel = (KernelState) { .mode = KERNEL_MODE_AUTO, .auto_state = AUTO_STATE_TRIGGERED,
+                                                   .trigger_cause = CAUSE_IGNORED_READ, .triggered_by.pid = 1 };
+                        before = status_fingerprint(&f.status);
+                        f.kernel.triggered_by.pid = 2;
+                        break;
                 }
                 ok(status_fingerprint(&f.status) != before, "a change moves the fingerprint: %s", what[i]);
         }

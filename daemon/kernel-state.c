@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "kernel-state.h"
+#include "string-table.h"
+
+static const char *const auto_state_table[_AUTO_STATE_MAX] = {
+        [AUTO_STATE_NONE] = "none",
+        [AUTO_STATE_ARMED] = "armed",
+        [AUTO_STATE_TRIGGERED] = "triggered",
+        [AUTO_STATE_UNKNOWN] = "unknown",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(auto_state, AutoState)
+
+bool kernel_state_counting(const KernelState *k) {
+        switch (k->mode) {
+        case KERNEL_MODE_STRICT:
+                return true;
+        case KERNEL_MODE_AUTO:
+                return k->auto_state != AUTO_STATE_ARMED;
+        default:
+                return false;
+        }
+}
+
+char *kernel_state_format(const KernelState *k, char *buf, size_t size) {
+        char who[READER_REF_TEXT_MAX];
+
+        if (k->mode != KERNEL_MODE_AUTO || k->auto_state == AUTO_STATE_NONE) {
+                snprintf(buf, size, "%s", kernel_mode_to_string(k->mode) ?: "unknown");
+                return buf;
+        }
+        switch (k->auto_state) {
+        case AUTO_STATE_ARMED:
+                snprintf(buf, size, "auto (armed)");
+                break;
+        case AUTO_STATE_TRIGGERED:
+                switch (k->trigger_cause) {
+                case CAUSE_READ:
+                case CAUSE_IGNORED_READ:
+                        snprintf(buf, size, "auto (triggered by %s%s)",
+                                 reader_ref_format(&k->triggered_by, who, sizeof who),
+                                 k->trigger_cause == CAUSE_IGNORED_READ ? ", ignored" : "");
+                        break;
+                case CAUSE_ARMED_SAMPLE:
+                        snprintf(buf, size, "auto (triggered by the daemon's own sample)");
+                        break;
+                default:
+                        snprintf(buf, size, "auto (triggered by a read the daemon could not see)");
+                }
+                break;
+        default:
+                snprintf(buf, size, "auto (armed or triggered: unknown)");
+        }
+        return buf;
+}
+
+KernelAction kernel_state_action(const KernelState *k, KernelMode want, bool rearm) {
+        switch (want) {
+        case KERNEL_MODE_UNKNOWN:
+                return KERNEL_ACTION_NONE;
+        case KERNEL_MODE_STRICT:
+                if (k->mode == KERNEL_MODE_STRICT)
+                        return KERNEL_ACTION_NONE;
+                if (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED && k->confirmed)
+                        return KERNEL_ACTION_NONE;     /* counting already, the kernel said so */
+                return KERNEL_ACTION_WRITE;
+        case KERNEL_MODE_AUTO:
+                /* "auto" written over a counting kernel keeps counting: off
+                 * is coarse first, then auto. */
+                if (k->mode != KERNEL_MODE_AUTO)
+                        return KERNEL_ACTION_ARM;
+                if (k->auto_state == AUTO_STATE_ARMED)
+                        return KERNEL_ACTION_NONE;
+                return rearm ? KERNEL_ACTION_ARM : KERNEL_ACTION_NONE;
+        default:
+                return k->mode == want ? KERNEL_ACTION_NONE : KERNEL_ACTION_WRITE;
+        }
+}

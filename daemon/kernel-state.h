@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the kernel is doing, not just what its sysctl says. Pure.
+ *
+ * A patched kernel's "auto" has two states the sysctl file cannot show:
+ * armed (counting off until the first read of a statistics file) and
+ * triggered (a read turned counting on, for good). The daemon tracks them
+ * from what it can observe: its own arming (coarse, then auto), every read
+ * event while armed, and the kernel's log line when it is readable. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cause.h"
+#include "mode.h"
+
+typedef enum AutoState {
+        AUTO_STATE_NONE,        /* not in auto */
+        AUTO_STATE_ARMED,       /* counting off; the next read turns it on */
+        AUTO_STATE_TRIGGERED,   /* counting on since a read */
+        AUTO_STATE_UNKNOWN,     /* found in auto (start-up, someone else): armed or triggered */
+        _AUTO_STATE_MAX,
+} AutoState;
+
+const char *auto_state_to_string(AutoState s);
+
+typedef struct KernelState {
+        KernelMode mode;        /* as last read back */
+        AutoState auto_state;   /* mode == KERNEL_MODE_AUTO on a patched backend */
+        /* AUTO_STATE_TRIGGERED: */
+        bool confirmed;         /* the kernel's log said so (else: a read event while armed) */
+        Cause trigger_cause;    /* READ, IGNORED_READ, UNSEEN_READ or ARMED_SAMPLE */
+        ReaderRef triggered_by; /* READ or IGNORED_READ */
+} KernelState;
+
+/* Whether the kernel counts now. An auto kernel whose state is unknown is
+ * taken as counting: no saving is claimed that may not be there. */
+bool kernel_state_counting(const KernelState *k);
+
+/* "strict", "coarse", "auto (armed)", "auto (triggered by cat (pid 42, ...)
+ * read /proc/vmstat)", "auto (triggered by a read the daemon could not
+ * see)", "auto (armed or triggered: unknown)". Escaped. Returns buf. */
+char *kernel_state_format(const KernelState *k, char *buf, size_t size);
+
+/* How to bring the kernel to what a decision wants. */
+typedef enum KernelAction {
+        KERNEL_ACTION_NONE,     /* it is there already (or it is to be left alone) */
+        KERNEL_ACTION_WRITE,    /* write the mode */
+        KERNEL_ACTION_ARM,      /* coarse, then auto: counting off until the next read */
+} KernelAction;
+
+/* want: the decision's mode (UNKNOWN: leave alone); rearm: the policy
+ * allows re-arming a triggered auto now. Counting on is satisfied by strict
+ * and by an auto whose trigger the kernel's log confirmed; an unconfirmed
+ * trigger is not trusted to count, so strict is written: a read in the
+ * moment of arming resolves towards counting on. */
+KernelAction kernel_state_action(const KernelState *k, KernelMode want, bool rearm);

@@ -1,0 +1,157 @@
+#!/bin/bash
+# A patched kernel's auto, told the truth, on a fake v3 kernel (and v2): the
+# daemon arms it (coarse, then auto: counting off, verified by the counters),
+# sees a read trigger it (an ignored reader: re-armed, not sooner than
+# min_dwell; a counted one: strict), samples the allocation rate while armed,
+# and keeps the counters continuous across every arm. Here the kernel's log
+# is not readable, so any read while armed counts as the trigger; the VM
+# tests do the same on the real patched kernel with its log.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN"
+fake_kernel_tree patched v3
+
+status() { ctl --json=short | json_get "$1"; }
+armed() { status_is kernel_state.auto armed; }
+
+CONF='[policy]
+mode = auto
+min_dwell = 2s
+off_mode = auto
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+armed_interval = infinity
+[readers]
+linger = 1s
+ignore = comm=head'
+echo "$CONF" > "$T/conf"
+is "$(fake_state mode) $(fake_state counting)" "auto 0" "the fake v3 kernel boots in auto, armed"
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts on the v3 tree"
+wait_for 5 fake_state_is mode strict
+ok $? "start-up counts as a read: strict"
+is "$(status sources.kernel_log)" false "no kernel log in this tree: triggers come from read events"
+
+# ---- arming: off means off ----
+fake grow on
+fake rate 50000
+wait_for 10 armed
+ok $? "pressure, no reader within linger: the kernel's auto is armed"
+is "$(fake_state mode) $(fake_state counting)" "auto 0" "the kernel really stopped counting (coarse, then auto)"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get counting)" false "status: counting off"
+is "$(echo "$S" | json_get kernel_state.text)" "auto (armed)" "status: auto (armed)"
+is "$(echo "$S" | json_get transitions.-1.to_text)" "auto (armed)" "history: strict -> auto (armed)"
+is "$(echo "$S" | json_get transitions.-1.cause)" pressure-above "  caused by pressure"
+H0=$(fake_state hit)
+sleep 1
+is "$(fake_state hit)" "$H0" "numa_hit does not move while armed, under allocation load ($H0)"
+TOTAL0=$(status counters.total.numa_hit)
+
+# ---- an ignored reader triggers it: re-armed, but not sooner than min_dwell ----
+R0=$(fake_state resets)
+head -c 10 "$T/proc/vmstat" >/dev/null
+wait_for 5 status_is kernel_state.auto triggered
+ok $? "an ignored reader's read: the daemon sees auto triggered"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get kernel_state.trigger_cause)" ignored-read "  by an ignored read"
+is "$(echo "$S" | json_get kernel_state.triggered_by.comm)" head "  by head"
+is "$(echo "$S" | json_get counting)" true "  counting is on (the kernel said yes to head)"
+is "$(fake_state counting)" 1 "  as the fake kernel says"
+is "$(echo "$S" | json_get rule)" rearm-held "  re-arm held back (min_dwell since the last arm)"
+contains "$(echo "$S" | json_get reason)" "re-arm held back until" "  the reason says until when"
+T0=$SECONDS
+wait_for 5 armed
+ok $? "re-armed after min_dwell"
+ok $([ $((SECONDS - T0)) -le 3 ]; echo $?) "  within min_dwell=2s of the arm (took $((SECONDS - T0)) s)"
+is "$(fake_state counting)" 0 "  the kernel stopped counting again"
+ok $([ "$(fake_state resets)" -gt "$R0" ]; echo $?) "  and zeroed the counters (resets $R0 -> $(fake_state resets))"
+HIST=$(ctl --json=short history)
+echo "$HIST" | python3 -c 'import json,sys
+h = json.load(sys.stdin)
+k = [t for t in h if t["kind"] == "kernel" and t["cause"] == "ignored-read"]
+r = [t for t in h if t["cause"] == "rearm"]
+sys.exit(0 if k and r and k[-1]["to_auto"] == "triggered" and r[-1]["to_auto"] == "armed" else 1)'
+ok $? "history: the kernel's trigger (by head) and the re-arm, each with its cause"
+contains "$(ctl history)" "auto (armed) -> auto (triggered by head" "numastatctl history says who triggered it"
+
+# ---- a counted reader triggers it: counting on, strict, for linger ----
+sleep 2 | cat "$T/sys/devices/system/node/node0/numastat" - >/dev/null &
+wait_for 5 fake_state_is mode strict
+ok $? "a counted reader while armed: strict (no kernel log to confirm the trigger)"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get cause)" read "  cause read"
+is "$(echo "$S" | json_get cause_reader.comm)" cat "  by cat"
+echo "$S" | python3 -c 'import json,sys
+h = json.load(sys.stdin)["transitions"]
+sys.exit(0 if h[-2]["kind"] == "kernel" and h[-2]["reader"]["comm"] == "cat" and h[-1]["to"] == "strict" else 1)'
+ok $? "history: auto (armed) -> auto (triggered by cat), then -> strict"
+sleep 0.5
+is "$(fake_state mode)" strict "counting stays on within linger"
+wait_for 10 armed
+ok $? "after linger, under pressure: armed again"
+
+# Every total since start only grows, across every arm.
+TOTAL1=$(status counters.total.numa_hit)
+ok $([ "$TOTAL1" -ge "$TOTAL0" ]; echo $?) "numa_hit since start is monotonic across the re-arms ($TOTAL0 -> $TOTAL1)"
+ok $([ "$(status counters.resets_compensated)" -ge 3 ]; echo $?) "every arm's reset was compensated ($(status counters.resets_compensated))"
+stop_daemon TERM
+is "$(fake_state mode)" strict "exit leaves counting on"
+
+# ---- sampling while armed: the rate, and the pressure gone ----
+sed -i 's/^armed_interval = infinity$/armed_interval = 1s/' "$T/conf"
+start_daemon "$T" --config="$T/conf"
+wait_for 10 armed
+ok $? "armed again (armed_interval=1s)"
+R0=$(fake_state resets)
+sleep 3.5
+S=$(ctl --json=short)
+N=$(echo "$S" | json_get kernel_state.armed_samples)
+ok $([ "$N" -ge 2 ] && [ "$N" -le 5 ]; echo $?) "an armed sample every second ($N in 3.5 s)"
+ok $([ "$(echo "$S" | json_get allocation_rate)" -gt 5000 ]; echo $?) "  the rate is known while armed ($(echo "$S" | json_get allocation_rate) pages/s)"
+is "$(echo "$S" | json_get kernel_state.auto)" armed "  re-armed after each one"
+ok $([ "$(fake_state resets)" -gt "$R0" ]; echo $?) "  each sample costs a reset (resets $R0 -> $(fake_state resets))"
+ok $([ "$(echo "$S" | python3 -c 'import json,sys; print(len([t for t in json.load(sys.stdin)["transitions"] if t["cause"] == "rearm"]))')" -eq 0 ]; echo $?) \
+   "  routine re-arms after a sample stay out of the history"
+fake rate 0
+wait_for 10 fake_state_is mode strict
+ok $? "pressure gone: the armed samples see it, counting back on (strict_below works armed)"
+is "$(status transitions.-1.cause)" pressure-below "  cause pressure-below"
+stop_daemon TERM
+
+# ---- off_mode = coarse: reads do not turn it on by themselves ----
+sed -e 's/^off_mode = auto$/off_mode = coarse/' "$T/conf" > "$T/conf-coarse"
+fake rate 50000
+start_daemon "$T" --config="$T/conf-coarse"
+wait_for 10 fake_state_is mode coarse
+ok $? "off_mode=coarse: off is coarse"
+head -c 10 "$T/proc/vmstat" >/dev/null
+sleep 0.5
+is "$(fake_state mode) $(fake_state counting)" "coarse 0" "an ignored reader leaves it off"
+sleep 2 | cat "$T/proc/vmstat" - >/dev/null &
+wait_for 5 fake_state_is mode strict
+ok $? "a counted reader: strict"
+stop_daemon TERM
+fake rate 0
+kill $FAKE_PID; wait $FAKE_PID 2>/dev/null
+
+# ---- v1/v2: vmstat_mode behaves alike ----
+fake_kernel_tree patched-v2 v2
+echo "$CONF" > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+is "$(status backend)" vmstat_mode "v2 tree: backend vmstat_mode"
+fake rate 50000
+wait_for 10 armed
+ok $? "vmstat_mode: armed under pressure"
+is "$(fake_state counting)" 0 "  counting really off"
+head -c 10 "$T/proc/vmstat" >/dev/null
+wait_for 5 status_is kernel_state.auto triggered
+ok $? "  an ignored reader triggers it"
+wait_for 5 armed
+ok $? "  and it is re-armed"
+stop_daemon TERM
+
+done_testing
