@@ -81,6 +81,7 @@ static bool config_equal(const Config *a, const Config *b) {
         DIFF(a->coarse_above == b->coarse_above, "coarse_above");
         DIFF(a->strict_below == b->strict_below, "strict_below");
         DIFF(a->sustain == b->sustain, "sustain");
+        DIFF(a->armed_interval == b->armed_interval, "armed_interval");
         DIFF(a->linger == b->linger, "linger");
         DIFF(strv_equal(a->watch, b->watch), "watch");
         DIFF(a->n_ignore == b->n_ignore, "n_ignore");
@@ -203,6 +204,7 @@ static void test_defaults(void) {
         is_u64(c.coarse_above, 100000, "default coarse_above");
         is_u64(c.strict_below, 20000, "default strict_below");
         is_u64(c.sustain, 10 * USEC_PER_SEC, "default sustain 10s");
+        is_u64(c.armed_interval, 30 * USEC_PER_SEC, "default armed_interval 30s");
         is_u64(c.linger, 300 * USEC_PER_SEC, "default linger 5min");
         is_int(strv_length(c.watch), 4, "default watch has 4 entries");
         if (strv_length(c.watch) == 4) {
@@ -239,6 +241,7 @@ static void test_full(void) {
                           "coarse_above = 300000\n"
                           "strict_below = 300000\n"
                           "sustain = 2.5s\n"
+                          "armed_interval = 2min\n"
                           "[readers]\n"
                           "linger = infinity\n"
                           "watch = /a /b/*\n"
@@ -261,6 +264,7 @@ static void test_full(void) {
         is_u64(c.coarse_above, 300000, "  coarse_above");
         is_u64(c.strict_below, 300000, "  strict_below (equal to coarse_above is fine)");
         is_u64(c.sustain, 2500 * USEC_PER_MSEC, "  sustain");
+        is_u64(c.armed_interval, 120 * USEC_PER_SEC, "  armed_interval");
         is_u64(c.linger, USEC_INFINITY, "  linger infinity");
         ok(strv_length(c.watch) == 2 && streq_ptr(c.watch[0], "/a") && streq_ptr(c.watch[1], "/b/*"), "  watch");
         is_int(c.n_ignore, 3, "  three ignore rules");
@@ -430,6 +434,10 @@ static void test_errors(void) {
         load_fails("sustain above 1d", "[pressure]\nsustain = 25h\n", 2, "[pressure] sustain: must be at most 1d", NULL);
         load_fails("min_dwell above 1d", "[policy]\nmin_dwell = 2d\n", 2, "[policy] min_dwell: must be at most 1d", NULL);
         load_fails("linger above 30d", "[readers]\nlinger = 31d\n", 2, "[readers] linger: must be at most 30d", NULL);
+        load_fails("armed_interval below 1s", "[pressure]\narmed_interval = 500ms\n", 2,
+                   "[pressure] armed_interval: must be at least 1s", NULL);
+        load_fails("armed_interval above 1h", "[pressure]\narmed_interval = 2h\n", 2,
+                   "[pressure] armed_interval: must be at most 1h", NULL);
         load_fails("interval infinity", "[pressure]\ninterval = infinity\n", 2, "[pressure] interval: 'infinity' is not allowed", NULL);
         load_fails("bad number", "[pressure]\ncoarse_above = 12x\n", 2, "[pressure] coarse_above: invalid number '12x'", NULL);
         load_fails("negative number", "[pressure]\nstrict_below = -1\n", 2, "[pressure] strict_below: invalid number '-1'", NULL);

@@ -34,6 +34,8 @@ enum {
         STEP_EVAL,
         STEP_DEADLINE,
         STEP_RELOAD,
+        STEP_ARMED,
+        STEP_TRIGGERED,
 };
 
 typedef struct Step {
@@ -77,6 +79,9 @@ typedef struct Step {
         { .what = STEP_EVAL, .t = (t_), .mode = KERNEL_MODE_##m, .counting = (on), .same_reason = true, \
           .cause = -1 }
 #define RELOAD(t_, ...) { .what = STEP_RELOAD, .t = (t_), __VA_ARGS__ }
+#define ARMED(t_) { .what = STEP_ARMED, .t = (t_) }
+/* A read turned the armed auto on: cause_ READ, IGNORED_READ, ... */
+#define TRIGGERED(t_, cause_, who) { .what = STEP_TRIGGERED, .t = (t_), .cause = CAUSE_##cause_, .reader = (who) }
 #define DEADLINE(t_, d) { .what = STEP_DEADLINE, .t = (t_), .deadline = (d) }
 #define END { .what = STEP_END }
 
@@ -455,6 +460,77 @@ static const Scenario scenarios[] = {
                         END,
                 },
         },
+        {
+                "patched auto: an ignored reader's trigger is re-armed after min_dwell",
+                CONFIG(AUTO, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        GO_OFF_AT_300_TO(AUTO),
+                        ARMED(S(300)),
+                        EVAL(S(301), AUTO, false, false, "counting off until a counted read"),
+                        TRIGGERED(S(310), IGNORED_READ, &R_CAT),
+                        EVAL_WHY(S(310), AUTO, false, false, PRESSURE_ABOVE, REARM_HELD),
+                        EVAL(S(311), AUTO, false, false, "re-arm held back until"),
+                        EVAL_SAME(S(320), AUTO, false),
+                        DEADLINE(S(320), S(330)),       /* the last arm + min_dwell */
+                        EVAL_WHY(S(330), AUTO, false, false, REARM, REARM),
+                        EVAL(S(330), AUTO, false, false, CAT " (an ignored reader) turned the kernel's auto on; re-arming"),
+                        ARMED(S(330)),
+                        EVAL_WHY(S(331), AUTO, false, false, PRESSURE_ABOVE, OFF_WAITING),
+                        DEADLINE(S(331), INF),
+                        END,
+                },
+        },
+        {
+                "patched auto: a trigger long after the arm is re-armed at once",
+                CONFIG(AUTO, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        GO_OFF_AT_300_TO(AUTO),
+                        ARMED(S(300)),
+                        TRIGGERED(S(400), UNSEEN_READ, NULL),
+                        EVAL_WHY(S(400), AUTO, false, false, REARM, REARM),
+                        EVAL(S(400), AUTO, false, false, "a read no watch saw"),
+                        END,
+                },
+        },
+        {
+                "patched auto: the daemon's own armed sample is re-armed without dwell",
+                CONFIG(AUTO, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        GO_OFF_AT_300_TO(AUTO),
+                        ARMED(S(300)),
+                        TRIGGERED(S(301), ARMED_SAMPLE, NULL),
+                        DEADLINE(S(301), S(300)),       /* due: at once */
+                        EVAL_WHY(S(301), AUTO, false, false, REARM, REARM),
+                        END,
+                },
+        },
+        {
+                "patched auto: a counted read while armed turns counting on, for linger",
+                CONFIG(AUTO, NUMA_STATS_MODE, AUTO, FOLLOW),
+                (const Step[]) {
+                        GO_OFF_AT_300_TO(AUTO),
+                        ARMED(S(300)),
+                        TRIGGERED(S(350), READ, &R_NUMASTAT),
+                        READ(S(350), NUMASTAT),
+                        EVAL_WHY(S(350), STRICT, true, true, READ, ON_FOR_READ),
+                        EVAL(BEFORE(650), STRICT, true, false, "held on by a counted read within linger"),
+                        /* linger passed, pressure still: off again, which arms */
+                        EVAL_WHY(S(650), AUTO, false, true, PRESSURE_ABOVE, OFF_FOR_PRESSURE),
+                        END,
+                },
+        },
+        {
+                "off_mode=coarse: a trigger means nothing (coarse does not trigger)",
+                CONFIG(AUTO, NUMA_STATS_MODE, COARSE, FOLLOW),
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "policy auto"),
+                        EVAL(S(300), COARSE, false, true, "counting off"),
+                        TRIGGERED(S(310), IGNORED_READ, &R_CAT),
+                        EVAL_WHY(S(311), COARSE, false, false, PRESSURE_ABOVE, OFF_WAITING),
+                        END,
+                },
+        },
 };
 
 static void run_scenario(const Scenario *sc) {
@@ -477,6 +553,12 @@ static void run_scenario(const Scenario *sc) {
                         break;
                 case STEP_RATE:
                         policy_on_rate(&s, now, st->rate);
+                        break;
+                case STEP_ARMED:
+                        policy_on_armed(&s, now);
+                        break;
+                case STEP_TRIGGERED:
+                        policy_on_triggered(&s, st->cause, st->reader);
                         break;
                 case STEP_RELOAD:
                         if (st->coarse_above)
