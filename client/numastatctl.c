@@ -203,10 +203,14 @@ static void print_status(json_object *s) {
         if (strcmp(backend, "none") == 0)
                 printf("      Kernel: no NUMA statistics interface (observing only)\n");
         else
-                printf("      Kernel: %s via %s (%s)%s\n", kernel, jstr(s, "backend_path"), backend,
-                       counting ? ", counting on"
-                       : strcmp(kernel, "auto") == 0 ? ", kernel counts from the next read"
-                                                       : ", counting off");
+                printf("      Kernel: %s via %s (%s), counting %s\n",
+                       jstr(jget(s, "kernel_state"), "text") ?: kernel, jstr(s, "backend_path"), backend,
+                       counting ? "on" : "off");
+        if (jint(jget(s, "kernel_state"), "arms") > 0)
+                printf("        Arms: %" PRId64 " (re-arms %" PRId64 ", triggers %" PRId64 ", samples while armed %" PRId64 ")%s\n",
+                       jint(jget(s, "kernel_state"), "arms"), jint(jget(s, "kernel_state"), "rearms"),
+                       jint(jget(s, "kernel_state"), "triggers"), jint(jget(s, "kernel_state"), "armed_samples"),
+                       jbool(sources, "kernel_log") ? "" : "; the kernel's log is not readable: triggers are inferred");
         if (target && kernel && strcmp(target, kernel) != 0 && strcmp(target, "unknown") != 0)
                 printf("      Target: %s\n", target);
         printf("      Reason: %s\n", jstr(s, "reason"));

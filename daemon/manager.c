@@ -414,8 +414,6 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
                 manager_sample(m, true);
 
         r = backend_write(m->root, m->backend, to, &error);
-        /* Our own writes log too: consume those lines now, in order. */
-        kmsg_monitor_drain(m->kmsg);
         if (r < 0) {
                 KernelMode now = KERNEL_MODE_UNKNOWN;
 
@@ -430,7 +428,16 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
                 return r;
         }
         m->wrote_kernel = true;
-        m->kernel = (KernelState) { .mode = to };
+        /* auto over coarse: armed, counting off until the next read. */
+        m->kernel = (KernelState) {
+                .mode = to,
+                .auto_state = to == KERNEL_MODE_AUTO && m->kernel.mode == KERNEL_MODE_COARSE ? AUTO_STATE_ARMED
+                              : to == KERNEL_MODE_AUTO                                    ? AUTO_STATE_UNKNOWN
+                                                                                          : AUTO_STATE_NONE,
+        };
+        /* Our writes log too; a read that triggered the auto just written
+         * logs after them: read the log now, with the state set. */
+        kmsg_monitor_drain(m->kmsg);
         return 0;
 }
 
@@ -447,6 +454,8 @@ static int manager_arm(Manager *m, const char *why) {
                 log_debug("Read events queued: arming after they are handled.");
                 return -EAGAIN;
         }
+        /* A trigger logged before now is one this arming supersedes. */
+        m->kmsg_trigger_pending = false;
         if (m->kernel.mode != KERNEL_MODE_COARSE) {
                 r = manager_write_mode(m, KERNEL_MODE_COARSE, why);
                 if (r < 0)
@@ -456,8 +465,6 @@ static int manager_arm(Manager *m, const char *why) {
         if (r < 0)
                 return r;
         now = now_usec(CLOCK_MONOTONIC);
-        m->kernel.auto_state = AUTO_STATE_ARMED;
-        m->kmsg_trigger_pending = false;
         m->arms++;
         policy_on_armed(&m->engine, now);
         manager_arm_armed_sampling(m, now);

@@ -60,7 +60,8 @@ S=$(ctl --json=short)
 is "$(echo "$S" | json_get kernel_state.trigger_cause)" ignored-read "  by an ignored read"
 is "$(echo "$S" | json_get kernel_state.triggered_by.comm)" head "  by head"
 is "$(echo "$S" | json_get counting)" true "  counting is on (the kernel said yes to head)"
-is "$(fake_state counting)" 1 "  as the fake kernel says"
+wait_for 2 fake_state_is counting 1
+ok $? "  as the fake kernel says"
 is "$(echo "$S" | json_get rule)" rearm-held "  re-arm held back (min_dwell since the last arm)"
 contains "$(echo "$S" | json_get reason)" "re-arm held back until" "  the reason says until when"
 T0=$SECONDS

@@ -197,7 +197,7 @@ static void test_defaults(void) {
         is_int(c.mode, POLICY_AUTO, "default mode auto");
         ok(!c.dry_run, "default dry_run no");
         is_u64(c.min_dwell, 30 * USEC_PER_SEC, "default min_dwell 30s");
-        is_int(c.off_mode, OFF_MODE_AUTO, "default off_mode auto");
+        is_int(c.off_mode, OFF_MODE_COARSE, "default off_mode coarse (measured)");
         is_int(c.exit_mode, EXIT_MODE_STRICT, "default exit_mode strict");
         is_int(c.on_external_change, EXTERNAL_CHANGE_FOLLOW, "default on_external_change follow");
         is_u64(c.interval, USEC_PER_SEC, "default interval 1s");
@@ -232,7 +232,7 @@ static void test_full(void) {
                           "mode = coarse\n"
                           "dry_run = true\n"
                           "min_dwell = 1min 30s\n"
-                          "off_mode = coarse\n"
+                          "off_mode = auto\n"
                           "exit_mode = previous\n"
                           "on_external_change = override\n"
                           "\n"
@@ -257,7 +257,7 @@ static void test_full(void) {
         is_int(c.mode, POLICY_COARSE, "  mode");
         ok(c.dry_run, "  dry_run");
         is_u64(c.min_dwell, 90 * USEC_PER_SEC, "  min_dwell");
-        is_int(c.off_mode, OFF_MODE_COARSE, "  off_mode");
+        is_int(c.off_mode, OFF_MODE_AUTO, "  off_mode");
         is_int(c.exit_mode, EXIT_MODE_PREVIOUS, "  exit_mode");
         is_int(c.on_external_change, EXTERNAL_CHANGE_OVERRIDE, "  on_external_change");
         is_u64(c.interval, 250 * USEC_PER_MSEC, "  interval");
@@ -323,6 +323,11 @@ static void test_design_example(void) {
         } else
                 ok(false, "  rule fields (wrong count)");
         config_init(&d);
+        /* DESIGN.md leaves off_mode's default to measurement: coarse won
+         * (tests/vm/guest/scenarios/patched.sh, README). */
+        is_int(c.off_mode, OFF_MODE_AUTO, "  the example says off_mode = auto");
+        is_int(d.off_mode, OFF_MODE_COARSE, "  the measured default is off_mode = coarse");
+        c.off_mode = d.off_mode;
         ok(config_equal(&c, &d), "  otherwise equals the defaults");
 }
 

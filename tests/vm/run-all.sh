@@ -67,9 +67,11 @@ want kernel-5.10 && boot kernel-5.10 "$K510" kernel-checks
 want daemon-6.1 && boot daemon-6.1 "$K61" daemon
 want daemon-5.10 && boot daemon-5.10 "$K510" daemon
 want daemon-stock && boot daemon-stock "$KSTOCK" daemon
+want auto-5.10 && boot auto-5.10 "$K510" patched
 want bench-6.1 && boot bench-6.1 "$K61" bench
 want bench-5.10 && boot bench-5.10 "$K510" bench
 want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
+want nodes-5.10 && boot nodes-5.10 "$K510" nodes --nodes 4 --cpus 8 --mem 2048
 if want systemd; then
         start=$SECONDS
         TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" > "$WORK/systemd.tap" 2> "$WORK/systemd.err"

@@ -32,6 +32,14 @@ wait_for 10 numastatctl --socket=$SOCK status >/dev/null 2>&1
 alloc-load load 3600 &
 LOAD=$!
 set -- $(react "$ROUNDS" /sys/devices/system/node/node0/numastat $SYSCTL $ON)
+if [ "${5:-0}" != "$ROUNDS" ]; then
+        # A round waited 30 s for counting to go on or off again: say what
+        # the daemon and the kernel were doing, so a stall can be understood.
+        diag "react stopped after ${5:-0} of $ROUNDS reads; $SYSCTL reads $(cat $SYSCTL)"
+        numastatctl --socket=$SOCK status 2>&1 | sed 's/^/#   /' >"$OUT"
+        tail -20 /tmp/numastatd.log | sed 's/^/#   log: /' >"$OUT"
+        dmesg | grep numa_stat | tail -10 | sed 's/^/#   kernel: /' >"$OUT"
+fi
 kill $LOAD
 kill $DPID; wait $DPID 2>/dev/null
 diag "figure: reaction latency on $KIND over $5 reads: p50 $1 us, p90 $2 us, p99 $3 us, max $4 us"
