@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 #include "varlink-server.h"
 
 typedef enum VarlinkState {
@@ -34,7 +35,9 @@ struct Varlink {
         bool got_eof;
 
         char *in;
-        size_t in_len;
+        size_t in_len, in_alloc;
+        size_t buffer_max;              /* the server's limit when this connection came */
+        sd_event_source *idle;          /* disconnects a peer that says nothing whole */
         char *out;
         size_t out_len, out_index, out_alloc;
 
@@ -77,6 +80,9 @@ struct VarlinkServer {
         unsigned n_connections;
         unsigned connections_max, connections_per_uid_max;
         size_t buffer_max, output_max;
+        uint64_t idle_timeout;          /* µs; 0: none */
+        uint64_t refused_logged_at;     /* CLOCK_MONOTONIC µs of the last "refused" line */
+        unsigned refused_since_log;
 };
 
 static const char service_interface_description[] =
@@ -126,6 +132,7 @@ int varlink_server_new(VarlinkServer **ret) {
                 return -ENOMEM;
         s->n_ref = 1;
         s->buffer_max = VARLINK_BUFFER_MAX_DEFAULT;
+        s->idle_timeout = VARLINK_IDLE_TIMEOUT_DEFAULT;
         s->output_max = VARLINK_OUTPUT_MAX_DEFAULT;
         s->connections_max = VARLINK_CONNECTIONS_MAX_DEFAULT;
         s->connections_per_uid_max = VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT;
@@ -258,6 +265,10 @@ void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes) {
         s->buffer_max = bytes;
 }
 
+void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec) {
+        s->idle_timeout = usec;
+}
+
 void varlink_server_set_output_max(VarlinkServer *s, size_t bytes) {
         s->output_max = bytes;
 }
@@ -282,6 +293,7 @@ Varlink *varlink_ref(Varlink *v) {
 static void varlink_free(Varlink *v) {
         sd_event_source_disable_unref(v->io);
         sd_event_source_disable_unref(v->defer);
+        sd_event_source_disable_unref(v->idle);
         if (v->fd >= 0)
                 close(v->fd);
         free(v->in);
@@ -321,6 +333,10 @@ int varlink_get_peer_pid(Varlink *v, pid_t *ret) {
         return 0;
 }
 
+size_t varlink_input_allocated(Varlink *v) {
+        return v->in_alloc;
+}
+
 bool varlink_is_connected(Varlink *v) {
         return v->state != VARLINK_DISCONNECTED;
 }
@@ -333,6 +349,9 @@ void varlink_close(Varlink *v) {
         v->state = VARLINK_DISCONNECTED;
         v->io = sd_event_source_disable_unref(v->io);
         v->defer = sd_event_source_disable_unref(v->defer);
+        v->idle = sd_event_source_disable_unref(v->idle);
+        v->in = mfree(v->in);
+        v->in_len = v->in_alloc = 0;
         if (v->fd >= 0)
                 close(v->fd);
         v->fd = -1;
@@ -421,8 +440,11 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
         return r;
 }
 
+static void varlink_arm_idle(Varlink *v);
+
 static void varlink_call_done(Varlink *v) {
         v->state = VARLINK_IDLE;
+        varlink_arm_idle(v);
         /* More calls may be waiting in the input; pick them up from the loop,
          * not from inside the reply (the caller may be mid-callback). */
         if (v->defer)
@@ -497,15 +519,16 @@ static const VarlinkInterface *server_find_interface(VarlinkServer *s, const cha
 
 static int service_get_info(Varlink *v, json_object *p) {
         VarlinkServer *s = v->server;
-        _cleanup_json_ json_object *r = json_object_new_object();
-        json_object *ifaces = json_object_new_array();
+        _cleanup_json_ json_object *r = NULL;
+        json_object *ifaces;
 
-        if (json_object_object_length(p) > 0) {
-                json_object_object_foreach(p, key, val) {
-                        (void) val;
-                        return varlink_error_invalid_parameter(v, key);
-                }
+        /* Checked before anything is allocated: a bad call costs nothing. */
+        json_object_object_foreach(p, key, val) {
+                (void) val;
+                return varlink_error_invalid_parameter(v, key);
         }
+        r = json_object_new_object();
+        ifaces = json_object_new_array();
         if (!r || !ifaces) {
                 json_object_put(ifaces);
                 return -ENOMEM;
@@ -566,9 +589,11 @@ static int varlink_dispatch(Varlink *v, json_object *m) {
             !json_object_is_type(method_j, json_type_string))
                 return -EBADMSG;
         method = json_object_get_string(method_j);
-        dot = strrchr(method, '.');
-        if (!dot || dot == method || !dot[1])
+        /* "interface.Method" as the varlink grammar has it; a JSON string may
+         * hold a NUL (\u0000) that C would silently cut at: not a name. */
+        if (!varlink_method_name_is_valid(method, (size_t) json_object_get_string_len(method_j)))
                 return -EBADMSG;
+        dot = strrchr(method, '.');
 
         json_object_object_get_ex(m, "parameters", &params);
         if (params && !json_object_is_type(params, json_type_object)) {
@@ -595,6 +620,17 @@ static int varlink_dispatch(Varlink *v, json_object *m) {
         }
         if ((flags & VARLINK_METHOD_ONEWAY) && (flags & VARLINK_METHOD_MORE))
                 return -EBADMSG;
+        if (json_object_object_get_ex(m, "upgrade", &flag_j)) {
+                if (!json_object_is_type(flag_j, json_type_boolean))
+                        return -EBADMSG;
+                if (json_object_get_boolean(flag_j)) {
+                        /* No method here hands the connection over to another
+                         * protocol: say so, rather than carry on as if. */
+                        v->state = VARLINK_CALL;
+                        v->call_flags = flags & ~VARLINK_METHOD_ONEWAY;
+                        return varlink_error_invalid_parameter(v, "upgrade");
+                }
+        }
 
         v->state = VARLINK_CALL;
         v->call_flags = flags;
@@ -639,7 +675,34 @@ static int varlink_dispatch(Varlink *v, json_object *m) {
         return 0;
 }
 
+/* A connection with no call in progress must complete a message within
+ * the idle timeout, or it goes: a peer that connects and says nothing (or
+ * half a message) does not hold a buffer and a slot forever. A call in
+ * progress (a Monitor streaming, say) is not idle. */
+static void varlink_arm_idle(Varlink *v) {
+        uint64_t timeout = v->server->idle_timeout;
+
+        if (!v->idle || timeout == 0)
+                return;
+        if (v->state != VARLINK_IDLE) {
+                (void) sd_event_source_set_enabled(v->idle, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time_relative(v->idle, timeout);
+        (void) sd_event_source_set_enabled(v->idle, SD_EVENT_ONESHOT);
+}
+
+static int varlink_idle_handler(sd_event_source *source, uint64_t usec, void *userdata) {
+        Varlink *v = userdata;
+
+        log_debug("varlink: peer pid " PID_FMT " sent no complete call in time, disconnecting.", v->ucred.pid);
+        varlink_close(v);
+        return 0;
+}
+
 static int varlink_process_input(Varlink *v) {
+        bool dispatched = false;
+
         while (v->state == VARLINK_IDLE) {
                 ssize_t len = varlink_frame_find(v->in, v->in_len);
                 _cleanup_json_ json_object *m = NULL;
@@ -656,6 +719,7 @@ static int varlink_process_input(Varlink *v) {
                 m = varlink_message_parse(v->in, (size_t) len);
                 memmove(v->in, v->in + len + 1, v->in_len - len - 1);
                 v->in_len -= len + 1;
+                dispatched = true;
                 r = m ? varlink_dispatch(v, m) : -EBADMSG;
                 if (r == -EBADMSG) {
                         log_debug("varlink: malformed message from pid " PID_FMT ", disconnecting.",
@@ -668,18 +732,23 @@ static int varlink_process_input(Varlink *v) {
                         return r;
                 }
         }
+        if (v->state == VARLINK_DISCONNECTED)
+                return 0;
+        if (v->in_len == 0 && v->in) {
+                /* Nothing pending: give the memory back until the next call. */
+                v->in = mfree(v->in);
+                v->in_alloc = 0;
+        }
+        /* A completed call restarts the clock; bytes that complete nothing do not. */
+        if (dispatched || v->state != VARLINK_IDLE)
+                varlink_arm_idle(v);
         return 0;
 }
 
 static int varlink_read(Varlink *v) {
-        size_t max = v->server->buffer_max;
+        size_t max = v->buffer_max;
         ssize_t n;
 
-        if (!v->in) {
-                v->in = malloc(max);
-                if (!v->in)
-                        return -ENOMEM;
-        }
         if (v->in_len >= max) {
                 /* A full buffer without a complete message, or more pipelined
                  * input than we hold while a call is served: too much. */
@@ -687,7 +756,16 @@ static int varlink_read(Varlink *v) {
                           v->ucred.pid, max);
                 return -EMSGSIZE;
         }
-        n = recv(v->fd, v->in + v->in_len, max - v->in_len, MSG_DONTWAIT);
+        /* Grow as the peer sends: an idle connection holds no buffer. */
+        if (v->in_alloc - v->in_len < 4096 && v->in_alloc < max) {
+                size_t want = MIN(MAX(v->in_alloc * 2, (size_t) 16384), max);
+                char *b = realloc(v->in, want);
+                if (!b)
+                        return -ENOMEM;
+                v->in = b;
+                v->in_alloc = want;
+        }
+        n = recv(v->fd, v->in + v->in_len, v->in_alloc - v->in_len, MSG_DONTWAIT);
         if (n < 0)
                 return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
         if (n == 0) {
@@ -730,6 +808,24 @@ static int varlink_defer_handler(sd_event_source *source, void *userdata) {
         return 0;
 }
 
+/* A flood of connections must not become a flood of log lines: one line
+ * per REFUSED_LOG_INTERVAL, saying how many more were refused meanwhile. */
+#define REFUSED_LOG_INTERVAL (10 * USEC_PER_SEC)
+
+static void server_log_refused(VarlinkServer *s, const Varlink *v) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (s->refused_logged_at != 0 && now < s->refused_logged_at + REFUSED_LOG_INTERVAL) {
+                s->refused_since_log++;
+                return;
+        }
+        log_warning("varlink: connection limit reached, refusing pid " PID_FMT " (uid %u)%s%.0u%s.", v->ucred.pid,
+                    (unsigned) v->ucred.uid, s->refused_since_log ? "; refused " : "", s->refused_since_log,
+                    s->refused_since_log ? " more since the last such line" : "");
+        s->refused_logged_at = now;
+        s->refused_since_log = 0;
+}
+
 static unsigned connections_of_uid(VarlinkServer *s, uid_t uid) {
         unsigned n = 0;
         for (Varlink *c = s->connections; c; c = c->next)
@@ -755,10 +851,10 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &v->ucred, &sl) < 0)
                 v->ucred = (struct ucred){ .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
 
+        v->buffer_max = s->buffer_max;
         if (s->n_connections >= s->connections_max ||
             connections_of_uid(s, v->ucred.uid) >= s->connections_per_uid_max) {
-                log_warning("varlink: connection limit reached, refusing pid " PID_FMT " (uid %u).",
-                            v->ucred.pid, (unsigned) v->ucred.uid);
+                server_log_refused(s, v);
                 v->fd = -1;     /* the caller still owns fd on failure */
                 varlink_free(v);
                 return -EMFILE;
@@ -767,6 +863,9 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         r = sd_event_add_io(s->event, &v->io, fd, EPOLLIN, varlink_io_handler, v);
         if (r >= 0)
                 r = sd_event_source_set_priority(v->io, s->priority);
+        if (r >= 0 && s->idle_timeout > 0)
+                r = sd_event_add_time_relative(s->event, &v->idle, CLOCK_MONOTONIC, s->idle_timeout, 0,
+                                               varlink_idle_handler, v);
         if (r >= 0)
                 r = sd_event_add_defer(s->event, &v->defer, varlink_defer_handler, v);
         if (r >= 0)

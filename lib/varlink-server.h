@@ -21,6 +21,9 @@ typedef struct Varlink Varlink;
 #define VARLINK_OUTPUT_MAX_DEFAULT (8U * 1024U * 1024U)
 #define VARLINK_CONNECTIONS_MAX_DEFAULT 256U
 #define VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT 64U
+/* A connection with no call in progress that completes no message this
+ * long is closed (µs). */
+#define VARLINK_IDLE_TIMEOUT_DEFAULT (30U * 1000U * 1000U)
 
 /* parameters is never NULL: a missing, null or {} "parameters" all arrive as
  * an empty object. Return < 0 without having replied and the peer gets
@@ -41,7 +44,10 @@ int varlink_server_set_info(VarlinkServer *s, const char *vendor, const char *pr
 int varlink_server_add_interface(VarlinkServer *s, const char *description);
 int varlink_server_bind_method(VarlinkServer *s, const char *method, VarlinkMethod callback);
 int varlink_server_bind_disconnect(VarlinkServer *s, VarlinkDisconnect callback);
+/* The most a message may take; applies to connections accepted after. */
 void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes);
+/* µs; 0: none. */
+void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec);
 void varlink_server_set_output_max(VarlinkServer *s, size_t bytes);
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid);
 unsigned varlink_server_current_connections(VarlinkServer *s);
@@ -64,6 +70,8 @@ VarlinkServer *varlink_get_server(Varlink *link);
 int varlink_get_peer_uid(Varlink *link, uid_t *ret);
 int varlink_get_peer_pid(Varlink *link, pid_t *ret);
 bool varlink_is_connected(Varlink *link);
+/* Bytes held for the peer's unfinished input (0 when it has none). */
+size_t varlink_input_allocated(Varlink *link);
 void varlink_close(Varlink *link);
 
 /* Final reply to the current call. parameters may be NULL (empty object);

@@ -37,6 +37,11 @@ static inline void json_object_putp(json_object **j) {
 ssize_t varlink_frame_find(const char *buf, size_t len);
 /* Parses one message; returns a JSON object or NULL if it is not one. */
 json_object *varlink_message_parse(const char *msg, size_t len);
+/* Whether s (len bytes, NULs included) is "interface.Method": an interface
+ * name of two or more dot-separated parts ([A-Za-z] then letters, digits,
+ * inner dashes) and a method name ([A-Z][A-Za-z0-9]*). */
+bool varlink_method_name_is_valid(const char *s, size_t len);
+
 /* Serializes a message for the wire, without the NUL. NULL if json-c could
  * not (out of memory); the text lives as long as the object. */
 const char *varlink_message_format(json_object *message);

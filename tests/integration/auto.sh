@@ -44,6 +44,12 @@ sleep 0.3
 fake rate 50000
 wait_for 15 sysctl_is 0
 ok $? "allocation pressure with no reader: counting off"
+# Off by the counters, not the word: the fake kernel's numa_hit stops.
+fake grow on
+H0=$(fake_state hit)
+sleep 0.5
+is "$(fake_state counting) $(fake_state hit)" "0 $H0" "the kernel stopped counting: numa_hit stays at $H0 under the load"
+fake grow off
 S=$(ctl --json=short)
 contains "$(echo "$S" | json_get reason)" "coarse_above=5000" "reason names the pressure"
 ok $([ "$(echo "$S" | json_get allocation_rate)" -gt 5000 ]; echo $?) "allocation rate measured above the threshold"

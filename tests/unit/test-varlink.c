@@ -22,7 +22,8 @@ static const char test_interface[] =
         "interface org.example.test\n"
         "method Echo(value: ?string) -> (value: ?string, n_params: int)\n"
         "method Stream(n: int) -> (i: int)\n"
-        "method Fail() -> ()\n";
+        "method Fail() -> ()\n"
+        "method Subscribe() -> (i: int)\n";
 
 typedef struct Ctx {
         sd_event *event;
@@ -58,6 +59,13 @@ static int method_stream(Varlink *link, json_object *p, VarlinkMethodFlags flags
         return 0;
 }
 
+/* Like a Monitor: one reply now, the call stays open for more. */
+static int method_subscribe(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        if (!(flags & VARLINK_METHOD_MORE))
+                return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
+        return varlink_notify(link, NULL);
+}
+
 static int method_fail(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         return -EIO;
 }
@@ -76,6 +84,7 @@ static void ctx_init(Ctx *c) {
         varlink_server_bind_method(c->server, "org.example.test.Echo", method_echo);
         varlink_server_bind_method(c->server, "org.example.test.Stream", method_stream);
         varlink_server_bind_method(c->server, "org.example.test.Fail", method_fail);
+        varlink_server_bind_method(c->server, "org.example.test.Subscribe", method_subscribe);
         varlink_server_bind_disconnect(c->server, on_disconnect);
         varlink_server_attach_event(c->server, c->event, 0);
 }
@@ -86,17 +95,21 @@ static void ctx_done(Ctx *c) {
         sd_event_unref(c->event);
 }
 
-/* A client end connected to the server. */
-static int connect_client(Ctx *c) {
+/* A client end connected to the server (its server side in *ret_link). */
+static int connect_client_link(Ctx *c, Varlink **ret_link) {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
                 abort();
-        if (varlink_server_add_connection(c->server, sv[0], NULL) < 0) {
+        if (varlink_server_add_connection(c->server, sv[0], ret_link) < 0) {
                 close(sv[0]);
                 close(sv[1]);
                 return -1;
         }
         return sv[1];
+}
+
+static int connect_client(Ctx *c) {
+        return connect_client_link(c, NULL);
 }
 
 static void send_raw(int fd, const void *data, size_t len) {
@@ -500,8 +513,195 @@ out:
         rmdir(dir);
 }
 
+/* Runs the loop for about ms milliseconds. */
+static void run_for(Ctx *c, unsigned ms) {
+        uint64_t end = now_usec(CLOCK_MONOTONIC) + ms * USEC_PER_MSEC;
+        while (now_usec(CLOCK_MONOTONIC) < end)
+                sd_event_run(c->event, 10 * USEC_PER_MSEC);
+}
+
+static void test_idle_and_buffers(void) {
+        Ctx c;
+        Replies r = {};
+        Varlink *quiet_link, *half_link, *monitor_link;
+        char big[4000];
+        int quiet, half, monitor, early, late;
+
+        ctx_init(&c);
+        varlink_server_set_idle_timeout(c.server, 300 * USEC_PER_MSEC);
+        quiet = connect_client_link(&c, &quiet_link);
+        half = connect_client_link(&c, &half_link);
+        monitor = connect_client_link(&c, &monitor_link);
+        varlink_ref(quiet_link);
+        varlink_ref(half_link);
+        varlink_ref(monitor_link);
+        ok(varlink_input_allocated(quiet_link) == 0, "a new connection holds no input buffer");
+        send_raw(half, "{\"method\":", 10);
+        send_msg(monitor, "{\"method\":\"org.example.test.Subscribe\",\"more\":true}");
+        run_for(&c, 100);
+        ok(varlink_input_allocated(half_link) > 0, "half a message holds a buffer meanwhile");
+        run_for(&c, 500);
+        ok(!varlink_is_connected(quiet_link), "a peer that says nothing is disconnected after the idle timeout");
+        ok(!varlink_is_connected(half_link), "so is one that sent half a message");
+        is_int(varlink_input_allocated(half_link), 0, "  and its buffer is freed");
+        ok(varlink_is_connected(monitor_link), "a call in progress (streaming with more) is not idle");
+        varlink_unref(quiet_link);
+        varlink_unref(half_link);
+        varlink_unref(monitor_link);
+        close(quiet);
+        close(half);
+        close(monitor);
+
+        /* A changed limit applies to connections made after it. */
+        varlink_server_set_idle_timeout(c.server, 0);
+        early = connect_client(&c);
+        varlink_server_set_buffer_max(c.server, 1024);
+        late = connect_client(&c);
+        memset(big, 'x', sizeof big);
+        memcpy(big, "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"", 57);
+        memcpy(big + sizeof big - 4, "\"}}", 4);
+        send_raw(early, big, sizeof big);
+        collect(&c, early, 1, &r);
+        is_int(r.n, 1, "a connection made before the limit shrank keeps its own (4 KB call answered)");
+        replies_free(&r);
+        send_raw(late, big, sizeof big);
+        collect(&c, late, 0, &r);
+        ok(r.eof, "one made after it gets the new limit (disconnected)");
+        replies_free(&r);
+        close(early);
+        close(late);
+        ctx_done(&c);
+}
+
+/* stderr into a file for a while, to count log lines. */
+static int capture_stderr(FILE **ret) {
+        int saved = dup(STDERR_FILENO);
+        *ret = tmpfile();
+        fflush(stderr);
+        dup2(fileno(*ret), STDERR_FILENO);
+        return saved;
+}
+
+static unsigned count_lines(FILE *f, const char *needle) {
+        char line[512];
+        unsigned n = 0;
+        rewind(f);
+        while (fgets(line, sizeof line, f))
+                if (strstr(line, needle))
+                        n++;
+        return n;
+}
+
+static void test_refused_log_rate(void) {
+        Ctx c;
+        FILE *f;
+        int saved, fds[2];
+        unsigned refused = 0;
+
+        ctx_init(&c);
+        varlink_server_set_connections_max(c.server, 2, 2);
+        fds[0] = connect_client(&c);
+        fds[1] = connect_client(&c);
+        saved = capture_stderr(&f);
+        for (int i = 0; i < 50; i++)
+                if (connect_client(&c) < 0)
+                        refused++;
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        is_int(refused, 50, "50 connections over the limit refused");
+        is_int(count_lines(f, "connection limit reached"), 1, "  one log line for all of them (rate-limited)");
+        fclose(f);
+        close(fds[0]);
+        close(fds[1]);
+        ctx_done(&c);
+}
+
+static void test_hostile_calls(void) {
+        static const struct {
+                const char *msg;
+                const char *what;
+        } disconnect[] = {
+                { "{\"method\":\"org.example.test.Echo\\u0000x\"}", "a method name with an embedded NUL" },
+                { "{\"method\":\"example.Echo\"}", "an interface name of one part" },
+                { "{\"method\":\"1org.example.Echo\"}", "an interface name starting with a digit" },
+                { "{\"method\":\"org..example.Echo\"}", "an empty interface name part" },
+                { "{\"method\":\"org.example-.Echo\"}", "a part ending in a dash" },
+                { "{\"method\":\"org.example.test.echo\"}", "a lower-case method name" },
+                { "{\"method\":\"org.example.test.Ec-ho\"}", "a dash in a method name" },
+        };
+        Ctx c;
+
+        ctx_init(&c);
+        for (size_t i = 0; i < ELEMENTSOF(disconnect); i++) {
+                Replies r = {};
+                int fd = connect_client(&c);
+                send_msg(fd, disconnect[i].msg);
+                collect(&c, fd, 0, &r);
+                ok(r.eof && r.n == 0, "%s: rejected (disconnected without reply)", disconnect[i].what);
+                replies_free(&r);
+                close(fd);
+        }
+
+        static const struct {
+                const char *msg;
+                const char *error, *parameter;
+                const char *what;
+        } errors[] = {
+                { "{\"method\":\"org.example.test.Echo\",\"upgrade\":true}", VARLINK_ERROR_INVALID_PARAMETER, "upgrade",
+                  "a call with upgrade" },
+                { "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{\"bogus\":1}}",
+                  VARLINK_ERROR_INVALID_PARAMETER, "bogus", "GetInfo with a parameter" },
+                { "{\"method\":\"org.varlink.service.GetInterfaceDescription\",\"parameters\":"
+                  "{\"interface\":\"org.example.test\",\"extra\":true}}",
+                  VARLINK_ERROR_INVALID_PARAMETER, "extra", "GetInterfaceDescription with an unknown key" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(errors); i++) {
+                Replies r = {};
+                json_object *o;
+                int fd = connect_client(&c);
+                send_msg(fd, errors[i].msg);
+                collect(&c, fd, 1, &r);
+                o = reply_at(&r, 0);
+                is_str(get_path(o, "error", NULL), errors[i].error, errors[i].what);
+                is_str(get_path(o, "parameters", "parameter"), errors[i].parameter, "  naming the parameter");
+                json_object_put(o);
+                replies_free(&r);
+                close(fd);
+        }
+        ctx_done(&c);
+}
+
+static void test_method_names(void) {
+        static const struct {
+                const char *name;
+                bool valid;
+        } cases[] = {
+                { "org.varlink.service.GetInfo", true },
+                { "io.numastatd.GetStatus", true },
+                { "io.systemd-x.Foo2", true },
+                { "a.b.C", true },
+                { "io.numastatd.getStatus", false },
+                { "io.numastatd.", false },
+                { ".io.numastatd.Get", false },
+                { "io.GetStatus", false },      /* an interface has two parts or more */
+                { "numastatd.Get_Status", false },
+                { "io.-numastatd.Get", false },
+                { "GetStatus", false },
+                { "", false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                is_int(varlink_method_name_is_valid(cases[i].name, strlen(cases[i].name)), cases[i].valid,
+                       cases[i].name[0] ? cases[i].name : "(empty)");
+        ok(!varlink_method_name_is_valid("a.b.C\0D", 7), "a NUL inside: invalid");
+}
+
 int main(void) {
         alarm(60);
+        test_method_names();
+        test_idle_and_buffers();
+        test_refused_log_rate();
+        test_hostile_calls();
         test_client_send_timeout();
         test_framing_helpers();
         test_split_message();
