@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "restore.h"
+#include "rootfs.h"
 
 static void help(void) {
         printf("Usage: numastatd [OPTION...]\n"
@@ -21,6 +22,8 @@ static void help(void) {
                "  -n --dry-run          decide and report, never write the kernel mode\n"
                "     --check-config     validate the configuration and exit (0 valid, 1 not)\n"
                "     --restore          after a crash: put back the mode a dead daemon recorded, and exit\n"
+               "     --runtime-dir=DIR  the crash-restore state's directory (default $RUNTIME_DIRECTORY,\n"
+               "                        else " DEFAULT_RUNTIME_DIR ")\n"
                "     --log-level=LEVEL  emerg..debug (default info)\n"
                "  -h --help             show this help\n"
                "  -V --version          show the version\n");
@@ -35,7 +38,7 @@ typedef struct Args {
 /* Parses the command line into *args. Returns 1 to go on, 0 to exit with
  * success (--help, --version), negative to exit with failure. */
 static int parse_argv(int argc, char *argv[], Args *args) {
-        enum { ARG_CHECK_CONFIG = 0x100, ARG_LOG_LEVEL, ARG_RESTORE };
+        enum { ARG_CHECK_CONFIG = 0x100, ARG_LOG_LEVEL, ARG_RESTORE, ARG_RUNTIME_DIR };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "root", required_argument, NULL, 'r' },
@@ -43,6 +46,7 @@ static int parse_argv(int argc, char *argv[], Args *args) {
                 { "dry-run", no_argument, NULL, 'n' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "restore", no_argument, NULL, ARG_RESTORE },
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -72,6 +76,11 @@ static int parse_argv(int argc, char *argv[], Args *args) {
                 case ARG_RESTORE:
                         args->restore = true;
                         break;
+                case ARG_RUNTIME_DIR:
+                        if (optarg[0] != '/')
+                                return log_error_errno(EINVAL, "--runtime-dir needs an absolute path: %s", optarg);
+                        args->manager.runtime_dir = optarg;
+                        break;
                 case ARG_LOG_LEVEL:
                         r = log_level_from_string(optarg);
                         if (r < 0)
@@ -93,17 +102,23 @@ static int parse_argv(int argc, char *argv[], Args *args) {
         return 1;
 }
 
-static int run_restore(const Args *args, const Config *config) {
-        _cleanup_free_ char *path = NULL;
+static int run_restore(const Args *args) {
+        _cleanup_free_ char *dir = manager_runtime_dir(args->manager.runtime_dir), *root = NULL, *why = NULL;
+        _cleanup_close_ int fd = -1;
         bool did;
         int r;
 
-        r = restore_state_path(args->manager.socket_path ? args->manager.socket_path : config->socket, &path);
-        if (r < 0)
+        if (!dir)
                 return log_oom();
-        r = restore_apply(path, &did);
+        r = root_normalize(args->manager.root ?: "/", &root);
+        if (r < 0)
+                return log_error_errno(r, "Invalid root directory '%s': %m", args->manager.root);
+        r = restore_dir_open(dir, &fd, &why);
+        if (r < 0)
+                return log_error_errno(r, "Cannot restore: %s.", why ? why : "the runtime directory is not usable");
+        r = restore_apply(fd, root, true, &did);
         if (r >= 0 && !did)
-                log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", path);
+                log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", dir);
         return r;
 }
 
@@ -133,7 +148,7 @@ static int run(int argc, char *argv[]) {
                 return 0;
         }
         if (args.restore)
-                return run_restore(&args, &config);
+                return run_restore(&args);
 
         /* Blocked before anything starts, so a signal that comes early is
          * queued for the loop's signalfd, not fatal. */

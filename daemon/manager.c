@@ -94,6 +94,10 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                         return log_oom();
         }
         m->dry_run_override = opts->dry_run;
+        m->runtime_fd = -1;
+        m->runtime_dir = manager_runtime_dir(opts->runtime_dir);
+        if (!m->runtime_dir)
+                return log_oom();
         m->policy = m->config.mode;
         m->policy_source = CAUSE_STARTUP;
         m->dry_run = effective_dry_run(m);
@@ -123,7 +127,10 @@ Manager *manager_free(Manager *m) {
         free(m->monitors);
         varlink_server_unref(m->varlink);
         free(m->bound_socket);
-        free(m->restore_path);
+        if (m->runtime_fd >= 0)
+                close(m->runtime_fd);
+        free(m->runtime_dir);
+        free(m->runtime_error);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
         sd_event_source_disable_unref(m->topology_timer);
@@ -394,11 +401,11 @@ static void manager_save_restore_state(Manager *m) {
         };
         int r;
 
-        if (!m->restore_path || st.restore == KERNEL_MODE_UNKNOWN)
+        if (m->runtime_fd < 0 || st.restore == KERNEL_MODE_UNKNOWN)
                 return;
-        r = restore_state_save(m->restore_path, &st);
+        r = restore_state_save(m->runtime_fd, &st);
         if (r < 0)
-                log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->restore_path);
+                log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->runtime_dir);
 }
 
 /* One write of the sysctl, read back. Entering a state that zeroes the
@@ -1238,28 +1245,51 @@ static bool pid_is_numastatd(pid_t pid) {
         return strncmp(comm, "numastatd", 9) == 0;
 }
 
+char *manager_runtime_dir(const char *option) {
+        const char *e = getenv("RUNTIME_DIRECTORY");
+
+        if (option)
+                return strdup(option);
+        if (e && e[0] == '/')
+                return strndup(e, strcspn(e, ":"));
+        return strdup(DEFAULT_RUNTIME_DIR);
+}
+
 /* A state file left by a crashed daemon is restored before we start; one
- * of a live daemon means two would fight over the sysctl. */
+ * of a live daemon means two would fight over the sysctl. A runtime
+ * directory or a state file that is not safe to obey is refused, loudly,
+ * and the daemon starts anyway, without crash safety or without that
+ * state. */
 static int manager_recover(Manager *m) {
+        _cleanup_free_ char *why = NULL;
         RestoreState st = {};
         bool did;
         int r;
 
-        r = restore_state_path(m->socket_override ? m->socket_override : m->config.socket, &m->restore_path);
-        if (r < 0)
-                return log_oom();
-        r = restore_state_load(m->restore_path, &st);
+        r = restore_dir_open(m->runtime_dir, &m->runtime_fd, &why);
+        if (r < 0) {
+                log_error("Crash safety is off: %s.", why ? why : "the runtime directory is not usable");
+                m->runtime_error = TAKE_PTR(why);
+                m->runtime_fd = -1;
+                return 0;
+        }
+        r = restore_state_load(m->runtime_fd, m->root, &st, &why);
         if (r == -ENOENT)
                 return 0;
+        if (r == -EPERM) {
+                log_error("Refusing the crash-restore state in %s: %s. Starting without it.", m->runtime_dir,
+                          why ? why : "unsafe");
+                return 0;
+        }
         if (r >= 0 && pid_is_numastatd(st.pid)) {
                 log_error("Another numastatd (pid %d) drives the kernel (state in %s); not starting a second one.",
-                          (int) st.pid, m->restore_path);
+                          (int) st.pid, m->runtime_dir);
                 restore_state_done(&st);
-                m->restore_path = (free(m->restore_path), NULL);        /* not ours to remove */
+                m->runtime_fd = safe_close(m->runtime_fd);      /* not ours to remove */
                 return -EBUSY;
         }
         restore_state_done(&st);
-        r = restore_apply(m->restore_path, &did);
+        r = restore_apply(m->runtime_fd, m->root, false, &did);
         if (r < 0)
                 return r;
         if (did) {
@@ -1392,8 +1422,8 @@ int manager_shutdown(Manager *m) {
                 r = manager_restore(m);
                 /* Restored: nothing left for ExecStopPost= or the next start to
                  * do. On failure the state stays, so they can try again. */
-                if (r >= 0 && m->restore_path)
-                        (void) unlink(m->restore_path);
+                if (r >= 0 && m->runtime_fd >= 0)
+                        (void) restore_state_remove(m->runtime_fd);
         }
         if (m->varlink)
                 varlink_server_shutdown(m->varlink);   /* every client, Monitor ones too */

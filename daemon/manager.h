@@ -42,10 +42,17 @@
  * names its reader, before it is put down to a reader no watch saw. */
 #define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
 
+#define DEFAULT_RUNTIME_DIR "/run/numastatd"
+
+/* The runtime directory: the option's, else systemd's RUNTIME_DIRECTORY=
+ * (the first, if several), else DEFAULT_RUNTIME_DIR. malloc'd. */
+char *manager_runtime_dir(const char *option);
+
 typedef struct ManagerOptions {
         const char *root;               /* NULL: "/" */
         const char *config_path;        /* NULL: the default, which may be absent */
         const char *socket_path;        /* NULL: the config's */
+        const char *runtime_dir;        /* NULL: $RUNTIME_DIRECTORY (systemd), else /run/numastatd */
         bool dry_run;                   /* --dry-run */
 } ManagerOptions;
 
@@ -121,7 +128,9 @@ typedef struct Manager {
 
         History history;
 
-        char *restore_path;     /* crash-safety state */
+        char *runtime_dir;      /* where the crash-restore state lives */
+        int runtime_fd;         /* ...opened and checked; -1: crash safety off */
+        char *runtime_error;    /* why it is off, if it is */
 
         VarlinkServer *varlink;
         char *bound_socket;     /* a path we bound ourselves and unlink at exit */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,66 +69,153 @@ fail:
         return -EBADMSG;
 }
 
-int restore_state_path(const char *socket_path, char **ret) {
-        _cleanup_free_ char *copy = strdup(socket_path);
-        char *p;
+/* A directory or file root obeys: ours, and writable by us alone. */
+static const char *unsafe_owner_or_mode(const struct stat *st) {
+        if (st->st_uid != geteuid())
+                return "it is not owned by the daemon's user (root)";
+        if (st->st_mode & (S_IWGRP | S_IWOTH))
+                return "others can write to it";
+        return NULL;
+}
 
-        if (!copy)
-                return -ENOMEM;
-        if (asprintf(&p, "%s/restore", dirname(copy)) < 0)
-                return -ENOMEM;
-        *ret = p;
+static int refuse(char **ret_why, const char *fmt, ...) _printf_(2, 3);
+static int refuse(char **ret_why, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        if (ret_why) {
+                free(*ret_why);
+                *ret_why = s;
+        } else
+                free(s);
+        return -EPERM;
+}
+
+int restore_dir_open(const char *path, int *ret_fd, char **ret_why) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        const char *why;
+
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                return refuse(ret_why, "cannot create %s: %s", path, strerror(errno));
+        /* O_NOFOLLOW: a link planted in place of the directory is refused. */
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return refuse(ret_why, "cannot open %s: %s", path, strerror(errno));
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        why = unsafe_owner_or_mode(&st);
+        if (why)
+                return refuse(ret_why, "%s is not safe for the crash-restore state: %s", path, why);
+        *ret_fd = TAKE_FD(fd);
         return 0;
 }
 
-int restore_state_save(const char *path, const RestoreState *s) {
-        _cleanup_free_ char *text = restore_state_format(s), *tmp = NULL;
+int restore_state_save(int dir_fd, const RestoreState *s) {
+        _cleanup_free_ char *text = restore_state_format(s);
+        char tmp[64];
         _cleanup_close_ int fd = -1;
         size_t len;
+        int r;
 
-        if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
+        if (!text)
                 return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
+        /* A fresh name, created exclusively and not through a link: nothing
+         * planted in the directory is written through. */
+        for (unsigned i = 0; fd < 0; i++) {
+                snprintf(tmp, sizeof tmp, ".%s.%d.%08lx", RESTORE_FILE, (int) getpid(), random());
+                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd < 0 && (errno != EEXIST || i >= 16))
+                        return -errno;
+        }
         len = strlen(text);
         if (write(fd, text, len) != (ssize_t) len || fsync(fd) < 0) {
-                int r = errno ? -errno : -EIO;
-                unlink(tmp);
+                r = errno ? -errno : -EIO;
+                (void) unlinkat(dir_fd, tmp, 0);
                 return r;
         }
-        if (rename(tmp, path) < 0) {
-                int r = -errno;
-                unlink(tmp);
+        if (renameat(dir_fd, tmp, dir_fd, RESTORE_FILE) < 0) {
+                r = -errno;
+                (void) unlinkat(dir_fd, tmp, 0);
                 return r;
         }
         return 0;
 }
 
-int restore_state_load(const char *path, RestoreState *ret) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        char buf[4096];
-        size_t n;
+int restore_state_load(int dir_fd, const char *root, RestoreState *ret, char **ret_why) {
+        _cleanup_close_ int fd = -1;
+        char buf[RESTORE_FILE_MAX + 1];
+        RestoreState s = {};
+        struct stat st;
+        const char *why;
+        ssize_t n;
+        int r;
 
-        if (!f)
+        /* O_NONBLOCK: a FIFO planted there must not hang the start-up. */
+        fd = openat(dir_fd, RESTORE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return -ENOENT;
+                if (errno == ELOOP)
+                        return refuse(ret_why, "it is a symbolic link");
+                return refuse(ret_why, "cannot open it: %s", strerror(errno));
+        }
+        if (fstat(fd, &st) < 0)
                 return -errno;
-        n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = 0;
-        return restore_state_parse(buf, ret);
+        if (!S_ISREG(st.st_mode))
+                return refuse(ret_why, "it is not a regular file");
+        why = unsafe_owner_or_mode(&st);
+        if (why)
+                return refuse(ret_why, "%s", why);
+        if (st.st_size > RESTORE_FILE_MAX)
+                return refuse(ret_why, "it is too large (%lld bytes, at most %d)", (long long) st.st_size,
+                              RESTORE_FILE_MAX);
+        n = read(fd, buf, sizeof buf - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        if ((size_t) n != strlen(buf))
+                return refuse(ret_why, "it holds a NUL byte");
+        r = restore_state_parse(buf, &s);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return refuse(ret_why, "it does not parse");
+        if (!streq_ptr(s.root, root)) {
+                r = refuse(ret_why, "it is for root %s, and this daemon drives %s", s.root, root);
+                restore_state_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
 }
 
-int restore_apply(const char *path, bool *ret_did) {
-        _cleanup_free_ char *error = NULL;
+int restore_state_remove(int dir_fd) {
+        if (unlinkat(dir_fd, RESTORE_FILE, 0) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+int restore_apply(int dir_fd, const char *root, bool strict, bool *ret_did) {
+        _cleanup_free_ char *error = NULL, *why = NULL;
         RestoreState s = {};
         KernelMode now = KERNEL_MODE_UNKNOWN;
         int r;
 
         *ret_did = false;
-        r = restore_state_load(path, &s);
+        r = restore_state_load(dir_fd, root, &s, &why);
         if (r == -ENOENT)
                 return 0;
+        if (r == -EPERM) {
+                log_error("Refusing the crash-restore state %s: %s.", RESTORE_FILE, why ? why : "unsafe");
+                return strict ? r : 0;
+        }
         if (r < 0)
-                return log_error_errno(r, "Cannot read the restore state %s: %m", path);
+                return log_error_errno(r, "Cannot read the crash-restore state: %m");
         *ret_did = true;
 
         (void) backend_read(s.root, s.backend, &now, NULL);
@@ -146,7 +234,8 @@ int restore_apply(const char *path, bool *ret_did) {
                            (int) s.pid, kernel_mode_to_string(now), kernel_mode_to_string(s.restore));
         }
         restore_state_done(&s);
-        if (unlink(path) < 0 && errno != ENOENT)
-                return log_error_errno(errno, "Cannot remove %s: %m", path);
+        r = restore_state_remove(dir_fd);
+        if (r < 0)
+                return log_error_errno(r, "Cannot remove the crash-restore state: %m");
         return 0;
 }

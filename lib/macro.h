@@ -37,6 +37,15 @@ static inline void closep(int *fd) {
         }
 }
 
+static inline int safe_close(int fd) {
+        if (fd >= 0) {
+                int saved = errno;
+                close(fd);
+                errno = saved;
+        }
+        return -1;
+}
+
 static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);

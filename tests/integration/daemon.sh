@@ -153,19 +153,19 @@ printf '[policy]\nmode = coarse\n' > "$T/conf"
 start_daemon "$T" --config="$T/conf"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "coarse applied"
 STATE="$T/run/numastatd/restore"
-contains "$(cat "$STATE" 2>/dev/null)" "restore=strict" "the mode to restore is recorded beside the socket"
-OUT=$("$NUMASTATD" --root="$T" --socket="$SOCK" --config="$T/conf" 2>&1)
+contains "$(cat "$STATE" 2>/dev/null)" "restore=strict" "the mode to restore is recorded in the runtime directory"
+OUT=$("$NUMASTATD" --root="$T" --socket="$SOCK" --runtime-dir="$T/run/numastatd" --config="$T/conf" 2>&1)
 is "$?" 1 "a second daemon on the same socket refuses to start"
 contains "$OUT" "Another numastatd" "and says why"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "without touching the kernel"
 stop_daemon KILL
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "SIGKILL leaves the kernel as it was"
-OUT=$("$NUMASTATD" --restore --socket="$SOCK" --config="$T/conf" 2>&1)
+OUT=$("$NUMASTATD" --restore --root="$T" --runtime-dir="$T/run/numastatd" 2>&1)
 is "$?" 0 "numastatd --restore succeeds"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and puts counting back on"
 contains "$OUT" "did not stop cleanly; restored NUMA statistics from coarse to strict" "and says what it did"
 ok $([ ! -e "$STATE" ]; echo $?) "the state file is gone"
-OUT=$("$NUMASTATD" --restore --socket="$SOCK" --config="$T/conf" 2>&1)
+OUT=$("$NUMASTATD" --restore --root="$T" --runtime-dir="$T/run/numastatd" 2>&1)
 is "$?" 0 "--restore with nothing to do succeeds"
 contains "$OUT" "Nothing to restore" "and says so"
 

@@ -93,13 +93,15 @@ for k in sys.argv[1].split("."):
 print(json.dumps(v) if isinstance(v,(dict,list)) or v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1"
 }
 
-# start_daemon TREE [ARGS...]: starts numastatd on TREE with its socket at
-# TREE/run/numastatd/io.numastatd; sets DAEMON_PID and SOCK.
+# start_daemon TREE [ARGS...]: starts numastatd on TREE with its socket and
+# runtime directory (the crash-restore state) in TREE/run/numastatd; sets
+# DAEMON_PID and SOCK.
 start_daemon() {
         local tree=$1
         shift
         SOCK="$tree/run/numastatd/io.numastatd"
-        "$NUMASTATD" --root="$tree" --socket="$SOCK" "$@" >"$tree/daemon.log" 2>&1 &
+        mkdir -p "$tree/run/numastatd"
+        "$NUMASTATD" --root="$tree" --socket="$SOCK" --runtime-dir="$tree/run/numastatd" "$@" >"$tree/daemon.log" 2>&1 &
         DAEMON_PID=$!
         for _ in $(seq 1 100); do
                 [ -S "$SOCK" ] && "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && return 0

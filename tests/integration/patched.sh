@@ -16,7 +16,7 @@ armed() { status_is kernel_state.auto armed; }
 
 CONF='[policy]
 mode = auto
-min_dwell = 2s
+min_dwell = 4s
 off_mode = auto
 [pressure]
 interval = 100ms
@@ -65,9 +65,9 @@ ok $? "  as the fake kernel says"
 is "$(echo "$S" | json_get rule)" rearm-held "  re-arm held back (min_dwell since the last arm)"
 contains "$(echo "$S" | json_get reason)" "re-arm held back until" "  the reason says until when"
 T0=$SECONDS
-wait_for 5 armed
+wait_for 8 armed
 ok $? "re-armed after min_dwell"
-ok $([ $((SECONDS - T0)) -le 3 ]; echo $?) "  within min_dwell=2s of the arm (took $((SECONDS - T0)) s)"
+ok $([ $((SECONDS - T0)) -le 5 ]; echo $?) "  within min_dwell=4s of the arm (took $((SECONDS - T0)) s)"
 is "$(fake_state counting)" 0 "  the kernel stopped counting again"
 ok $([ "$(fake_state resets)" -gt "$R0" ]; echo $?) "  and zeroed the counters (resets $R0 -> $(fake_state resets))"
 HIST=$(ctl --json=short history)
@@ -151,7 +151,7 @@ is "$(fake_state counting)" 0 "  counting really off"
 head -c 10 "$T/proc/vmstat" >/dev/null
 wait_for 5 status_is kernel_state.auto triggered
 ok $? "  an ignored reader triggers it"
-wait_for 5 armed
+wait_for 8 armed
 ok $? "  and it is re-armed"
 stop_daemon TERM
 

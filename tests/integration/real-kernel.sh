@@ -26,7 +26,7 @@ trap restore EXIT
 DIR=$(mktemp -d /tmp/numastatd-real-XXXXXX); cleanup_trees+=("$DIR")
 printf '[policy]\nmode = strict\n' > "$DIR/conf"
 SOCK="$DIR/sock"
-"$NUMASTATD" --socket="$SOCK" --config="$DIR/conf" >"$DIR/log" 2>&1 &
+"$NUMASTATD" --socket="$SOCK" --runtime-dir="$DIR" --config="$DIR/conf" >"$DIR/log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
 
@@ -57,7 +57,7 @@ is "$(cat /proc/sys/vm/numa_stat)" 1 "exit restored counting on"
 printf '[policy]\nmode = auto\nmin_dwell = 0\n[pressure]\ninterval = 100ms\ncoarse_above = 100\nstrict_below = 0\nsustain = 300ms\n[readers]\nlinger = 2s\n' > "$DIR/conf"
 python3 -c 'while True: b = bytearray(8 << 20)' &
 LOAD_PID=$!
-"$NUMASTATD" --socket="$SOCK" --config="$DIR/conf" >"$DIR/log" 2>&1 &
+"$NUMASTATD" --socket="$SOCK" --runtime-dir="$DIR" --config="$DIR/conf" >"$DIR/log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
 is "$(ctl --json=short | json_get sources.readers)" true "fanotify works on this kernel"

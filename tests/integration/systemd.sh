@@ -32,7 +32,7 @@ PY
 NOTIFY_PID=$!
 for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
 SOCK="$T/run/numastatd/io.numastatd"
-NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 "$NUMASTATD" --root="$T" --socket="$SOCK" --config="$T/conf" \
+NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 "$NUMASTATD" --root="$T" --socket="$SOCK" --runtime-dir="$T/run" --config="$T/conf" \
         >"$T/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 100); do grep -q READY=1 "$T/notify.log" && break; sleep 0.05; done
@@ -65,7 +65,8 @@ pid = os.fork()
 if pid == 0:
     os.environ.update(env)
     os.environ["LISTEN_PID"] = str(os.getpid())
-    os.execv(numastatd, [numastatd, "--root=" + root, "--config=" + root + "/conf", "--socket=" + path])
+    os.execv(numastatd, [numastatd, "--root=" + root, "--config=" + root + "/conf", "--socket=" + path,
+                         "--runtime-dir=" + root + "/run"])
 os.waitpid(pid, 0)
 PY
 ACT_PID=$!

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The crash-restore state: its format, and the file root obeys, handled as
+ * untrusted input: links, other owners, loose modes, huge or garbage files,
+ * another root, an unsafe directory. */
+
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -33,52 +39,123 @@ static void test_format_parse(void) {
                 "pid=1\nbackend=bogus\nrestore=strict\nroot=/\n",
                 "pid=1\nbackend=numa_stat\nrestore=unknown\nroot=/\n",
                 "pid=1\nbackend=numa_stat\nrestore=strict\nroot=relative\n",
+                "pid=1\nbackend=numa_stat\nrestore=strict\nroot=/\nroot=/other\n", /* two roots */
                 "garbage\n",
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 is_int(restore_state_parse(bad[i], &p), -EBADMSG, "malformed state rejected");
 }
 
-static void test_apply(void) {
-        char tmpl[] = "/tmp/numastatd-restore-XXXXXX";
-        char *root = mkdtemp(tmpl), cmd[256], *state = NULL, *value = NULL;
-        bool did = true;
+static char root[] = "/tmp/numastatd-restore-XXXXXX";
+static char dir[128];
 
-        snprintf(cmd, sizeof cmd, "mkdir -p %s/proc/sys/vm && echo 0 > %s/proc/sys/vm/numa_stat", root, root);
+/* Runs fmt with every %s the test's root (at most four). */
+_printf_(1, 0)
+static void sh(const char *fmt, const char *arg) {
+        char cmd[1024];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(cmd, sizeof cmd, fmt, arg, arg, arg, arg);
+#pragma GCC diagnostic pop
         if (system(cmd) != 0)
-                abort();
-        restore_state_path("/x/run/numastatd/io.numastatd", &state);
-        is_str(state, "/x/run/numastatd/restore", "state file beside the socket");
-        free(state);
-        if (asprintf(&state, "%s/restore", root) < 0)
-                abort();
+                printf("# command failed: %s\n", cmd);
+}
 
-        is_int(restore_apply(state, &did), 0, "no state: nothing to do");
+static char *sysctl_value(void) {
+        char *v = NULL;
+        (void) root_read_file(root, "/proc/sys/vm/numa_stat", 64, &v);
+        return v;
+}
+
+static void test_apply(void) {
+        RestoreState s = { .pid = 99999, .backend = BACKEND_NUMA_STAT, .restore = KERNEL_MODE_STRICT, .root = root };
+        _cleanup_free_ char *v = NULL, *why = NULL;
+        bool did = true;
+        int fd;
+
+        if (!mkdtemp(root))
+                abort();
+        snprintf(dir, sizeof dir, "%s/run", root);
+        sh("mkdir -p %s/proc/sys/vm && echo 0 > %s/proc/sys/vm/numa_stat", root);
+        is_int(restore_dir_open(dir, &fd, &why), 0, "the runtime directory is made and opened");
+        is_int(restore_apply(fd, root, true, &did), 0, "no state: nothing to do");
         ok(!did, "and says so");
 
-        RestoreState s = { .pid = 99999, .backend = BACKEND_NUMA_STAT, .restore = KERNEL_MODE_STRICT, .root = root };
-        is_int(restore_state_save(state, &s), 0, "saved");
-        is_int(restore_apply(state, &did), 0, "a crashed daemon's state is applied");
+        is_int(restore_state_save(fd, &s), 0, "saved");
+        is_int(restore_apply(fd, root, true, &did), 0, "a crashed daemon's state is applied");
         ok(did, "and says so");
-        root_read_file(root, "/proc/sys/vm/numa_stat", 64, &value);
-        is_str(value, "1\n", "counting restored");
-        free(value);
-        ok(access(state, F_OK) < 0, "state file removed");
+        v = sysctl_value();
+        is_str(v, "1\n", "counting restored");
+        ok(faccessat(fd, RESTORE_FILE, F_OK, 0) < 0, "state file removed");
 
         /* A failed restore keeps the file for a later try. */
-        snprintf(cmd, sizeof cmd, "rm %s/proc/sys/vm/numa_stat", root);
-        (void) !system(cmd);
-        restore_state_save(state, &s);
-        ok(restore_apply(state, &did) < 0, "restoring into a vanished sysctl fails");
-        ok(access(state, F_OK) == 0, "and keeps the state");
+        sh("rm %s/proc/sys/vm/numa_stat", root);
+        restore_state_save(fd, &s);
+        ok(restore_apply(fd, root, true, &did) < 0, "restoring into a vanished sysctl fails");
+        ok(faccessat(fd, RESTORE_FILE, F_OK, 0) == 0, "and keeps the state");
+        sh("echo 0 > %s/proc/sys/vm/numa_stat", root);
+        close(fd);
+}
 
-        snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-        (void) !system(cmd);
-        free(state);
+/* Plants something as the state file; expects it refused, the sysctl
+ * untouched, and start-up's lenient apply to go on (0, nothing done). */
+static void refused(const char *what, const char *plant, const char *reason) {
+        _cleanup_free_ char *why = NULL, *v = NULL;
+        RestoreState st = {};
+        bool did = true;
+        int fd, r;
+
+        sh("rm -rf %s/run/" RESTORE_FILE, root);
+        sh(plant, root);
+        if (restore_dir_open(dir, &fd, &why) < 0) {
+                ok(false, "%s: the directory opens", what);
+                return;
+        }
+        r = restore_state_load(fd, root, &st, &why);
+        is_int(r, -EPERM, what);
+        ok(why && strstr(why, reason), "  because %s (%s)", reason, why ? why : "no reason");
+        is_int(restore_apply(fd, root, false, &did), 0, "  start-up goes on");
+        ok(!did, "  without obeying it");
+        is_int(restore_apply(fd, root, true, &did), -EPERM, "  --restore refuses it");
+        v = sysctl_value();
+        is_str(v, "0\n", "  the kernel is left alone");
+        restore_state_done(&st);
+        close(fd);
+}
+
+static void test_hostile(void) {
+        _cleanup_free_ char *why = NULL;
+        int fd;
+
+        refused("a symbolic link planted as the state file", "ln -s /etc/passwd %s/run/" RESTORE_FILE,
+                "symbolic link");
+        refused("a state file of another user",
+                "printf 'pid=1\\nbackend=numa_stat\\nrestore=strict\\nroot=%s\\n' > %s/run/" RESTORE_FILE
+                " && chown 65534 %s/run/" RESTORE_FILE, "not owned");
+        refused("a state file others can write",
+                "printf 'pid=1\\nbackend=numa_stat\\nrestore=strict\\nroot=%s\\n' > %s/run/" RESTORE_FILE
+                " && chmod 666 %s/run/" RESTORE_FILE, "others can write");
+        refused("a huge state file", "yes x | head -c 1048576 > %s/run/" RESTORE_FILE, "too large");
+        refused("garbage", "head -c 300 /dev/urandom > %s/run/" RESTORE_FILE, "");
+        refused("a state for another root",
+                "printf 'pid=1\\nbackend=numa_stat\\nrestore=strict\\nroot=/\\n' > %s/run/" RESTORE_FILE,
+                "is for root /");
+        refused("a FIFO planted as the state file", "mkfifo %s/run/" RESTORE_FILE, "not a regular file");
+        refused("a directory planted as the state file", "mkdir %s/run/" RESTORE_FILE, "not a regular file");
+
+        /* The directory itself. */
+        sh("rm -rf %s/run/" RESTORE_FILE " && chmod 777 %s/run", root);
+        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "a runtime directory others can write to is refused");
+        ok(why && strstr(why, "others can write"), "  and says so: %s", why ? why : "");
+        sh("chmod 755 %s/run && mv %s/run %s/real-run && ln -s real-run %s/run", root);
+        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "a symbolic link as the runtime directory is refused");
+        sh("rm -f %s/run && mv %s/real-run %s/run", root);
 }
 
 int main(void) {
         test_format_parse();
         test_apply();
+        test_hostile();
+        sh("rm -rf %s", root);
         return tap_done();
 }
