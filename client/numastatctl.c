@@ -95,11 +95,43 @@ static int call(const Args *a, const char *method, json_object *params, json_obj
         return 0;
 }
 
+/* A string field, safe for a terminal. The daemon already C-escapes every
+ * name another process chose; this holds even for a daemon that did not:
+ * control bytes and bytes outside ASCII are shown as \xNN. The escaped
+ * copies live in a small ring, long enough for one line's printf. */
+static const char *terminal_safe(const char *s) {
+        static char *ring[16];
+        static unsigned next;
+        char *e, *q;
+
+        if (!s)
+                return NULL;
+        for (const char *p = s;; p++) {
+                if (!*p)
+                        return s;       /* nothing to escape: the common case */
+                if ((unsigned char) *p < ' ' || (unsigned char) *p >= 127)
+                        break;
+        }
+        e = q = malloc(strlen(s) * 4 + 1);
+        if (!e)
+                return "(out of memory)";
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < ' ' || *p >= 127)
+                        q += sprintf(q, "\\x%02x", *p);
+                else
+                        *q++ = (char) *p;
+        *q = '\0';
+        free(ring[next]);
+        ring[next] = e;
+        next = (next + 1) % ELEMENTSOF(ring);
+        return e;
+}
+
 static const char *jstr(json_object *o, const char *key) {
         json_object *v = NULL;
         if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
                 return NULL;
-        return json_object_get_string(v);
+        return terminal_safe(json_object_get_string(v));
 }
 
 static int64_t jint(json_object *o, const char *key) {

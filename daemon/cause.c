@@ -42,6 +42,14 @@ void reader_ref_set(ReaderRef *r, pid_t pid, bool pid_verified, bool has_uid, ui
         copy(r->path, sizeof r->path, path);
 }
 
+ReaderRef reader_ref_redact(const ReaderRef *r) {
+        ReaderRef x = { .redacted = true };
+
+        memcpy(x.comm, r->comm, sizeof x.comm);
+        memcpy(x.path, r->path, sizeof x.path);
+        return x;
+}
+
 char *reader_ref_format(const ReaderRef *r, char *buf, size_t size) {
         char comm[READER_COMM_MAX * 4], unit[READER_UNIT_MAX * 4], path[READER_PATH_MAX * 4], uid[32];
 
@@ -53,7 +61,11 @@ char *reader_ref_format(const ReaderRef *r, char *buf, size_t size) {
         else
                 snprintf(uid, sizeof uid, "?");
 
-        if (isempty(r->comm))
+        if (r->redacted && *comm)
+                snprintf(buf, size, "%s (another user's process) read %s", comm, path);
+        else if (r->redacted)
+                snprintf(buf, size, "another process read %s", path);
+        else if (isempty(r->comm))
                 /* Short-lived readers (a one-off cat) can be gone before we look. */
                 snprintf(buf, size, "pid %d (exited before it could be attributed) read %s", (int) r->pid, path);
         else

@@ -44,6 +44,7 @@ static inline bool cause_has_reader(Cause c) {
 /* Who read which file. Every string is as the process chose it (untrusted,
  * raw): whoever shows it escapes it. Empty strings are unknown. */
 typedef struct ReaderRef {
+        bool redacted;          /* shown to a caller who may not see it: its comm and file only */
         pid_t pid;              /* 0: unknown */
         bool pid_verified;      /* a pidfd proved the pid was the reader's while it was named */
         bool has_uid;
@@ -60,6 +61,11 @@ void reader_ref_set(ReaderRef *r, pid_t pid, bool pid_verified, bool has_uid, ui
 /* Room for reader_ref_format() of any reader, cut at a sane length. */
 #define READER_REF_TEXT_MAX 512
 
+/* What a caller who may not see another user's process is shown of it:
+ * its comm and the file, not its pid, uid, unit or executable. */
+ReaderRef reader_ref_redact(const ReaderRef *r);
+
 /* "cat (pid 42, uid 0, session-3.scope) read /proc/vmstat", every string
- * C-escaped (see cescape()). Returns buf. */
+ * C-escaped (see cescape()); redacted: "cat (another user's process) read
+ * /proc/vmstat". Returns buf. */
 char *reader_ref_format(const ReaderRef *r, char *buf, size_t size);

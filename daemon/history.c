@@ -16,12 +16,12 @@ static const char *const transition_kind_table[_TRANSITION_KIND_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(transition_kind, TransitionKind)
 
-char *transition_format_state(const Transition *t, bool to, char *buf, size_t size) {
+char *transition_format_state(const Transition *t, bool to, bool redact, char *buf, size_t size) {
         KernelState k = {
                 .mode = to ? t->to : t->from,
                 .auto_state = to ? t->to_auto : t->from_auto,
                 .trigger_cause = t->cause,
-                .triggered_by = t->reader,
+                .triggered_by = redact ? reader_ref_redact(&t->reader) : t->reader,
         };
 
         if (k.auto_state == AUTO_STATE_TRIGGERED && !(to && t->kind == TRANSITION_KERNEL)) {
@@ -42,19 +42,23 @@ const Transition *history_add(History *h, const Transition *t) {
         if (h->n == HISTORY_MAX) {
                 /* Full: the oldest makes room. */
                 free(h->ring[h->first].reason);
+                free(h->ring[h->first].reason_redacted);
                 h->first = (h->first + 1) % HISTORY_MAX;
                 h->n--;
         }
         e = &h->ring[(h->first + h->n) % HISTORY_MAX];
         *e = *t;
         e->reason = strdup(t->reason ? t->reason : "");
+        e->reason_redacted = t->reason_redacted ? strdup(t->reason_redacted) : NULL;
         h->n++;
         h->total++;
         return e;
 }
 
 void history_done(History *h) {
-        for (size_t i = 0; i < h->n; i++)
+        for (size_t i = 0; i < h->n; i++) {
                 free(h->ring[(h->first + i) % HISTORY_MAX].reason);
+                free(h->ring[(h->first + i) % HISTORY_MAX].reason_redacted);
+        }
         h->first = h->n = 0;
 }

@@ -34,6 +34,7 @@ typedef struct Transition {
         Cause cause;
         ReaderRef reader;       /* cause == CAUSE_READ */
         char *reason;           /* rendered when it happened */
+        char *reason_redacted;  /* the same with every reader redacted; NULL: no reader in it */
 } Transition;
 
 typedef struct History {
@@ -42,12 +43,13 @@ typedef struct History {
         uint64_t total;         /* every transition ever, not only those kept */
 } History;
 
-/* Appends a copy of t (the reason is duplicated; on OOM the entry is kept
+/* Appends a copy of t (the reasons are duplicated; on OOM the entry is kept
  * with a NULL reason). Returns the stored entry. */
 const Transition *history_add(History *h, const Transition *t);
 /* "strict", "auto (armed)", "auto (triggered by cat (pid 42, ...) read
- * /proc/vmstat)": the state before (to=false) or after. Returns buf. */
-char *transition_format_state(const Transition *t, bool to, char *buf, size_t size);
+ * /proc/vmstat)": the state before (to=false) or after; redact: its reader
+ * as reader_ref_redact() shows it. Returns buf. */
+char *transition_format_state(const Transition *t, bool to, bool redact, char *buf, size_t size);
 
 /* The i-th kept transition, oldest first; i < h->n. */
 const Transition *history_at(const History *h, size_t i);

@@ -52,7 +52,7 @@ static void manager_set_mode(Manager *m, KernelMode mode) {
         };
 }
 
-static void manager_policy_config(const Manager *m, PolicyConfig *pc) {
+void manager_policy_config(const Manager *m, PolicyConfig *pc) {
         *pc = (PolicyConfig){
                 .policy = m->policy,
                 .policy_source = m->policy_source,
@@ -177,8 +177,8 @@ static void manager_journal_transition(const Transition *t) {
                            : t->kind == TRANSITION_KERNEL ? "The kernel switched"
                                                           : "Switched";
 
-        transition_format_state(t, false, from_text, sizeof from_text);
-        transition_format_state(t, true, to_text, sizeof to_text);
+        transition_format_state(t, false, false, from_text, sizeof from_text);
+        transition_format_state(t, true, false, to_text, sizeof to_text);
         snprintf(message, sizeof message, "%s NUMA statistics from %s to %s: %s", what, from_text, to_text,
                  t->reason ? t->reason : "");
         snprintf(from, sizeof from, "NUMASTATD_FROM=%s", kernel_mode_to_string(t->from));
@@ -230,8 +230,11 @@ static void manager_journal_transition(const Transition *t) {
                    fields);
 }
 
+/* reason_redacted: the reason with every reader redacted, for callers who
+ * may not see them; NULL when it names no reader. */
 static void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to,
-                                      TransitionKind kind, Cause cause, const ReaderRef *reader, const char *reason) {
+                                      TransitionKind kind, Cause cause, const ReaderRef *reader, const char *reason,
+                                      const char *reason_redacted) {
         Transition t = {
                 .time = now_usec(CLOCK_REALTIME),
                 .from = from->mode,
@@ -242,6 +245,8 @@ static void manager_record_transition(Manager *m, const KernelState *from, const
                 .kind = kind,
                 .cause = cause,
                 .reason = (char *) reason,
+                .reason_redacted = reason_redacted && !streq_ptr(reason_redacted, reason) ? (char *) reason_redacted
+                                                                                        : NULL,
         };
 
         if (cause_has_reader(cause) && reader)
@@ -522,7 +527,7 @@ static void manager_check_kernel(Manager *m) {
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
-        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason);
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason, NULL);
         manager_policy_config(m, &pc);
         policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, before.mode);
 }
@@ -597,10 +602,26 @@ static int manager_decide(Manager *m, Step *step) {
         return 0;
 }
 
+/* The decision's reason with its readers redacted. */
+static void decision_reason_redacted(const Manager *m, char *buf, size_t size) {
+        Decision d = m->decision;
+        PolicyConfig pc;
+
+        d.reader = reader_ref_redact(&d.reader);
+        d.last_reader = reader_ref_redact(&d.last_reader);
+        d.trigger_reader = reader_ref_redact(&d.trigger_reader);
+        manager_policy_config(m, &pc);
+        decision_format_reason(&d, &pc, buf, size);
+}
+
 static void manager_commit(Manager *m, const Step *step) {
-        if (step->record)
+        if (step->record) {
+                char redacted[REASON_MAX];
+
+                decision_reason_redacted(m, redacted, sizeof redacted);
                 manager_record_transition(m, &step->from, &step->to, step->kind, m->decision.cause,
-                                          &m->decision.reader, m->decision.reason);
+                                          &m->decision.reader, m->decision.reason, redacted);
+        }
         if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
                 manager_refresh_zones(m);
         on_time_set(&m->on_time, step->now, manager_counting(m));
@@ -740,7 +761,7 @@ int manager_restore(Manager *m) {
         if (r < 0)
                 return r;
         snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
-        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason);
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason, NULL);
         return 0;
 }
 
@@ -778,7 +799,8 @@ static void manager_triggered(Manager *m, const KernelState *from, Cause cause, 
                 .trigger_cause = cause,
                 .triggered_by = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {},
         };
-        char reason[REASON_MAX], who[READER_REF_TEXT_MAX];
+        char reason[READER_REF_TEXT_MAX + 128], redacted[READER_REF_TEXT_MAX + 128], who[READER_REF_TEXT_MAX],
+                who_redacted[READER_REF_TEXT_MAX];
 
         if (m->kernel.mode == KERNEL_MODE_AUTO)
                 m->kernel = to;
@@ -791,17 +813,27 @@ static void manager_triggered(Manager *m, const KernelState *from, Cause cause, 
         m->triggers++;
         switch (cause) {
         case CAUSE_READ:
-        case CAUSE_IGNORED_READ:
-                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s",
-                         reader_ref_format(reader, who, sizeof who), cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
+        case CAUSE_IGNORED_READ: {
+                ReaderRef r = reader_ref_redact(reader);
+
+                reader_ref_format(reader, who, sizeof who);
+                reader_ref_format(&r, who_redacted, sizeof who_redacted);
+                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s", who,
+                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
+                         confirmed ? " (the kernel's log says so)" : "");
+                snprintf(redacted, sizeof redacted, "%s%s: the kernel's auto turned counting on%s", who_redacted,
+                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
                          confirmed ? " (the kernel's log says so)" : "");
                 break;
+        }
         default:
                 snprintf(reason, sizeof reason,
                          "the kernel's log says a read turned counting on, and no watched file saw it "
                          "(a reader in another mount namespace?)");
+                redacted[0] = '\0';
         }
-        manager_record_transition(m, from, &to, TRANSITION_KERNEL, cause, reader, reason);
+        manager_record_transition(m, from, &to, TRANSITION_KERNEL, cause, reader, reason,
+                                  redacted[0] ? redacted : NULL);
 }
 
 /* Whether the read being handled turned an armed auto on. The kernel logs

@@ -173,6 +173,8 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged *
 /* Leaves the kernel in the configured exit mode. */
 int manager_restore(Manager *m);
 
+/* The engine's configuration, from the config and the operator's choices. */
+void manager_policy_config(const Manager *m, PolicyConfig *pc);
 /* Whether the kernel counts now, from its mode. */
 bool manager_counting(const Manager *m);
 /* Reading a statistics file is harmless now (not a patched kernel in

@@ -16,8 +16,17 @@
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
 
-static json_object *status_reply(const Status *st) {
-        json_object *r = json_object_new_object(), *s = status_to_json(st);
+/* What this caller may see (see StatusViewer). */
+static StatusViewer link_viewer(Varlink *link) {
+        uid_t uid;
+
+        if (varlink_get_peer_uid(link, &uid) < 0)
+                return (StatusViewer) { .uid = (uid_t) -1 };    /* unknown: sees the least */
+        return (StatusViewer) { .all = uid == 0, .uid = uid };
+}
+
+static json_object *status_reply(const Status *st, const StatusViewer *v) {
+        json_object *r = json_object_new_object(), *s = status_to_json(st, v);
 
         if (!r || !s) {
                 json_object_put(r);
@@ -61,7 +70,8 @@ static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags f
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
         status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
-        r = status_reply(&st);
+        StatusViewer v = link_viewer(link);
+        r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
         return varlink_reply(link, r);
@@ -78,7 +88,8 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
         if (!(flags & VARLINK_METHOD_MORE))
                 return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
-        r = status_reply(&st);
+        StatusViewer v = link_viewer(link);
+        r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
         a = reallocarray(m->monitors, m->n_monitors + 1, sizeof *a);
@@ -101,15 +112,10 @@ static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) 
 }
 
 void service_notify_monitors(Manager *m, const Status *st) {
-        _cleanup_json_ json_object *r = NULL;
+        _cleanup_json_ json_object *root = NULL;
 
         if (m->n_monitors == 0)
                 return;
-        r = status_reply(st);
-        if (!r) {
-                log_oom();
-                return;
-        }
 
         /* Iterate on a copy: a failed send disconnects and edits the list. */
         size_t n = m->n_monitors;
@@ -119,7 +125,20 @@ void service_notify_monitors(Manager *m, const Status *st) {
         for (size_t i = 0; i < n; i++)
                 copy[i] = varlink_ref(m->monitors[i]);
         for (size_t i = 0; i < n; i++) {
-                if (varlink_is_connected(copy[i]))
+                StatusViewer v = link_viewer(copy[i]);
+                _cleanup_json_ json_object *own = NULL;
+                json_object *r;
+
+                /* Each caller gets what it may see; root's once for all. */
+                if (v.all) {
+                        if (!root)
+                                root = status_reply(st, &v);
+                        r = root;
+                } else
+                        r = own = status_reply(st, &v);
+                if (!r)
+                        log_oom();
+                else if (varlink_is_connected(copy[i]))
                         (void) varlink_notify(copy[i], r);
                 varlink_unref(copy[i]);
         }

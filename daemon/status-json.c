@@ -24,15 +24,28 @@ static json_object *json_untrusted(const char *s) {
         return e ? json_object_new_string(e) : NULL;
 }
 
+static bool sees(const StatusViewer *v, bool has_uid, uid_t uid) {
+        return v->all || (has_uid && uid == v->uid);
+}
+
+/* A reader as the viewer may see it. */
+static ReaderRef view_ref(const StatusViewer *v, const ReaderRef *r) {
+        return sees(v, r->has_uid, r->uid) ? *r : reader_ref_redact(r);
+}
+
 static json_object *json_u64(uint64_t v) {
         return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t) v);
 }
 
-static json_object *reader_ref_json(const ReaderRef *r) {
+static json_object *reader_ref_json(const StatusViewer *v, const ReaderRef *ref) {
         json_object *o = json_object_new_object();
+        ReaderRef shown = view_ref(v, ref);
+        const ReaderRef *r = &shown;
 
         if (!o)
                 return NULL;
+        if (r->redacted)
+                json_object_object_add(o, "redacted", json_object_new_boolean(true));
         json_object_object_add(o, "pid", r->pid > 0 ? json_object_new_int(r->pid) : NULL);
         json_object_object_add(o, "pid_verified", json_object_new_boolean(r->pid_verified));
         json_object_object_add(o, "comm", isempty(r->comm) ? NULL : json_untrusted(r->comm));
@@ -59,7 +72,7 @@ static json_object *nodes_json(const Topology *t) {
         return a;
 }
 
-static json_object *transitions_json(const History *h) {
+static json_object *transitions_json(const History *h, const StatusViewer *v) {
         json_object *a = json_object_new_array();
         char text[READER_REF_TEXT_MAX + 64];
 
@@ -78,18 +91,26 @@ static json_object *transitions_json(const History *h) {
                 json_object_object_add(o, "to_auto", t->to_auto != AUTO_STATE_NONE
                                                              ? json_object_new_string(auto_state_to_string(t->to_auto))
                                                              : NULL);
-                json_object_object_add(o, "from_text", json_untrusted(transition_format_state(t, false, text, sizeof text)));
-                json_object_object_add(o, "to_text", json_untrusted(transition_format_state(t, true, text, sizeof text)));
+                bool redact = cause_has_reader(t->cause) && !sees(v, t->reader.has_uid, t->reader.uid);
+                json_object_object_add(o, "from_text",
+                                       json_untrusted(transition_format_state(t, false, redact, text, sizeof text)));
+                json_object_object_add(o, "to_text",
+                                       json_untrusted(transition_format_state(t, true, redact, text, sizeof text)));
                 json_object_object_add(o, "cause", json_object_new_string(cause_to_string(t->cause)));
-                json_object_object_add(o, "reader", cause_has_reader(t->cause) ? reader_ref_json(&t->reader) : NULL);
-                json_object_object_add(o, "reason", json_object_new_string(t->reason ? t->reason : ""));
+                json_object_object_add(o, "reader", cause_has_reader(t->cause) ? reader_ref_json(v, &t->reader) : NULL);
+                /* A reason may name readers of several users: a caller who is
+                 * not root gets it with all of them redacted. */
+                json_object_object_add(o, "reason", json_object_new_string(!v->all && t->reason_redacted
+                                                                                    ? t->reason_redacted
+                                                                            : t->reason ? t->reason
+                                                                                        : ""));
                 json_object_object_add(o, "dry_run", json_object_new_boolean(t->kind == TRANSITION_DRY_RUN));
                 json_object_array_add(a, o);
         }
         return a;
 }
 
-static json_object *readers_json(const ReaderTable *t) {
+static json_object *readers_json(const ReaderTable *t, const StatusViewer *v) {
         json_object *a = json_object_new_array();
         size_t order[READERTAB_MAX];
 
@@ -97,13 +118,16 @@ static json_object *readers_json(const ReaderTable *t) {
         for (size_t k = 0; a && k < t->n; k++) {
                 const ReaderEntry *e = &t->entries[order[k]];
                 json_object *o = json_object_new_object();
+                bool full = sees(v, e->has_uid, e->uid);
 
-                json_object_object_add(o, "pid", json_object_new_int(e->last_pid));
-                json_object_object_add(o, "pid_verified", json_object_new_boolean(e->pid_verified));
+                if (!full)
+                        json_object_object_add(o, "redacted", json_object_new_boolean(true));
+                json_object_object_add(o, "pid", full ? json_object_new_int(e->last_pid) : NULL);
+                json_object_object_add(o, "pid_verified", json_object_new_boolean(full && e->pid_verified));
                 json_object_object_add(o, "comm", json_untrusted(e->comm));
-                json_object_object_add(o, "exe", json_untrusted(e->exe));
-                json_object_object_add(o, "uid", e->has_uid ? json_object_new_int64(e->uid) : NULL);
-                json_object_object_add(o, "unit", json_untrusted(e->unit));
+                json_object_object_add(o, "exe", full ? json_untrusted(e->exe) : NULL);
+                json_object_object_add(o, "uid", full && e->has_uid ? json_object_new_int64(e->uid) : NULL);
+                json_object_object_add(o, "unit", full ? json_untrusted(e->unit) : NULL);
                 json_object_object_add(o, "path", json_untrusted(e->path ? e->path : ""));
                 json_object_object_add(o, "first_seen", json_u64(e->first_seen));
                 json_object_object_add(o, "last_seen", json_u64(e->last_seen));
@@ -195,13 +219,15 @@ static json_object *sources_json(const Status *s) {
 }
 
 /* An auto kernel's armed or triggered state, and what triggered it. */
-static json_object *kernel_state_json(const Status *s) {
-        const KernelState *k = s->kernel;
+static json_object *kernel_state_json(const Status *s, const StatusViewer *v) {
+        KernelState shown = *s->kernel;
+        const KernelState *k = &shown;
         json_object *o = json_object_new_object();
         char text[READER_REF_TEXT_MAX + 64];
 
         if (!o)
                 return NULL;
+        shown.triggered_by = view_ref(v, &s->kernel->triggered_by);
         json_object_object_add(o, "text", json_untrusted(kernel_state_format(k, text, sizeof text)));
         json_object_object_add(o, "auto", k->mode == KERNEL_MODE_AUTO && k->auto_state != AUTO_STATE_NONE
                                                   ? json_object_new_string(auto_state_to_string(k->auto_state))
@@ -209,7 +235,8 @@ static json_object *kernel_state_json(const Status *s) {
         if (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED) {
                 json_object_object_add(o, "trigger_cause", json_object_new_string(cause_to_string(k->trigger_cause)));
                 json_object_object_add(o, "triggered_by",
-                                       cause_has_reader(k->trigger_cause) ? reader_ref_json(&k->triggered_by) : NULL);
+                                       cause_has_reader(k->trigger_cause) ? reader_ref_json(v, &s->kernel->triggered_by)
+                                                                          : NULL);
                 json_object_object_add(o, "confirmed", json_object_new_boolean(k->confirmed));
         }
         json_object_object_add(o, "arms", json_u64(s->arms));
@@ -219,7 +246,21 @@ static json_object *kernel_state_json(const Status *s) {
         return o;
 }
 
-json_object *status_to_json(const Status *s) {
+/* The reason, rendered again with the readers the viewer may not see redacted. */
+static json_object *reason_json(const Status *s, const StatusViewer *v) {
+        Decision d = *s->decision;
+        char reason[REASON_MAX];
+
+        if (v->all)
+                return json_object_new_string(s->decision->reason);
+        d.reader = view_ref(v, &d.reader);
+        d.last_reader = view_ref(v, &d.last_reader);
+        d.trigger_reader = view_ref(v, &d.trigger_reader);
+        decision_format_reason(&d, &s->policy_config, reason, sizeof reason);
+        return json_object_new_string(reason);
+}
+
+json_object *status_to_json(const Status *s, const StatusViewer *v) {
         const Decision *d = s->decision;
         json_object *o = json_object_new_object(), *err = NULL;
 
@@ -236,7 +277,7 @@ json_object *status_to_json(const Status *s) {
         json_object_object_add(o, "backend", json_object_new_string(backend_kind_to_string(s->backend)));
         json_object_object_add(o, "backend_path", json_string_or_null(backend_sysctl_path(s->backend)));
         json_object_object_add(o, "kernel_mode", json_object_new_string(kernel_mode_to_string(s->kernel->mode)));
-        json_object_object_add(o, "kernel_state", kernel_state_json(s));
+        json_object_object_add(o, "kernel_state", kernel_state_json(s, v));
         json_object_object_add(o, "target_mode", json_object_new_string(kernel_mode_to_string(s->target_mode)));
         json_object_object_add(o, "counting", json_object_new_boolean(s->counting));
         json_object_object_add(o, "policy", json_object_new_string(policy_to_string(s->policy)));
@@ -244,9 +285,9 @@ json_object *status_to_json(const Status *s) {
                                json_object_new_string(s->policy_source == CAUSE_OPERATOR ? "SetPolicy" : "config"));
         json_object_object_add(o, "dry_run", json_object_new_boolean(s->dry_run));
         json_object_object_add(o, "paused", json_object_new_boolean(s->paused));
-        json_object_object_add(o, "reason", json_object_new_string(d->reason));
+        json_object_object_add(o, "reason", reason_json(s, v));
         json_object_object_add(o, "cause", json_object_new_string(cause_to_string(d->cause)));
-        json_object_object_add(o, "cause_reader", d->cause == CAUSE_READ ? reader_ref_json(&d->reader) : NULL);
+        json_object_object_add(o, "cause_reader", d->cause == CAUSE_READ ? reader_ref_json(v, &d->reader) : NULL);
         json_object_object_add(o, "rule", json_object_new_string(policy_rule_to_string(d->rule)));
         json_object_object_add(o, "allocation_rate",
                                s->have_rate ? json_object_new_int64((int64_t) (s->rate + 0.5)) : NULL);
@@ -255,11 +296,11 @@ json_object *status_to_json(const Status *s) {
         json_object_object_add(o, "config_error", json_untrusted(s->config_error));
         json_object_object_add(o, "last_error", err);
         json_object_object_add(o, "nodes", nodes_json(s->topology));
-        json_object_object_add(o, "readers", readers_json(s->readers));
+        json_object_object_add(o, "readers", readers_json(s->readers, v));
         json_object_object_add(o, "sources", sources_json(s));
         json_object_object_add(o, "counters", counters_json(&s->counters));
         json_object_object_add(o, "precision", precision_json(s));
-        json_object_object_add(o, "transitions", transitions_json(s->history));
+        json_object_object_add(o, "transitions", transitions_json(s->history, v));
         json_object_object_add(o, "transitions_total", json_u64(s->history->total));
         json_object_object_add(o, "started", json_u64(s->started));
         json_object_object_add(o, "pid", json_object_new_int(s->pid));

@@ -65,6 +65,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .history = &m->history,
         };
         counter_track_total(&m->vmstat_track, &ret->counters.total);
+        manager_policy_config(m, &ret->policy_config);
 }
 
 /* FNV-1a, 64 bit: a digest, not a defence; collisions only cost a Monitor

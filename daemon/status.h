@@ -80,6 +80,7 @@ typedef struct Status {
         bool dry_run;
         bool paused;
         const Decision *decision;       /* cause, reader, rule, reason */
+        PolicyConfig policy_config;     /* to render the reason again, for a caller who may not see a reader */
 
         bool have_rate;
         double rate;                    /* pages/s, smoothed */
@@ -108,5 +109,17 @@ uint64_t status_fingerprint(const Status *s);
 /* The one-line summary for systemd's STATUS=, escaped. */
 char *status_format_notify(const Status *s, char *buf, size_t size);
 
-/* The io.numastatd status object. NULL on OOM. */
-json_object *status_to_json(const Status *s);
+/* Who asks. Status is served to anyone who can connect; what another
+ * user's process is (its pid, uid, unit, executable) is not everyone's to
+ * see: /proc hides it too, with hidepid= or without ptrace access. The
+ * rule: uid 0 sees everything; any other caller sees its own readers in
+ * full, and other users' readers by comm and file only. */
+typedef struct StatusViewer {
+        bool all;               /* root */
+        uid_t uid;
+} StatusViewer;
+
+#define STATUS_VIEWER_ALL ((const StatusViewer) { .all = true })
+
+/* The io.numastatd status object, as viewer may see it. NULL on OOM. */
+json_object *status_to_json(const Status *s, const StatusViewer *viewer);

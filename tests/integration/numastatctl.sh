@@ -149,4 +149,35 @@ ok $(kill -0 "$DAEMON_PID"; echo $?) "daemon survives garbage"
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
 
+# A daemon that did not escape what it serves (a fake one): numastatctl
+# still prints no control byte to the terminal.
+FAKE_SOCK=$(mktemp -u /tmp/numastatd-fake-XXXXXX)
+python3 - "$FAKE_SOCK" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+reader = {"pid": 7, "pid_verified": False, "comm": "\x1b[2J\nforged", "exe": None, "uid": 0, "unit": None,
+          "path": "/proc/vmstat", "first_seen": 0, "last_seen": 0, "count": 1, "ignored": False, "rule": None}
+status = {"version": "x", "pid": 1, "backend": "numa_stat", "backend_path": "/proc/sys/vm/numa_stat",
+          "kernel_mode": "strict", "kernel_state": {"text": "strict"}, "target_mode": "strict", "counting": True,
+          "policy": "auto", "policy_source": "config", "dry_run": False, "paused": False,
+          "reason": "\x1b]0;owned\x07 reason", "readers": [reader], "transitions": [], "nodes": [],
+          "sources": {}, "root": "/", "config_file": "/etc/numastatd.conf", "transitions_total": 0, "started": 0}
+for _ in range(2):
+    c, _ = s.accept()
+    buf = b""
+    while b"\0" not in buf:
+        buf += c.recv(65536)
+    c.sendall(json.dumps({"parameters": {"status": status}}).encode() + b"\0")
+    c.close()
+PY
+FAKE=$!
+wait_for 5 test -S "$FAKE_SOCK"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" readers)
+ok $(! printf '%s' "$OUT" | grep -q $'\x1b'; echo $?) "a raw escape sequence from the daemon does not reach the terminal"
+contains "$OUT" '\x1b[2J\x0aforged' "  it is shown as \\xNN, on one line"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
+ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
+wait $FAKE 2>/dev/null
+rm -f "$FAKE_SOCK"
+
 done_testing

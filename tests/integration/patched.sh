@@ -12,6 +12,9 @@ require_root "fanotify_init needs CAP_SYS_ADMIN"
 fake_kernel_tree patched v3
 
 status() { ctl --json=short | json_get "$1"; }
+# An ignored reader's read: head stays alive on its stdin for a second, so
+# the daemon can name it (a reader gone before it looks cannot be ignored).
+ignored_read() { sleep 1 | head -c 10 "$1" - >/dev/null & }
 armed() { status_is kernel_state.auto armed; }
 
 CONF='[policy]
@@ -53,7 +56,7 @@ TOTAL0=$(status counters.total.numa_hit)
 
 # ---- an ignored reader triggers it: re-armed, but not sooner than min_dwell ----
 R0=$(fake_state resets)
-head -c 10 "$T/proc/vmstat" >/dev/null
+ignored_read "$T/proc/vmstat"
 wait_for 5 status_is kernel_state.auto triggered
 ok $? "an ignored reader's read: the daemon sees auto triggered"
 S=$(ctl --json=short)
@@ -129,7 +132,7 @@ fake rate 50000
 start_daemon "$T" --config="$T/conf-coarse"
 wait_for 10 fake_state_is mode coarse
 ok $? "off_mode=coarse: off is coarse"
-head -c 10 "$T/proc/vmstat" >/dev/null
+ignored_read "$T/proc/vmstat"
 sleep 0.5
 is "$(fake_state mode) $(fake_state counting)" "coarse 0" "an ignored reader leaves it off"
 sleep 2 | cat "$T/proc/vmstat" - >/dev/null &
@@ -148,7 +151,7 @@ fake rate 50000
 wait_for 10 armed
 ok $? "vmstat_mode: armed under pressure"
 is "$(fake_state counting)" 0 "  counting really off"
-head -c 10 "$T/proc/vmstat" >/dev/null
+ignored_read "$T/proc/vmstat"
 wait_for 5 status_is kernel_state.auto triggered
 ok $? "  an ignored reader triggers it"
 wait_for 8 armed

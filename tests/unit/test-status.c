@@ -159,7 +159,7 @@ static void test_outputs(void) {
         /* Names another process chose stay valid UTF-8 and inert in JSON. */
         f.readers.entries[0].comm = (char *) "x\n<0>forged";
         f.readers.entries[0].exe = (char *) "/tmp/\x1b[31mred\xff";
-        j = status_to_json(&f.status);
+        j = status_to_json(&f.status, &STATUS_VIEWER_ALL);
         ok(j != NULL, "status JSON");
         json_object_object_get_ex(j, "readers", &readers);
         r0 = json_object_array_get_idx(readers, 0);
