@@ -8,7 +8,11 @@
 #include "varlink-wire.h"
 
 ssize_t varlink_frame_find(const char *buf, size_t len) {
-        const char *nul = memchr(buf, 0, len);
+        const char *nul;
+
+        if (len == 0)
+                return -EAGAIN;         /* buf may be NULL: nothing is held */
+        nul = memchr(buf, 0, len);
         return nul ? nul - buf : -EAGAIN;
 }
 
