@@ -424,8 +424,10 @@ static bool readers_process(Readers *r, const void *buf, size_t n) {
                 if (m->vers != FANOTIFY_METADATA_VERSION) {
                         log_error("fanotify metadata version %u, expected %u; reader detection stops.", m->vers,
                                   FANOTIFY_METADATA_VERSION);
-                        /* Its own fd sits where we cannot be sure of; the rest we can close. */
-                        close_remaining(FAN_EVENT_NEXT(m, len), len);
+                        /* Its own fd sits where we cannot be sure of; the rest we can close.
+                         * FAN_EVENT_NEXT shrinks len: step first, then pass what is left. */
+                        const struct fanotify_event_metadata *rest = FAN_EVENT_NEXT(m, len);
+                        close_remaining(rest, len);
                         readers_fail(r, -EPROTO);
                         return false;
                 }

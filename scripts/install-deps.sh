@@ -1,5 +1,8 @@
 #!/bin/sh
-# Installs what numastatd needs to build, run and test on Debian 12 (as root).
+# Installs what numastatd needs to build and run on Debian 12 (as root);
+# with --test, also what scripts/test.sh needs beyond that: clang and its
+# libFuzzer runtime for the fuzz harnesses. (The VM tests' own needs are
+# scripts/install-vm-deps.sh.)
 set -eu
 
 PACKAGES="
@@ -7,6 +10,12 @@ build-essential autoconf automake libtool pkg-config
 libsystemd-dev libnl-3-dev libinih-dev libnuma-dev libjson-c-dev
 python3 util-linux procps
 "
+TEST_PACKAGES="clang libclang-rt-14-dev"
+case "${1:-}" in
+--test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
+"") ;;
+*) echo "usage: install-deps.sh [--test]" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "install-deps.sh: run as root (apt-get install)" >&2
@@ -18,7 +27,7 @@ for p in $PACKAGES; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -z "$missing" ]; then
-        echo "install-deps.sh: all build and test dependencies are installed."
+        echo "install-deps.sh: all dependencies are installed."
         exit 0
 fi
 echo "install-deps.sh: installing$missing"

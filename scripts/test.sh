@@ -1,11 +1,13 @@
 #!/bin/bash
 # Installs dependencies, builds with -Werror and runs every test: the unit
-# and integration tests (make check, out of tree), then make distcheck, which
-# rebuilds from the release tarball and runs them again. Ends with one line
-# "N passed, N failed, N skipped" over every check of both runs.
+# and integration tests (make check, out of tree); make distcheck, which
+# rebuilds from the release tarball and runs them again; make check once more
+# built with ASan+UBSan (build-asan/); each fuzz harness for a short, fixed
+# time (build-fuzz/, clang); and the real kernels in qemu (make check-vm).
+# Ends with one line "N passed, N failed, N skipped" over every check.
 set -u
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh || exit 1
+scripts/install-deps.sh --test || exit 1
 scripts/build.sh --enable-werror || { echo "0 passed, 1 failed"; exit 1; }
 
 passed=0 failed=0 skipped=0
@@ -39,6 +41,42 @@ if [ $distcheck_status -ne 0 ]; then
 else
         passed=$((passed + 1))
         echo "PASS: make distcheck (tarball builds, tests pass, installs and uninstalls cleanly)"
+fi
+
+# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer:
+# any report fails the test it happened in (configure makes them fatal).
+echo "== make check (ASan+UBSan) =="
+if ! (cd .. && BUILD_DIR=build-asan scripts/build.sh --enable-sanitizers --enable-werror >/dev/null); then
+        echo "FAIL: building with --enable-sanitizers"
+        failed=$((failed + 1))
+else
+        make -C ../build-asan -j"$(nproc)" check >../build-asan/check.out 2>&1
+        asan_status=$?
+        grep -E '^(FAIL|XPASS|ERROR|SKIP): |^# [A-Z]+: ' ../build-asan/check.out || true
+        count ../build-asan/check.out
+        if [ $asan_status -ne 0 ]; then
+                grep -B2 -A30 -E 'ERROR: (Address|Leak)Sanitizer|runtime error' ../build-asan/test-suite.log | head -80
+                [ "$(grep -cE '^(FAIL|XPASS|ERROR): ' ../build-asan/check.out)" -gt 0 ] || failed=$((failed + 1))
+        fi
+fi
+
+# Each libFuzzer harness for FUZZ_SECONDS (CI: 10 s each, 90 s in all);
+# make fuzz FUZZ_SECONDS=... in build-fuzz/ is the long study.
+echo "== make fuzz (libFuzzer, ${FUZZ_SECONDS:=10} s each) =="
+if ! (cd .. && BUILD_DIR=build-fuzz scripts/build.sh CC=clang --enable-fuzzing --enable-werror >/dev/null); then
+        echo "FAIL: building the fuzz harnesses with clang"
+        failed=$((failed + 1))
+else
+        make -s -C ../build-fuzz fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >../build-fuzz/fuzz.out 2>&1
+        fuzz_status=$?
+        cat ../build-fuzz/fuzz.out
+        p=$(grep -cE '^ok [0-9]+' ../build-fuzz/fuzz.out)
+        f=$(grep -cE '^not ok [0-9]+' ../build-fuzz/fuzz.out)
+        passed=$((passed + p)) failed=$((failed + f))
+        if [ $fuzz_status -ne 0 ] && [ "$f" -eq 0 ]; then
+                echo "FAIL: make fuzz stopped before its harnesses ran"
+                failed=$((failed + 1))
+        fi
 fi
 
 # The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
