@@ -14,6 +14,7 @@
 #include "rootfs.h"
 #include "rules.h"
 #include "service.h"
+#include "socket-file.h"
 #include "stats.h"
 #include "time-util.h"
 
@@ -78,6 +79,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m = calloc(1, sizeof *m);
         if (!m)
                 return log_oom();
+        /* Before anything can fail: manager_free() closes what is >= 0. */
+        m->runtime_fd = -1;
+        m->socket_file = SOCKET_FILE_NULL;
         m->config = *config;
         *config = (Config){};
 
@@ -94,7 +98,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                         return log_oom();
         }
         m->dry_run_override = opts->dry_run;
-        m->runtime_fd = -1;
         m->runtime_dir = manager_runtime_dir(opts->runtime_dir);
         if (!m->runtime_dir)
                 return log_oom();
@@ -126,7 +129,6 @@ Manager *manager_free(Manager *m) {
                 varlink_unref(m->monitors[i]);
         free(m->monitors);
         varlink_server_unref(m->varlink);
-        free(m->bound_socket);
         if (m->runtime_fd >= 0)
                 close(m->runtime_fd);
         free(m->runtime_dir);
@@ -1154,19 +1156,6 @@ static void manager_arm_sampling(Manager *m) {
 
 /* ---- the socket ---- */
 
-static int mkdir_parents(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = 0;
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        return 0;
-}
-
 static int manager_listen(Manager *m) {
         const char *path = m->socket_override ? m->socket_override : m->config.socket;
         char **names = NULL;
@@ -1191,26 +1180,7 @@ static int manager_listen(Manager *m) {
         }
         strv_free(names);
 
-        r = mkdir_parents(path, 0755);
-        if (r < 0)
-                return log_error_errno(r, "Cannot create the directory of %s: %m", path);
-        /* A live daemon on this socket: do not steal it. */
-        {
-                VarlinkClient *c = NULL;
-                if (varlink_client_connect_address(&c, path) >= 0) {
-                        varlink_client_free(c);
-                        return log_error_errno(EADDRINUSE, "Another numastatd is listening on %s.", path);
-                }
-        }
-        /* Anyone may read the status; changing it is checked per call. */
-        r = varlink_server_listen_address(m->varlink, path, 0666);
-        if (r < 0)
-                return log_error_errno(r, "Cannot listen on %s: %m", path);
-        m->bound_socket = strdup(path);
-        if (!m->bound_socket)
-                return log_oom();
-        log_debug("Listening on %s.", path);
-        return 0;
+        return socket_file_listen(&m->socket_file, m->varlink, path, 0666);
 }
 
 /* ---- life cycle ---- */
@@ -1459,9 +1429,6 @@ int manager_shutdown(Manager *m) {
         }
         if (m->varlink)
                 varlink_server_shutdown(m->varlink);   /* every client, Monitor ones too */
-        if (m->bound_socket) {
-                (void) unlink(m->bound_socket);
-                m->bound_socket = (free(m->bound_socket), NULL);
-        }
+        socket_file_remove(&m->socket_file);
         return r;
 }

@@ -23,6 +23,7 @@
 #include "policy.h"
 #include "readers.h"
 #include "readertab.h"
+#include "socket-file.h"
 #include "status.h"
 #include "topology.h"
 #include "uevent.h"
@@ -133,7 +134,7 @@ typedef struct Manager {
         char *runtime_error;    /* why it is off, if it is */
 
         VarlinkServer *varlink;
-        char *bound_socket;     /* a path we bound ourselves and unlink at exit */
+        SocketFile socket_file;         /* the socket file we bound ourselves, if any */
         Varlink **monitors;
         size_t n_monitors;
         uint64_t fingerprint;   /* status_fingerprint() last announced (STATUS=, Monitor) */

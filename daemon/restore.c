@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "restore.h"
+#include "safe-dir.h"
 #include "strutil.h"
 
 void restore_state_done(RestoreState *s) {
@@ -78,39 +79,23 @@ static const char *unsafe_owner_or_mode(const struct stat *st) {
         return NULL;
 }
 
-static int refuse(char **ret_why, const char *fmt, ...) _printf_(2, 3);
-static int refuse(char **ret_why, const char *fmt, ...) {
-        va_list ap;
-        char *s;
-
-        va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        if (ret_why) {
-                free(*ret_why);
-                *ret_why = s;
-        } else
-                free(s);
-        return -EPERM;
-}
-
 int restore_dir_open(const char *path, int *ret_fd, char **ret_why) {
         _cleanup_close_ int fd = -1;
         struct stat st;
         const char *why;
 
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-                return refuse(ret_why, "cannot create %s: %s", path, strerror(errno));
-        /* O_NOFOLLOW: a link planted in place of the directory is refused. */
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return refuse(ret_why, "cannot open %s: %s", path, strerror(errno));
+        _cleanup_free_ char *path_why = NULL;
+        int r;
+
+        /* Nothing on the way there may be someone else's to redirect. */
+        r = safe_dir_open(path, SAFE_DIR_CREATE, &fd, &path_why);
+        if (r < 0)
+                return set_why(ret_why, r, "%s", path_why ? path_why : strerror(-r));
         if (fstat(fd, &st) < 0)
                 return -errno;
         why = unsafe_owner_or_mode(&st);
         if (why)
-                return refuse(ret_why, "%s is not safe for the crash-restore state: %s", path, why);
+                return set_why(ret_why, -EPERM, "%s is not safe for the crash-restore state: %s", path, why);
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
@@ -161,32 +146,32 @@ int restore_state_load(int dir_fd, const char *root, RestoreState *ret, char **r
                 if (errno == ENOENT)
                         return -ENOENT;
                 if (errno == ELOOP)
-                        return refuse(ret_why, "it is a symbolic link");
-                return refuse(ret_why, "cannot open it: %s", strerror(errno));
+                        return set_why(ret_why, -EPERM, "it is a symbolic link");
+                return set_why(ret_why, -EPERM, "cannot open it: %s", strerror(errno));
         }
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return refuse(ret_why, "it is not a regular file");
+                return set_why(ret_why, -EPERM, "it is not a regular file");
         why = unsafe_owner_or_mode(&st);
         if (why)
-                return refuse(ret_why, "%s", why);
+                return set_why(ret_why, -EPERM, "%s", why);
         if (st.st_size > RESTORE_FILE_MAX)
-                return refuse(ret_why, "it is too large (%lld bytes, at most %d)", (long long) st.st_size,
+                return set_why(ret_why, -EPERM, "it is too large (%lld bytes, at most %d)", (long long) st.st_size,
                               RESTORE_FILE_MAX);
         n = read(fd, buf, sizeof buf - 1);
         if (n < 0)
                 return -errno;
         buf[n] = '\0';
         if ((size_t) n != strlen(buf))
-                return refuse(ret_why, "it holds a NUL byte");
+                return set_why(ret_why, -EPERM, "it holds a NUL byte");
         r = restore_state_parse(buf, &s);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return refuse(ret_why, "it does not parse");
+                return set_why(ret_why, -EPERM, "it does not parse");
         if (!streq_ptr(s.root, root)) {
-                r = refuse(ret_why, "it is for root %s, and this daemon drives %s", s.root, root);
+                r = set_why(ret_why, -EPERM, "it is for root %s, and this daemon drives %s", s.root, root);
                 restore_state_done(&s);
                 return r;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,4 +402,19 @@ bool string_is_safe(const char *s) {
                         return false;
         }
         return true;
+}
+
+int set_why(char **ret_why, int r, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        if (!ret_why)
+                return r;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        free(*ret_why);
+        *ret_why = s;
+        return r;
 }

@@ -4,6 +4,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#define streq(a, b) (strcmp((a), (b)) == 0)
 
 /* Durations are kept in microseconds, like sd-event's clock. */
 typedef uint64_t usec_t;
@@ -56,3 +59,7 @@ char *cescape_buf(const char *s, char *buf, size_t size);
 char *cescape(const char *s);
 /* Whether s needs no escaping (printable ASCII other than \ and "). */
 bool string_is_safe(const char *s);
+
+/* For functions that refuse with a sentence: replaces *ret_why (if
+ * ret_why) with the formatted text and returns r. */
+int set_why(char **ret_why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -948,20 +949,20 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd) {
         return 0;
 }
 
-int varlink_server_listen_address(VarlinkServer *s, const char *path, mode_t mode) {
+int varlink_server_listen_at(VarlinkServer *s, int dir_fd, const char *name, mode_t mode) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         _cleanup_close_ int fd = -1;
         mode_t old_umask;
         int r;
 
-        if (strlen(path) >= sizeof sa.sun_path)
+        /* bind() takes a path, not a directory fd: name the directory by its
+         * fd, so the path is not walked again. */
+        r = snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dir_fd, name);
+        if (r < 0 || (size_t) r >= sizeof sa.sun_path)
                 return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        (void) unlink(path);
         /* Create the socket with its final mode: no window in which it has another. */
         old_umask = umask(~mode & 0777);
         r = bind(fd, (struct sockaddr *) &sa, sizeof sa);

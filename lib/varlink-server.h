@@ -53,8 +53,11 @@ void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsign
 unsigned varlink_server_current_connections(VarlinkServer *s);
 
 int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority);
-/* Binds and listens on a unix socket path (an old socket file is replaced). */
-int varlink_server_listen_address(VarlinkServer *s, const char *path, mode_t mode);
+/* Binds and listens on a new unix socket NAME in the directory DIR_FD (a
+ * directory the caller judged safe: nothing on the way is resolved again),
+ * created with MODE. Something already there is EADDRINUSE: the caller
+ * decides what may be replaced. */
+int varlink_server_listen_at(VarlinkServer *s, int dir_fd, const char *name, mode_t mode);
 /* Takes a listening socket, e.g. from sd_listen_fds_with_names(). */
 int varlink_server_listen_fd(VarlinkServer *s, int fd);
 /* Takes an already connected socket (tests use socketpair()). */

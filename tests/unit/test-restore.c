@@ -55,7 +55,7 @@ static void sh(const char *fmt, const char *arg) {
         char cmd[1024];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-        snprintf(cmd, sizeof cmd, fmt, arg, arg, arg, arg);
+        snprintf(cmd, sizeof cmd, fmt, arg, arg, arg, arg, arg);
 #pragma GCC diagnostic pop
         if (system(cmd) != 0)
                 printf("# command failed: %s\n", cmd);
@@ -146,10 +146,21 @@ static void test_hostile(void) {
         /* The directory itself. */
         sh("rm -rf %s/run/" RESTORE_FILE " && chmod 777 %s/run", root);
         is_int(restore_dir_open(dir, &fd, &why), -EPERM, "a runtime directory others can write to is refused");
+        ok(why && strstr(why, "writable by others"), "  and says so: %s", why ? why : "");
+        sh("chmod 1777 %s/run", root);
+        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "... also when sticky, like /tmp");
         ok(why && strstr(why, "others can write"), "  and says so: %s", why ? why : "");
-        sh("chmod 755 %s/run && mv %s/run %s/real-run && ln -s real-run %s/run", root);
-        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "a symbolic link as the runtime directory is refused");
-        sh("rm -f %s/run && mv %s/real-run %s/run", root);
+        /* Only root could plant root's link; someone else's is refused. */
+        sh("chmod 755 %s/run && mv %s/run %s/real-run && ln -s real-run %s/run && chown -h 65534 %s/run", root);
+        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "another user's symbolic link as the runtime directory is refused");
+        ok(why && strstr(why, "symbolic link owned by another user"), "  and says so: %s", why ? why : "");
+        sh("chown -h 0 %s/run", root);
+        is_int(restore_dir_open(dir, &fd, &why), 0, "root's own link is followed");
+        if (fd >= 0)
+                close(fd);
+        sh("chmod 755 %s/real-run && chown 65534 %s/real-run", root);
+        is_int(restore_dir_open(dir, &fd, &why), -EPERM, "a runtime directory of another user is refused");
+        sh("chown 0 %s/real-run && rm -f %s/run && mv %s/real-run %s/run", root);
 }
 
 int main(void) {
