@@ -673,7 +673,11 @@ static int manager_watch(Manager *m) {
         if (!m->readers)
                 return 0;
         readers_set_early_fields(m->readers, rules_fields(&m->config));
-        r = readers_watch(m->readers, m->root, m->config.watch);
+        /* Under systemd's ProtectKernelTunables= (or in any private mount
+         * namespace) our /proc may be a procfs of our own: readers read the
+         * one pid 1's namespace has. Marked too; the same inode only once. */
+        r = readers_watch(m->readers, m->root, m->config.watch,
+                          streq(m->root, "/") ? (char *[]) { (char *) "/proc/1/root", NULL } : NULL);
         if (r < 0)
                 return log_warning_errno(r, "Cannot watch the statistics files: %m");
         log_debug("Watching %d statistics file(s) for readers.", r);

@@ -44,6 +44,7 @@
 typedef struct WatchId {
         dev_t dev;
         ino_t ino;
+        size_t path;            /* index into watched */
 } WatchId;
 
 struct Readers {
@@ -58,9 +59,9 @@ struct Readers {
         ReadersFailure failure;
         void *userdata;
 
-        char **watched;         /* as configured (no root prefix), NULL-terminated */
-        WatchId *ids;           /* parallel to watched */
-        size_t n_watched;
+        char **watched;         /* as configured (no root prefix), each once, NULL-terminated */
+        WatchId *ids;           /* every inode marked: a path may have one per view */
+        size_t n_ids;
 };
 
 /* Process information of one reader, from the daemon's own /proc. */
@@ -87,7 +88,7 @@ static void readers_clear_watched(Readers *r) {
         r->watched = strv_free(r->watched);
         free(r->ids);
         r->ids = NULL;
-        r->n_watched = 0;
+        r->n_ids = 0;
 }
 
 Readers *readers_free(Readers *r) {
@@ -224,9 +225,9 @@ static const char *readers_find(Readers *r, int fd) {
 
         if (fd < 0 || fstat(fd, &st) < 0)
                 return NULL;
-        for (size_t i = 0; i < r->n_watched; i++)
+        for (size_t i = 0; i < r->n_ids; i++)
                 if (r->ids[i].dev == st.st_dev && r->ids[i].ino == st.st_ino)
-                        return r->watched[i];
+                        return r->watched[r->ids[i].path];
         return NULL;
 }
 
@@ -613,7 +614,14 @@ static int readers_resolve(const char *root, char * const *patterns, char ***ret
         return 0;
 }
 
-int readers_watch(Readers *r, const char *root, char * const *patterns) {
+static bool ids_contain(const WatchId *ids, size_t n, const struct stat *st) {
+        for (size_t i = 0; i < n; i++)
+                if (ids[i].dev == st->st_dev && ids[i].ino == st->st_ino)
+                        return true;
+        return false;
+}
+
+int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views) {
         _cleanup_strv_free_ char **fulls = NULL, **paths = NULL, **kept = NULL;
         _cleanup_free_ WatchId *ids = NULL;
         size_t n = 0, n_all;
@@ -628,6 +636,21 @@ int readers_watch(Readers *r, const char *root, char * const *patterns) {
         k = readers_resolve(root, patterns, &fulls, &paths);
         if (k < 0)
                 return k;
+        /* The same files as other mount namespaces see them: another procfs
+         * instance is another superblock, whose inodes our marks do not
+         * cover. A view that cannot be resolved is skipped, not fatal. */
+        for (char * const *v = views; v && *v; v++) {
+                _cleanup_strv_free_ char **vf = NULL, **vp = NULL;
+
+                k = readers_resolve(*v, patterns, &vf, &vp);
+                if (k < 0) {
+                        log_debug_errno(k, "Cannot resolve the statistics files under %s: %m", *v);
+                        continue;
+                }
+                for (size_t i = 0; vf && vf[i]; i++)
+                        if (strv_extend(&fulls, vf[i]) < 0 || strv_extend(&paths, vp[i]) < 0)
+                                return -ENOMEM;
+        }
         n_all = strv_length(paths);
         ids = calloc(n_all ? n_all : 1, sizeof *ids);
         if (!ids)
@@ -641,7 +664,12 @@ int readers_watch(Readers *r, const char *root, char * const *patterns) {
 
         for (size_t i = 0; i < n_all; i++) {
                 struct stat st;
+                size_t path;
 
+                /* A view that shares our superblock (a bind mount, or no
+                 * namespace of its own) adds nothing. */
+                if (stat(fulls[i], &st) < 0 || ids_contain(ids, n, &st))
+                        continue;
                 if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, fulls[i]) < 0) {
                         k = -errno;
                         if (k == -ENOENT) {
@@ -657,15 +685,18 @@ int readers_watch(Readers *r, const char *root, char * const *patterns) {
                         (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, fulls[i]);
                         continue;
                 }
-                if (strv_extend(&kept, paths[i]) < 0) {
+                for (path = 0; kept && kept[path]; path++)
+                        if (streq(kept[path], paths[i]))
+                                break;
+                if ((!kept || !kept[path]) && strv_extend(&kept, paths[i]) < 0) {
                         (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
                         return -ENOMEM;
                 }
-                ids[n++] = (WatchId) { .dev = st.st_dev, .ino = st.st_ino };
+                ids[n++] = (WatchId) { .dev = st.st_dev, .ino = st.st_ino, .path = path };
         }
 
         r->watched = TAKE_PTR(kept);
         r->ids = TAKE_PTR(ids);
-        r->n_watched = n;
+        r->n_ids = n;
         return (int) n;
 }

@@ -55,11 +55,14 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
 Readers *readers_free(Readers *r);
 
 /* (Re)marks the files: each pattern is a glob ("/sys/devices/system/node/node*
- * /numastat") resolved under root at call time. Old marks are removed first,
- * so calling it again after a node is added or removed re-marks. Returns the
- * number of files marked, or negative errno; a pattern matching nothing is
- * not an error. */
-int readers_watch(Readers *r, const char *root, char * const *patterns);
+ * /numastat") resolved under root at call time, and again under each of
+ * views (NULL-terminated, may be NULL: "/proc/1/root", another mount
+ * namespace's view of the same files), marking each inode once. Old marks
+ * are removed first, so calling it again after a node is added or removed
+ * re-marks. Returns the number of inodes marked, or negative errno; a
+ * pattern matching nothing, or a view that cannot be resolved, is not an
+ * error. */
+int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views);
 
 /* Which fields to attribute before the callback runs: those a decision
  * needs (the ignore rules' fields). Reading /proc and the cgroup costs tens

@@ -115,6 +115,26 @@ diag "scheduling: $sched"
 case $sched in *"SCHED_FIFO"*"priority: 1"*) r=0 ;; *) r=1 ;; esac
 ok $r "the daemon runs SCHED_FIFO priority 1, as the unit asks"
 
+# Attribution inside the sandbox: a reader of another user, of /proc/vmstat
+# (the host's procfs: the unit must not mount one of its own), is seen and
+# named with its pid, uid and executable (CAP_SYS_PTRACE).
+setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        bash -c 'exec 3</proc/vmstat; read -r -u 3 _; sleep 4; :' &
+rpid=$!
+wait_for 10 sh -c "numastatctl --json=short status | jq -e '.readers[] | select(.pid == $rpid)' >/dev/null"
+R=$(status_json | jq -c ".readers[] | select(.pid == $rpid)")
+diag "reader as seen from the sandbox: $R"
+if [ -z "$R" ]; then
+        diag "not seen; the readers the daemon has:"
+        ctl readers 2>&1 | sed 's/^/#   /' >"$OUT"
+        diag "/proc/vmstat here: $(stat -L -c 'dev %d ino %i' /proc/vmstat), in the daemon's namespace: $(nsenter -t "$(main_pid)" -m stat -L -c 'dev %d ino %i' /proc/vmstat 2>&1)"
+        grep -E ' /proc( |/)' "/proc/$(main_pid)/mountinfo" | head -5 | sed 's/^/#   /' >"$OUT"
+        status_json | jq -c '.sources' | sed 's/^/#   /' >"$OUT"
+fi
+is "$(echo "$R" | field uid)" 65534 "a reader of uid 65534 is attributed from inside the sandbox (pid $rpid)"
+is "$(echo "$R" | field exe)" "$(readlink -f /bin/bash)" "with its executable"
+wait "$rpid" 2>/dev/null
+
 # ---- 2. socket activation ----------------------------------------------------------
 systemctl stop "$UNIT"
 ok $? "systemctl stop numastatd"
