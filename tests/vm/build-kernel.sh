@@ -14,7 +14,8 @@
 #   src/VERSION/linux          pristine source tree (extracted once, ~1.4 GiB)
 #   build/VERSION/tree         the build tree (source + objects) of VERSION
 #   build/VERSION/KEY/         one build's result: bzImage (printed on stdout),
-#                              config, build.log
+#                              System.map (for the instruction-counting plugin's
+#                              address ranges), config, build.log
 # KEY = sha256 of (source package version, config.fragment, each patch's name
 # and content, the build recipe version). Same key again: nothing is rebuilt.
 # A new key reuses the build tree: the files the previous patches touched are
@@ -78,6 +79,12 @@ KEY=$( {
 BUILDS=$CACHE/build/$VERSION
 K=$BUILDS/$KEY
 
+# A result from before System.map was kept: the tree still holds the map of
+# that very build if its .config is the result's.
+if [ -f "$K/.done" ] && [ ! -s "$K/System.map" ] && [ -s "$BUILDS/tree/System.map" ] &&
+        cmp -s "$BUILDS/tree/.config" "$K/config"; then
+        cp "$BUILDS/tree/System.map" "$K/System.map"
+fi
 if [ -f "$K/.done" ] && [ -s "$K/bzImage" ]; then
         touch "$K/.used"
         say "$VERSION: up to date ($SRCDESC, ${#PATCHES[@]} patch(es), key $KEY)"
@@ -267,6 +274,7 @@ say "building bzImage with -j$JOBS (log: $LOG)"
 T1=$(date +%s)
 run_make bzImage
 [ -s "$TREE/arch/x86/boot/bzImage" ] || die "no bzImage after make"
+cp "$TREE/System.map" "$K/System.map"
 cp "$TREE/arch/x86/boot/bzImage" "$K/bzImage.tmp"
 mv "$K/bzImage.tmp" "$K/bzImage"
 w=$(grep -ci 'warning:' "$LOG" || true)

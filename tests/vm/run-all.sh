@@ -16,7 +16,7 @@ emit() {  # emit STATUS DESCRIPTION
         if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 }
 
-for b in numastatd numastatctl tests/vm/alloc-load tests/vm/react; do
+for b in numastatd numastatctl tests/vm/alloc-load tests/vm/react tests/vm/insn-count.so; do
         if [ ! -x "$BUILDDIR/$b" ]; then
                 echo "Bail out! $BUILDDIR/$b is not built (run make check-vm)"
                 exit 1
@@ -61,6 +61,25 @@ boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         fi
 }
 
+# insn NAME KERNEL SYSTEM_MAP KIND: guest instructions per page, counting on
+# and off, counted by the TCG plugin (tests/vm/insn-count.c): a short run
+# here (sanity bounds only); make bench-vm runs the full study.
+insn() {
+        local name=$1 kernel=$2 map=$3 kind=$4 spec="$BUILDDIR/tests/vm/insn-count.so" start=$SECONDS rc
+        local pages=${NUMASTATD_INSN_PAGES:-4000} rounds=${NUMASTATD_INSN_ROUNDS:-3}
+        if [ -r "$map" ]; then
+                "$HERE/insn-ranges.sh" "$map" > "$WORK/$name.ranges" 2>/dev/null && spec="$spec,ranges=$WORK/$name.ranges"
+        fi
+        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario insn \
+                --plugin "$spec" --plugin-log "$WORK/$name.plugin" --append "vm_insn_pages=$pages vm_insn_rounds=$rounds" \
+                --results "$WORK/$name.results" --console "$WORK/$name.console" > "$WORK/$name.tap"
+        rc=$?
+        python3 "$HERE/insn-figure.py" "$WORK/$name.plugin" "$pages" "$rounds" 0 "$kind" >> "$WORK/$name.tap" || rc=1
+        merge "$name" $rc
+        emit $rc "[$name] counted instructions on and off to the end ($((SECONDS - start)) s)"
+        [ $rc -eq 0 ] || tail -30 "$WORK/$name.console" 2>/dev/null | sed 's/^/#   /'
+}
+
 only=${VM_ONLY:-}
 want() { [ -z "$only" ] || [[ " $only " == *" $1 "* ]]; }
 want kernel-5.10 && boot kernel-5.10 "$K510" kernel-checks
@@ -70,6 +89,9 @@ want daemon-stock && boot daemon-stock "$KSTOCK" daemon
 want auto-5.10 && boot auto-5.10 "$K510" patched
 want bench-6.1 && boot bench-6.1 "$K61" bench
 want bench-5.10 && boot bench-5.10 "$K510" bench
+want insn-5.10 && insn insn-5.10 "$K510" "$(dirname "$K510")/System.map" "patched $(basename "$(dirname "$(dirname "$K510")")")"
+want insn-6.1 && insn insn-6.1 "$K61" "$(dirname "$K61")/System.map" "mainline 6.1"
+want insn-stock && insn insn-stock "$KSTOCK" "" "Debian's stock 6.1"
 want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
 want nodes-5.10 && boot nodes-5.10 "$K510" nodes --nodes 4 --cpus 8 --mem 2048
 if want systemd; then

@@ -3,14 +3,15 @@
 #
 #   tests/vm/run-vm.sh --kernel K --initrd I [--scenario NAME] [--nodes N] [--cpus C]
 #                      [--mem MiB] [--timeout S] [--append ARGS] [--results FILE]
-#                      [--console FILE]
+#                      [--console FILE] [--plugin SO[,ARGS]] [--plugin-log FILE]
 #
 # Defaults: 2 nodes, 4 CPUs, 2048 MiB, 300 s. N nodes get C/N CPUs (sockets)
 # and MiB/N memory each: node i has CPUs i*C/N .. (i+1)*C/N-1.
 # Kernel command line: console=ttyS0 panic=-1 vm_nodes=N vm_cpus=C vm_mem_mib=M
 # [scenario=NAME] ARGS. Serial 0 (console) goes to --console, serial 1 (the
 # results port, /dev/ttyS1 in the guest) to --results (temporary files when
-# not given).
+# not given). --plugin loads a TCG plugin (tests/vm/insn-count.so), whose
+# output goes to --plugin-log; it forces TCG.
 # Accelerator: KVM only when /dev/kvm is usable and the host's KVM is not the
 # paravirtual one (/sys/module/kvm_pvm), else TCG (-cpu max). Override with
 # NUMASTATD_VM_ACCEL=tcg|kvm.
@@ -30,18 +31,20 @@ usage() {
 }
 
 KERNEL='' INITRD='' NODES=2 CPUS=4 MEM=2048 TIMEOUT=300 APPEND='' RESULTS='' CONSOLE='' SCENARIO=''
+PLUGIN='' PLUGIN_LOG=''
 while [ $# -gt 0 ]; do
         opt=$1
         case $opt in --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; opt=$1 ;; esac
         case $opt in
         -h|--help) usage ;;
-        --kernel|--initrd|--nodes|--cpus|--mem|--timeout|--append|--results|--console|--scenario)
+        --kernel|--initrd|--nodes|--cpus|--mem|--timeout|--append|--results|--console|--scenario|--plugin|--plugin-log)
                 [ $# -ge 2 ] || die "$opt needs a value"
                 case $opt in
                 --kernel) KERNEL=$2 ;; --initrd) INITRD=$2 ;; --nodes) NODES=$2 ;;
                 --cpus) CPUS=$2 ;; --mem) MEM=$2 ;; --timeout) TIMEOUT=$2 ;;
                 --append) APPEND="$APPEND $2" ;; --results) RESULTS=$2 ;;
                 --console) CONSOLE=$2 ;; --scenario) SCENARIO=$2 ;;
+                --plugin) PLUGIN=$2 ;; --plugin-log) PLUGIN_LOG=$2 ;;
                 esac
                 shift 2
                 ;;
@@ -68,6 +71,7 @@ rm -f "$RESULTS" "$CONSOLE"
 
 # --- accelerator -------------------------------------------------------------------
 ACCEL=${NUMASTATD_VM_ACCEL:-}
+[ -n "$PLUGIN" ] && ACCEL=tcg     # plugins count what TCG translates
 if [ -z "$ACCEL" ]; then
         if [ -e /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -e /sys/module/kvm_pvm ]; then
                 ACCEL=kvm
@@ -102,6 +106,10 @@ QEMU=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -moni
         -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
         -serial "file:$CONSOLE" -serial "file:$RESULTS"
         -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [ -n "$PLUGIN" ]; then
+        [ -n "$PLUGIN_LOG" ] || PLUGIN_LOG=$TMP/plugin.log
+        QEMU+=(-plugin "$PLUGIN" -d plugin -D "$PLUGIN_LOG")
+fi
 
 say "booting $(basename "$KERNEL") ($ACCEL, $NODES nodes, $CPUS cpus, $MEM MiB, timeout ${TIMEOUT}s): $CMDLINE"
 T0=$(date +%s.%N)
