@@ -172,6 +172,19 @@ static char *format_bytes(char *buf, size_t size, uint64_t b) {
         return buf;
 }
 
+/* 987, 12.3k, 4.5M, 6.7G: counts of pages and instructions. */
+static char *format_count(char *buf, size_t size, uint64_t n) {
+        static const char *const units[] = { "", "k", "M", "G", "T", "P" };
+        double v = (double) n;
+        size_t u = 0;
+        while (v >= 1000 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1000;
+                u++;
+        }
+        snprintf(buf, size, u ? "%.1f%s" : "%.0f%s", v, units[u]);
+        return buf;
+}
+
 static char *format_cpus(char *buf, size_t size, json_object *cpus) {
         size_t n = json_object_array_length(cpus), len = 0;
         buf[0] = 0;
@@ -221,7 +234,7 @@ static void print_reader_line(json_object *x, const char *indent) {
 static void print_status(json_object *s) {
         json_object *nodes = jget(s, "nodes"), *trans = jget(s, "transitions"), *err = jget(s, "last_error");
         json_object *readers = jget(s, "readers"), *sources = jget(s, "sources"), *counters = jget(s, "counters");
-        json_object *precision = jget(s, "precision");
+        json_object *precision = jget(s, "precision"), *ledger = jget(s, "ledger");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
         const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
         bool counting = jbool(s, "counting");
@@ -262,6 +275,18 @@ static void print_status(json_object *s) {
                        ", counting %.0f%% of the time\n",
                        jint(tot, "numa_hit"), jint(tot, "numa_miss"),
                        100.0 * json_object_get_double(jget(counters, "counting_share")));
+        }
+        if (ledger && jint(ledger, "pages_total") > 0) {
+                char pages[32], total[32];
+                printf("      Ledger: %s of %s pages allocated with counting off (%.1f%%)",
+                       format_count(pages, sizeof pages, (uint64_t) jint(ledger, "pages_counting_off")),
+                       format_count(total, sizeof total, (uint64_t) jint(ledger, "pages_total")),
+                       100.0 * json_object_get_double(jget(ledger, "share_off")));
+                if (jget(ledger, "insns_saved"))
+                        printf(", about %s instructions saved at %.1f per page",
+                               format_count(pages, sizeof pages, (uint64_t) jint(ledger, "insns_saved")),
+                               json_object_get_double(jget(ledger, "insns_per_page")));
+                printf("\n");
         }
         if (precision && jint(precision, "max_drift") > 0)
                 printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",

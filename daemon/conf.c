@@ -323,6 +323,24 @@ static int parse_socket(Config *c _unused_, void *data, const char *value, char 
         return 0;
 }
 
+/* A positive figure with a fraction ("42", "18.5"), or empty for unset. */
+static int parse_insns_per_page(Config *c _unused_, void *data, const char *value, char **reason) {
+        char *end;
+        double v;
+
+        if (isempty(value)) {
+                *(double *) data = 0;
+                return 0;
+        }
+        errno = 0;
+        v = strtod(value, &end);
+        if (errno != 0 || end == value || *end != '\0' || !(v > 0 && v <= 1e6))
+                return make_error(reason, -EINVAL, "'%s' is not a number of instructions per page (0 < n <= 1000000)",
+                                  value);
+        *(double *) data = v;
+        return 0;
+}
+
 typedef struct ConfigItem {
         const char *section;
         const char *key;
@@ -346,6 +364,7 @@ static const ConfigItem items[] = {
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },
+        { "ledger",   "insns_per_page",     parse_insns_per_page,       offsetof(Config, insns_per_page)     },
 };
 
 static bool section_is_known(const char *s, size_t n) {

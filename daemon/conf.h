@@ -53,6 +53,8 @@ typedef struct Config {
         size_t n_ignore;
         /* [varlink] */
         char *socket;
+        /* [ledger] */
+        double insns_per_page;  /* the bench figure for this kernel; 0: unset */
 } Config;
 
 void config_init(Config *c);    /* the documented defaults */

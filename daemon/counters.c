@@ -138,3 +138,32 @@ bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_
         m->last_value = value;
         return true;
 }
+
+void ledger_start(Ledger *l, uint64_t pgalloc, bool counting) {
+        *l = (Ledger){ .have_last = true, .counting = counting, .last = pgalloc };
+}
+
+void ledger_sample(Ledger *l, uint64_t pgalloc) {
+        if (!l->have_last || pgalloc < l->last) {
+                /* First reading, or a total that went backwards (a tree):
+                 * what was booked stays, counting restarts from here. */
+                l->have_last = true;
+                l->last = pgalloc;
+                return;
+        }
+        if (l->counting)
+                l->pages_on += pgalloc - l->last;
+        else
+                l->pages_off += pgalloc - l->last;
+        l->last = pgalloc;
+}
+
+void ledger_set_counting(Ledger *l, uint64_t pgalloc, bool counting) {
+        ledger_sample(l, pgalloc);
+        l->counting = counting;
+}
+
+double ledger_share_off(const Ledger *l) {
+        uint64_t total = l->pages_on + l->pages_off;
+        return total ? (double) l->pages_off / (double) total : 0.0;
+}

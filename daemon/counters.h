@@ -66,3 +66,22 @@ typedef struct RateMeter {
  * that went backwards (cannot happen for pgalloc, but a tree can do it)
  * restarts the meter. */
 bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec);
+
+/* The benefit ledger: pages allocated (the pgalloc_* total, which no mode
+ * affects) while the kernel counted and while it did not. Each reading's
+ * delta goes to the state since the previous reading, so the manager takes
+ * a reading at every switch. A total that went backwards restarts from it. */
+typedef struct Ledger {
+        bool have_last;
+        bool counting;          /* the state since the last reading */
+        uint64_t last;          /* the last pgalloc total */
+        uint64_t pages_on, pages_off;
+} Ledger;
+
+void ledger_start(Ledger *l, uint64_t pgalloc, bool counting);
+/* A reading: the delta since the last goes to the current state. */
+void ledger_sample(Ledger *l, uint64_t pgalloc);
+/* The state changes now: pgalloc is a reading taken at the change. */
+void ledger_set_counting(Ledger *l, uint64_t pgalloc, bool counting);
+/* Share 0..1 of the pages allocated with counting off (0 before any). */
+double ledger_share_off(const Ledger *l);

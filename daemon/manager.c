@@ -343,6 +343,8 @@ static void manager_sample(Manager *m, bool reset) {
         }
         if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
                 policy_on_rate(&m->engine, now, m->rate.rate);
+        if (r >= 0 && vs.has_pgalloc)
+                ledger_sample(&m->ledger, vs.pgalloc);
 
         /* While the kernel does not count, the counters stay frozen at zero:
          * nothing to follow until counting is back. */
@@ -616,6 +618,24 @@ static void decision_reason_redacted(const Manager *m, char *buf, size_t size) {
         decision_format_reason(&d, &pc, buf, size);
 }
 
+/* Whether the kernel counts may have changed: the time shares and the
+ * benefit ledger start a new stretch. The ledger books the pages allocated
+ * up to now to the old state, so it takes a reading now; not while a
+ * patched kernel's auto is armed, where our own read would trigger it. */
+static void manager_counting_changed(Manager *m, usec_t now) {
+        bool counting = manager_counting(m);
+        VmStat vs;
+
+        on_time_set(&m->on_time, now, counting);
+        if (counting == m->ledger.counting)
+                return;
+        if (m->backend != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
+            vs.has_pgalloc)
+                ledger_set_counting(&m->ledger, vs.pgalloc, counting);
+        else
+                m->ledger.counting = counting;  /* booked at the next sample */
+}
+
 static void manager_commit(Manager *m, const Step *step) {
         if (step->record) {
                 char redacted[REASON_MAX];
@@ -626,7 +646,7 @@ static void manager_commit(Manager *m, const Step *step) {
         }
         if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
                 manager_refresh_zones(m);
-        on_time_set(&m->on_time, step->now, manager_counting(m));
+        manager_counting_changed(m, step->now);
         if (m->arm_deferred)
                 m->arm_deferred = false;        /* the deadline timer is set for now */
         else
@@ -813,7 +833,7 @@ static void manager_triggered(Manager *m, const KernelState *from, Cause cause, 
         m->kmsg_trigger_pending = false;
         sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_OFF);
         policy_on_triggered(&m->engine, cause, reader);
-        on_time_set(&m->on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
+        manager_counting_changed(m, now_usec(CLOCK_MONOTONIC));
         if (cause == CAUSE_ARMED_SAMPLE)
                 return;         /* our own sample: counted in status, not a transition */
         m->triggers++;
@@ -1397,6 +1417,7 @@ int manager_run(Manager *m) {
         int r, k;
 
         on_time_start(&m->on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
+        m->ledger.counting = manager_counting(m);       /* its origin: the first sample */
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in

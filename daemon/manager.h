@@ -123,6 +123,7 @@ typedef struct Manager {
         uint64_t counter_resets;        /* resets we caused and compensated */
         uint64_t external_resets;       /* resets found in the readings */
         OnTime on_time;
+        Ledger ledger;                  /* pages allocated with counting on and off */
 
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;

@@ -167,6 +167,19 @@ static json_object *counters_json(const StatusCounters *c) {
         return o;
 }
 
+static json_object *ledger_json(const StatusLedger *l) {
+        json_object *o = json_object_new_object();
+        bool known = l->insns_per_page > 0;
+
+        json_object_object_add(o, "pages_total", json_u64(l->pages_on + l->pages_off));
+        json_object_object_add(o, "pages_counting_off", json_u64(l->pages_off));
+        json_object_object_add(o, "share_off", json_object_new_double(l->share_off));
+        json_object_object_add(o, "insns_per_page", known ? json_object_new_double(l->insns_per_page) : NULL);
+        json_object_object_add(o, "insns_saved", known ? json_u64((uint64_t) ((double) l->pages_off * l->insns_per_page))
+                                                       : NULL);
+        return o;
+}
+
 static json_object *precision_json(const Status *s) {
         json_object *o = json_object_new_object(), *zones = json_object_new_array();
         uint64_t worst = 0;
@@ -299,6 +312,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "readers", readers_json(s->readers, v));
         json_object_object_add(o, "sources", sources_json(s));
         json_object_object_add(o, "counters", counters_json(&s->counters));
+        json_object_object_add(o, "ledger", ledger_json(&s->ledger));
         json_object_object_add(o, "precision", precision_json(s));
         json_object_object_add(o, "transitions", transitions_json(s->history, v));
         json_object_object_add(o, "transitions_total", json_u64(s->history->total));

@@ -62,6 +62,12 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .external_resets = m->external_resets,
                         .counting_share = on_time_share(&m->on_time, now),
                 },
+                .ledger = {
+                        .pages_on = m->ledger.pages_on,
+                        .pages_off = m->ledger.pages_off,
+                        .share_off = ledger_share_off(&m->ledger),
+                        .insns_per_page = m->config.insns_per_page,
+                },
                 .history = &m->history,
         };
         counter_track_total(&m->vmstat_track, &ret->counters.total);

@@ -58,6 +58,14 @@ typedef struct StatusCounters {
         double counting_share;          /* of the time since start, 0..1 */
 } StatusCounters;
 
+/* What counting off bought: pages allocated with counting off, and what
+ * that saved where the bench figure for this kernel is configured. */
+typedef struct StatusLedger {
+        uint64_t pages_on, pages_off;
+        double share_off;               /* of the pages allocated, 0..1 */
+        double insns_per_page;          /* [ledger] insns_per_page; 0: unset */
+} StatusLedger;
+
 typedef struct Status {
         const char *version;
         pid_t pid;
@@ -94,6 +102,7 @@ typedef struct Status {
         const ReaderTable *readers;
         StatusSources sources;
         StatusCounters counters;
+        StatusLedger ledger;
         const History *history;
 } Status;
 

@@ -20,6 +20,8 @@ sustain = 300ms
 [readers]
 linger = 2s
 ignore = comm=head path=/proc/vmstat
+[ledger]
+insns_per_page = 42.5
 EOF2
 start_daemon "$T" --config="$T/conf"
 ok $? "daemon starts with policy auto"
@@ -56,6 +58,19 @@ ok $([ "$(echo "$S" | json_get allocation_rate)" -gt 5000 ]; echo $?) "allocatio
 is "$(echo "$S" | json_get readers)" "[]" "the daemon's own sampling is no reader"
 is "$(echo "$S" | json_get counters.resets_compensated)" 1 "the reset was compensated"
 
+# The ledger books the pages allocated with counting off (the fake kernel
+# allocates 50000 pages/s): they grow while off, and what that saved at the
+# configured 42.5 instructions per page.
+L1=$(ctl --json=short | json_get ledger.pages_counting_off)
+sleep 0.5
+S=$(ctl --json=short)
+L2=$(echo "$S" | json_get ledger.pages_counting_off)
+ok $([ "$L2" -ge $((L1 + 10000)) ]; echo $?) "ledger: pages allocated with counting off grow under the load ($L1 -> $L2)"
+is "$(echo "$S" | json_get ledger.insns_saved)" "$(( L2 * 85 / 2 ))" "ledger: instructions saved = pages off x 42.5"
+ok $(awk -v s="$(echo "$S" | json_get ledger.share_off)" 'BEGIN { exit !(s > 0 && s < 1) }'; echo $?) \
+        "ledger: the share of pages allocated with counting off is between 0 and 1"
+contains "$(ctl status)" "pages allocated with counting off" "numastatctl status shows the ledger"
+
 # An ignored reader leaves it off, but is listed.
 sleep 2 | head -c 20 "$T/proc/vmstat" - >/dev/null &
 sleep 0.5
@@ -74,6 +89,7 @@ wait_for 5 sysctl_is 1
 ok $? "a reader (cat of node1/numastat) turns counting on"
 echo "# reaction: $(( ($(date +%s%N) - START) / 1000000 )) ms from the read to counting on"
 fake rate 0          # the pressure is gone before linger runs out
+OFF_AT_ON=$(ctl --json=short | json_get ledger.pages_counting_off)
 S=$(ctl --json=short)
 contains "$(echo "$S" | json_get reason)" "cat (pid" "reason names the reader"
 contains "$(echo "$S" | json_get reason)" "read /sys/devices/system/node/node1/numastat" "and the file"
@@ -92,6 +108,13 @@ is "$(ctl --json=short | json_get counters.nodes.1.numa_hit)" 2200 "node1 too (2
 # Pressure gone: past linger, below strict_below, it stays on.
 sleep 2.5
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "no pressure: counting stays on after linger"
+TOTAL1=$(ctl --json=short | json_get ledger.pages_total)
+fake rate 2000          # below coarse_above: nothing switches
+sleep 0.5
+S=$(ctl --json=short)
+fake rate 0
+is "$(echo "$S" | json_get ledger.pages_counting_off)" "$OFF_AT_ON" "ledger: nothing more is booked off while counting is on"
+ok $([ "$(echo "$S" | json_get ledger.pages_total)" -gt "$TOTAL1" ]; echo $?) "ledger: while the total goes on growing"
 
 # Someone else changes the mode: followed, shown, and resumed on set-policy.
 echo 0 > "$T/proc/sys/vm/numa_stat"

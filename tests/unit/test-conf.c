@@ -88,6 +88,7 @@ static bool config_equal(const Config *a, const Config *b) {
         for (size_t i = 0; i < a->n_ignore; i++)
                 DIFF(rule_equal(&a->ignore[i], &b->ignore[i]), "an ignore rule");
         DIFF(streq_ptr(a->socket, b->socket), "socket");
+        DIFF(a->insns_per_page == b->insns_per_page, "insns_per_page");
 #undef DIFF
         return true;
 }
@@ -205,6 +206,7 @@ static void test_defaults(void) {
         is_u64(c.strict_below, 20000, "default strict_below");
         is_u64(c.sustain, 10 * USEC_PER_SEC, "default sustain 10s");
         is_u64(c.armed_interval, 30 * USEC_PER_SEC, "default armed_interval 30s");
+        ok(c.insns_per_page == 0, "default [ledger] insns_per_page unset");
         is_u64(c.linger, 300 * USEC_PER_SEC, "default linger 5min");
         is_int(strv_length(c.watch), 4, "default watch has 4 entries");
         if (strv_length(c.watch) == 4) {
@@ -249,7 +251,9 @@ static void test_full(void) {
                           "ignore = uid=0   unit=foo.service\n"
                           "ignore = exe=/usr/bin/x\n"
                           "[varlink]\n"
-                          "socket = /tmp/x.sock\n",
+                          "socket = /tmp/x.sock\n"
+                          "[ledger]\n"
+                          "insns_per_page = 42.5\n",
                           &err);
         if (!is_int(r, 0, "full config loads"))
                 printf("#   error: %s\n", err ? err : "(null)");
@@ -265,6 +269,7 @@ static void test_full(void) {
         is_u64(c.strict_below, 300000, "  strict_below (equal to coarse_above is fine)");
         is_u64(c.sustain, 2500 * USEC_PER_MSEC, "  sustain");
         is_u64(c.armed_interval, 120 * USEC_PER_SEC, "  armed_interval");
+        ok(c.insns_per_page == 42.5, "  insns_per_page 42.5");
         is_u64(c.linger, USEC_INFINITY, "  linger infinity");
         ok(strv_length(c.watch) == 2 && streq_ptr(c.watch[0], "/a") && streq_ptr(c.watch[1], "/b/*"), "  watch");
         is_int(c.n_ignore, 3, "  three ignore rules");
@@ -439,6 +444,12 @@ static void test_errors(void) {
         load_fails("sustain above 1d", "[pressure]\nsustain = 25h\n", 2, "[pressure] sustain: must be at most 1d", NULL);
         load_fails("min_dwell above 1d", "[policy]\nmin_dwell = 2d\n", 2, "[policy] min_dwell: must be at most 1d", NULL);
         load_fails("linger above 30d", "[readers]\nlinger = 31d\n", 2, "[readers] linger: must be at most 30d", NULL);
+        load_fails("insns_per_page 0", "[ledger]\ninsns_per_page = 0\n", 2,
+                   "[ledger] insns_per_page: '0' is not a number of instructions per page", NULL);
+        load_fails("insns_per_page negative", "[ledger]\ninsns_per_page = -3\n", 2,
+                   "[ledger] insns_per_page: '-3' is not", NULL);
+        load_fails("insns_per_page not a number", "[ledger]\ninsns_per_page = 42/page\n", 2,
+                   "[ledger] insns_per_page: '42/page' is not", NULL);
         load_fails("armed_interval below 1s", "[pressure]\narmed_interval = 500ms\n", 2,
                    "[pressure] armed_interval: must be at least 1s", NULL);
         load_fails("armed_interval above 1h", "[pressure]\narmed_interval = 2h\n", 2,

@@ -265,6 +265,31 @@ static void test_rate_meter(void) {
         is_double(m.instant, 0.0, 0, "rate cleared: no growth, instant 0");
 }
 
+static void test_ledger(void) {
+        Ledger l = {};
+
+        ledger_sample(&l, 500);
+        is_u64(l.pages_on + l.pages_off, 0, "ledger: the first reading books nothing");
+        ledger_start(&l, 1000, true);
+        ledger_sample(&l, 1500);
+        is_u64(l.pages_on, 500, "ledger: pages while counting go on");
+        ledger_set_counting(&l, 1600, false);
+        is_u64(l.pages_on, 600, "ledger: the reading at the switch closes the counting stretch");
+        ledger_sample(&l, 2600);
+        ledger_sample(&l, 3600);
+        is_u64(l.pages_off, 2000, "ledger: pages while not counting go off");
+        ok(fabs(ledger_share_off(&l) - 2000.0 / 2600.0) < 1e-9, "ledger: share off is off / all (%.3f)",
+           ledger_share_off(&l));
+        ledger_sample(&l, 100);
+        is_u64(l.pages_off, 2000, "ledger: a total that went backwards books nothing");
+        ledger_sample(&l, 400);
+        is_u64(l.pages_off, 2300, "ledger: and counting goes on from it");
+        ledger_set_counting(&l, 400, true);
+        ledger_sample(&l, 450);
+        is_u64(l.pages_on, 650, "ledger: back on");
+        ok(ledger_share_off(&(Ledger){}) == 0.0, "ledger: share 0 before anything was allocated");
+}
+
 int main(void) {
         test_no_reset();
         test_own_reset();
@@ -273,5 +298,6 @@ int main(void) {
         test_overflow();
         test_on_time();
         test_rate_meter();
+        test_ledger();
         return tap_done();
 }
