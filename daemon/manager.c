@@ -1326,11 +1326,15 @@ static int manager_recover(Manager *m) {
         return 0;
 }
 
-/* A timer that stops the daemon if its handler fails. */
+/* A timer that stops the daemon if its handler fails. Accuracy 1 ms, not
+ * sd-event's default of 250 ms: these times are the policy's (interval,
+ * sustain, linger, the 50 ms trigger settle), and a sample every 100 ms
+ * must not come every 350. */
+#define TIMER_ACCURACY_USEC USEC_PER_MSEC
 static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t handler, const char *name) {
         int r;
 
-        r = sd_event_add_time(m->event, ret, CLOCK_MONOTONIC, USEC_INFINITY, 0, handler, m);
+        r = sd_event_add_time(m->event, ret, CLOCK_MONOTONIC, USEC_INFINITY, TIMER_ACCURACY_USEC, handler, m);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(*ret, name);
