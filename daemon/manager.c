@@ -331,6 +331,7 @@ static void manager_sample(Manager *m, bool reset) {
         if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
                 return;
         r = stats_read_vmstat(m->root, &vs);
+        m->samples++;
         /* The rate is per the clock at the reading, not a timer's schedule:
          * a late wakeup must not inflate it. */
         now = now_usec(CLOCK_MONOTONIC);

@@ -110,6 +110,7 @@ typedef struct Manager {
         Decision deferred;              /* ...and the decision that wanted it, for the record */
         uint64_t arms;                  /* every arm (coarse, then auto) */
         uint64_t rearms;                /* arms of a triggered auto */
+        uint64_t samples;               /* readings of the statistics files */
         uint64_t armed_samples;
         uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
         UeventMonitor *uevents;

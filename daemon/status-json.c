@@ -224,6 +224,7 @@ static json_object *sources_json(const Status *s) {
         json_object_object_add(o, "topology_changes", json_u64(src->topology_changes));
         json_object_object_add(o, "topology_reloads", json_u64(src->topology_reloads));
         json_object_object_add(o, "topology_changed_at", json_u64(src->topology_changed_at));
+        json_object_object_add(o, "samples_total", json_u64(src->samples));
         json_object_object_add(o, "reads_total", json_u64(s->readers->total_reads));
         json_object_object_add(o, "reads_counted", json_u64(s->readers->counted_reads));
         json_object_object_add(o, "reads_ignored", json_u64(s->readers->ignored_reads));

@@ -54,6 +54,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .topology_changes = m->topology_changes,
                         .topology_reloads = m->topology_reloads,
                         .topology_changed_at = m->topology_changed_at,
+                        .samples = m->samples,
                 },
                 .counters = {
                         .nodes = m->node_tracks,

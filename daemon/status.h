@@ -47,6 +47,7 @@ typedef struct StatusSources {
         uint64_t topology_changes;      /* uevents that touched the topology */
         uint64_t topology_reloads;      /* topology re-reads (bursts of uevents are one) */
         uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
+        uint64_t samples;               /* readings of the statistics files taken */
 } StatusSources;
 
 typedef struct StatusCounters {
