@@ -39,6 +39,7 @@ static void help(void) {
                "  monitor              the state now, then every change, until interrupted\n"
                "  readers              who read the statistics files\n"
                "  history              the kernel mode switches, oldest first\n"
+               "  counters             the per-node NUMA counters like numastat, never reset\n"
                "  set-policy POLICY    strict | coarse | auto, until the next reload (root)\n"
                "  reload               re-read the configuration file (root)\n\n"
                "Options:\n"
@@ -371,6 +372,55 @@ static void print_reader(json_object *x) {
         print_reader_line(x, "");
 }
 
+/* The node numastat names, in the daemon's (vmstat's) order. */
+static const struct {
+        const char *key, *numastat;
+} counter_rows[] = {
+        { "numa_hit", "numa_hit" },           { "numa_miss", "numa_miss" },
+        { "numa_foreign", "numa_foreign" },   { "numa_interleave", "interleave_hit" },
+        { "numa_local", "local_node" },       { "numa_other", "other_node" },
+};
+
+/* Like numastat(8): nodes as columns; then what makes them differ from it. */
+static int verb_counters(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *c, *nodes;
+        char when[64];
+        int r = call(a, "io.numastatd.GetCounters", NULL, &reply);
+        if (r < 0)
+                return -r;
+        c = jget(reply, "counters");
+        nodes = jget(c, "nodes");
+        if (!c || !nodes) {
+                fprintf(stderr, "numastatctl: the daemon's reply has no counters.\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        if (a->json) {
+                print_json(a, c);
+                return EXIT_OK;
+        }
+        printf("%16s", "");
+        for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+                char name[32];
+                snprintf(name, sizeof name, "node%" PRId64, jint(json_object_array_get_idx(nodes, i), "id"));
+                printf("%16s", name);
+        }
+        printf("\n");
+        for (size_t k = 0; k < ELEMENTSOF(counter_rows); k++) {
+                printf("%-16s", counter_rows[k].numastat);
+                for (size_t i = 0; i < json_object_array_length(nodes); i++)
+                        printf("%16" PRId64, jint(json_object_array_get_idx(nodes, i), counter_rows[k].key));
+                printf("\n");
+        }
+        printf("\n# Never reset: the kernel's values when numastatd started (%s) plus all counted since,\n"
+               "# across %" PRId64 " reset(s) by numastatd and %" PRId64 " by others. Counting was off %.1f%% of that time.\n",
+               format_time(when, sizeof when, jint(c, "started")), jint(c, "resets_compensated"),
+               jint(c, "external_resets"), 100.0 * (1.0 - json_object_get_double(jget(c, "counting_share"))));
+        if (!jbool(c, "fresh"))
+                printf("# As last read: the kernel's armed auto would turn counting on if read now.\n");
+        return EXIT_OK;
+}
+
 static int verb_monitor(const Args *a) {
         _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
         int r;
@@ -507,6 +557,8 @@ int main(int argc, char *argv[]) {
                 return verb_list(&a, "transitions", "No transitions.", print_transition);
         if (strcmp(verb, "reload") == 0)
                 return verb_reload(&a);
+        if (strcmp(verb, "counters") == 0)
+                return verb_counters(&a);
         fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);
         return EXIT_USAGE;
 }

@@ -25,6 +25,7 @@ static void fold(NumaCounters *acc, const NumaCounters *last, const NumaCounters
 
 void counter_track_start(CounterTrack *t, const NumaCounters *reading) {
         *t = (CounterTrack) {
+                .initial = *reading,
                 .baseline = *reading,
                 .last = *reading,
                 .started = true,
@@ -70,6 +71,14 @@ void counter_track_reset(CounterTrack *t, const NumaCounters *snapshot_before) {
 void counter_track_total(const CounterTrack *t, NumaCounters *ret) {
         *ret = t->accumulated;
         fold(ret, &t->last, &t->baseline);
+}
+
+void counter_track_continuous(const CounterTrack *t, NumaCounters *ret) {
+        NumaCounters since;
+
+        counter_track_total(t, &since);
+        for (size_t i = 0; i < _NUMA_COUNTER_MAX; i++)
+                ret->v[i] = add_sat(t->initial.v[i], since.v[i]);
 }
 
 static void on_time_fold(OnTime *o, uint64_t now) {

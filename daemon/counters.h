@@ -18,6 +18,7 @@
 #include "parsers.h"
 
 typedef struct CounterTrack {
+        NumaCounters initial;   /* the first reading: what the kernel had counted before us */
         NumaCounters accumulated;
         NumaCounters baseline;
         NumaCounters last;      /* the last reading */
@@ -33,6 +34,9 @@ bool counter_track_update(CounterTrack *t, const NumaCounters *reading);
 void counter_track_reset(CounterTrack *t, const NumaCounters *snapshot_before);
 /* Counted since the daemon started (uses the last reading). */
 void counter_track_total(const CounterTrack *t, NumaCounters *ret);
+/* What the kernel would show had nothing ever been reset since the daemon
+ * started: the first reading plus everything counted since. */
+void counter_track_continuous(const CounterTrack *t, NumaCounters *ret);
 
 /* One node's numastat, continuous. */
 typedef struct NodeTrack {

@@ -379,6 +379,14 @@ static void manager_sample(Manager *m, bool reset) {
                 m->counter_resets++;
 }
 
+bool manager_sample_for_caller(Manager *m) {
+        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+                return false;
+        if (manager_counting(m))
+                manager_sample(m, false);
+        return true;            /* read now, or frozen since the last reading */
+}
+
 static void manager_refresh_zones(Manager *m) {
         ZoneThreshold *z = NULL;
         size_t n = 0;

@@ -183,6 +183,9 @@ bool manager_counting(const Manager *m);
 /* Reading a statistics file is harmless now (not a patched kernel in
  * "auto", where any read turns counting on). */
 bool manager_may_read_stats(const Manager *m);
+/* A caller wants the counters as of now (GetCounters): samples if it may.
+ * Returns whether the counters are current (read now, or frozen since). */
+bool manager_sample_for_caller(Manager *m);
 /* Something status shows may have changed: if it did (status_fingerprint()),
  * tell Monitor clients and systemd. */
 void manager_state_changed(Manager *m);

@@ -77,6 +77,26 @@ static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags f
         return varlink_reply(link, r);
 }
 
+static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        _cleanup_json_ json_object *r = NULL;
+        json_object *c;
+        Status st;
+        bool fresh;
+
+        if (check_parameters(link, p, NULL) < 0)
+                return 0;
+        fresh = manager_sample_for_caller(userdata);
+        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        r = json_object_new_object();
+        c = status_counters_to_json(&st, fresh);
+        if (!r || !c) {
+                json_object_put(c);
+                return -ENOMEM;
+        }
+        json_object_object_add(r, "counters", c);
+        return varlink_reply(link, r);
+}
+
 static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         Manager *m = userdata;
         _cleanup_json_ json_object *r = NULL;
@@ -208,6 +228,8 @@ int service_setup(Manager *m) {
                 r = varlink_server_add_interface(m->varlink, io_numastatd_varlink);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetStatus", method_get_status);
+        if (r >= 0)
+                r = varlink_server_bind_method(m->varlink, "io.numastatd.GetCounters", method_get_counters);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.Monitor", method_monitor);
         if (r >= 0)

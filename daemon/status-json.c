@@ -167,6 +167,29 @@ static json_object *counters_json(const StatusCounters *c) {
         return o;
 }
 
+json_object *status_counters_to_json(const Status *s, bool fresh) {
+        const StatusCounters *c = &s->counters;
+        json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+
+        for (size_t i = 0; o && nodes && i < c->n_nodes; i++) {
+                NumaCounters v;
+                json_object *n;
+
+                counter_track_continuous(&c->nodes[i].track, &v);
+                n = numa_counters_json(&v);
+                json_object_object_add(n, "id", json_object_new_int(c->nodes[i].id));
+                json_object_array_add(nodes, n);
+        }
+        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "total", numa_counters_json(&c->continuous));
+        json_object_object_add(o, "counting_share", json_object_new_double(c->counting_share));
+        json_object_object_add(o, "resets_compensated", json_u64(c->resets_compensated));
+        json_object_object_add(o, "external_resets", json_u64(c->external_resets));
+        json_object_object_add(o, "started", json_u64(s->started));
+        json_object_object_add(o, "fresh", json_object_new_boolean(fresh));
+        return o;
+}
+
 static json_object *ledger_json(const StatusLedger *l) {
         json_object *o = json_object_new_object();
         bool known = l->insns_per_page > 0;

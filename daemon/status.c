@@ -72,6 +72,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .history = &m->history,
         };
         counter_track_total(&m->vmstat_track, &ret->counters.total);
+        counter_track_continuous(&m->vmstat_track, &ret->counters.continuous);
         manager_policy_config(m, &ret->policy_config);
 }
 

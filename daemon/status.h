@@ -52,6 +52,7 @@ typedef struct StatusSources {
 
 typedef struct StatusCounters {
         NumaCounters total;             /* counted since start, from /proc/vmstat */
+        NumaCounters continuous;        /* /proc/vmstat as if never reset since start */
         const NodeTrack *nodes;         /* per node, since start */
         size_t n_nodes;
         uint64_t resets_compensated;
@@ -133,3 +134,7 @@ typedef struct StatusViewer {
 
 /* The io.numastatd status object, as viewer may see it. NULL on OOM. */
 json_object *status_to_json(const Status *s, const StatusViewer *viewer);
+
+/* GetCounters' object: the counters as the kernel would show them had
+ * nothing been reset since the daemon started. fresh: read for this call. */
+json_object *status_counters_to_json(const Status *s, bool fresh);

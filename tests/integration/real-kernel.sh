@@ -43,10 +43,57 @@ ok $([ "$NODE0_CPUS" -ge 1 ]; echo $?) "node0 has CPUs"
 ok $([ "$(echo "$S" | json_get nodes.0.memory_total_bytes)" -gt 0 ]; echo $?) "node0 has memory"
 is "$(cat /proc/sys/vm/numa_stat)" 1 "policy strict: counting on"
 
+# numastatctl counters against numastat(8) of numactl: the same table, and
+# while nothing was reset the same values (read between two numastat runs:
+# counters only grow, so A <= ours <= C cell by cell).
+# cmp_tables MODE A B [C]: le: A <= B (<= C); reset: B >= A + C and C < A.
+cmp_tables() {
+        python3 - "$@" <<'PY'
+import sys
+def table(path):
+    rows = [l.split() for l in open(path) if l.strip() and not l.startswith("#")]
+    nodes = rows[0]
+    return {(r[0], n): int(v) for r in rows[1:] for n, v in zip(nodes, r[1:])}
+mode, files = sys.argv[1], [table(p) for p in sys.argv[2:]]
+a, b = files[0], files[1]
+if set(a) != set(b):
+    sys.exit(f"different cells: {sorted(set(a) ^ set(b))}")
+if mode == "le":
+    c = files[2]
+    bad = [k for k in a if not a[k] <= b[k] <= c[k]]
+else:   # reset: b is ours after a reset, a ours before it, c numastat's after it
+    c = files[2]
+    bad = [k for k in a if not (b[k] >= a[k] + c[k])] + [k for k in a if a[k] > 0 and not c[k] < a[k]]
+if bad:
+    sys.exit(f"cells out of order: {bad}")
+PY
+}
+if command -v numastat >/dev/null; then
+        numastat > "$DIR/A"; ctl counters > "$DIR/B"; numastat > "$DIR/C"
+        is "$(head -1 "$DIR/B")" "$(head -1 "$DIR/A")" "numastatctl counters has numastat's header (the nodes)"
+        is "$(sed -n '2,7p' "$DIR/B" | awk '{print $1}' | tr '\n' ' ')" "$(sed -n '2,7p' "$DIR/A" | awk '{print $1}' | tr '\n' ' ')" \
+           "and its rows"
+        OUT=$(cmp_tables le "$DIR/A" "$DIR/B" "$DIR/C" 2>&1)
+        ok $? "nothing reset yet: numastat before <= numastatctl counters <= numastat after, every cell${OUT:+ ($OUT)}"
+        contains "$(cat "$DIR/B")" "across 0 reset(s) by numastatd" "  and the footnote says no reset was carried"
+else
+        skip "numastat (Debian package numactl) is not installed: scripts/install-deps.sh --test installs it"
+fi
+
 ctl set-policy coarse >/dev/null
 ok $? "set-policy coarse on the real kernel"
 is "$(cat /proc/sys/vm/numa_stat)" 0 "vm.numa_stat is 0"
 is "$(awk '$1 == "numa_hit" {print $2}' /proc/vmstat)" 0 "the kernel zeroed numa_hit (as documented)"
+if command -v numastat >/dev/null; then
+        ctl set-policy strict >/dev/null
+        python3 -c 'b = [bytearray(1 << 20) for _ in range(64)]'    # something to count again
+        numastat > "$DIR/D"; ctl counters > "$DIR/E"
+        OUT=$(cmp_tables reset "$DIR/B" "$DIR/E" "$DIR/D" 2>&1)
+        ok $? "after a reset: numastat restarted from zero, numastatctl counters carried on (>= before + since)${OUT:+ ($OUT)}"
+        contains "$(cat "$DIR/E")" "across 1 reset(s) by numastatd" "  and the footnote counts the reset"
+        contains "$(ctl --json=short counters)" '"fresh":true' "  --json too, read for the call"
+        ctl set-policy coarse >/dev/null
+fi
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
 is "$(cat /proc/sys/vm/numa_stat)" 1 "exit restored counting on"

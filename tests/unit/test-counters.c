@@ -151,6 +151,8 @@ static void test_several_resets(void) {
         counter_track_reset(&t, NCX(2));
         counter_track_total(&t, &r);
         is_counters(&r, ncx(47), "several: back-to-back own resets add nothing twice");
+        counter_track_continuous(&t, &r);
+        is_counters(&r, ncx(57), "several: continuous = the first reading (10) + everything counted since (47)");
 }
 
 static void test_overflow(void) {
