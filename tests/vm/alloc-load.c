@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Page allocator load and cost, for the VM tests.
  *
- *   alloc-load load SECONDS [NODE]     allocate, touch and free pages in a loop
+ *   alloc-load load SECONDS [NODE]     allocate, touch and free pages in a loop;
+ *                                      prints "pages=N" (how many) at the end
+ *   alloc-load mark                    executes the plugin's marker once, label 5:
+ *                                      the counts of the CPU it runs on (taskset)
  *   alloc-load bench PAGES [NODE]      one timed round: ns per page, on stdout
  *   alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF
  *                                      rounds for the instruction-counting plugin
@@ -53,7 +56,7 @@ static int round_pages(size_t pages, long page, int node) {
 /* The marker insn-count.c watches for: "nopl 0x4e55LLLL(%rax,%rax,1)", an
  * 8-byte NOP whose displacement carries the label. */
 #define MARK(label) __asm__ volatile(".byte 0x0f, 0x1f, 0x84, 0x00\n\t.long %c0" ::"i"(0x4e550000u | (label)) : "memory")
-enum { MARK_ON_START = 1, MARK_ON_END = 2, MARK_OFF_START = 3, MARK_OFF_END = 4 };
+enum { MARK_ON_START = 1, MARK_ON_END = 2, MARK_OFF_START = 3, MARK_OFF_END = 4, MARK_SAMPLE = 5 };
 
 static int write_sysctl(const char *path, const char *value) {
         int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -123,12 +126,16 @@ int main(int argc, char *argv[]) {
         long page = sysconf(_SC_PAGESIZE);
         int node = argc > 3 ? atoi(argv[3]) : -1;
 
+        if (argc == 2 && strcmp(argv[1], "mark") == 0) {
+                MARK(MARK_SAMPLE);
+                return 0;
+        }
         if (argc == 8 && strcmp(argv[1], "insn") == 0)
                 return insn_rounds(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]), argv[5], argv[6],
                                    argv[7]);
         if (argc < 3 || (strcmp(argv[1], "load") != 0 && strcmp(argv[1], "bench") != 0)) {
                 fprintf(stderr, "usage: alloc-load load SECONDS [NODE] | bench PAGES [NODE]\n"
-                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF\n");
+                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF | mark\n");
                 return 2;
         }
         if (node >= 0) {
@@ -139,9 +146,13 @@ int main(int argc, char *argv[]) {
         }
         if (strcmp(argv[1], "load") == 0) {
                 double end = now_ns() + atof(argv[2]) * 1e9;
-                while (now_ns() < end)
+                unsigned long long done = 0;
+                while (now_ns() < end) {
                         if (round_pages(256, page, node) < 0)
                                 return 1;
+                        done += 256;
+                }
+                printf("pages=%llu\n", done);
                 return 0;
         }
 

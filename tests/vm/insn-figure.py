@@ -3,13 +3,14 @@
 of the instruction-counting plugin (tests/vm/insn-count.c) over the rounds
 of `alloc-load insn` (tests/vm/guest/scenarios/insn.sh).
 
-    insn-figure.py LOG PAGES ROUNDS CPU KIND
+    insn-figure.py LOG PAGES ROUNDS CPU KIND [MARKDOWN]
 
 Prints TAP lines (sanity checks only) and "# figure:" lines: for all
 instructions and for the allocator's and vmstat's code alone (when the log
 has ranges), the median per page with counting on and off, and the paired
 difference on - off per round (median and range): paired rounds cancel the
-drift between rounds that the medians alone would carry."""
+drift between rounds that the medians alone would carry. With MARKDOWN,
+appends the kernel's row to that table (make bench-vm)."""
 import re
 import statistics
 import sys
@@ -20,6 +21,8 @@ ON_START, ON_END, OFF_START, OFF_END = 1, 2, 3, 4
 
 def main():
     log, pages, rounds, cpu, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    markdown = sys.argv[6] if len(sys.argv) > 6 else None
+    cells = []
     marks, ranges = [], 0
     with open(log, errors="replace") as f:
         for line in f:
@@ -60,6 +63,8 @@ def main():
               f"off median {statistics.median(off):.1f} (range {min(off):.1f}-{max(off):.1f}); "
               f"on - off paired: median {statistics.median(diff):+.1f}, range {min(diff):+.1f} to {max(diff):+.1f} "
               f"({100 * statistics.median(diff) / statistics.median(on):+.2f}% of on)")
+        cells.extend([f"{statistics.median(on):.1f}", f"{statistics.median(off):.1f}",
+                      f"{statistics.median(diff):+.1f} ({min(diff):+.1f} to {max(diff):+.1f})"])
         return on, off, diff
 
     on, off, _ = figure(1, "guest instructions (all)")
@@ -70,6 +75,10 @@ def main():
               "the allocator's share is above zero and below the total")
     else:
         print(f"# figure: allocator+vmstat instructions on {kind}: not measured (no System.map for this kernel)")
+        cells.extend(["n/a"] * 3)
+    if markdown:
+        with open(markdown, "a") as f:
+            f.write(f"| {kind} | {pages} x {rounds} | " + " | ".join(cells) + " |\n")
     print("1..%d" % n)
     return 1 if failed else 0
 

@@ -1,0 +1,130 @@
+#!/bin/sh
+# The macro study (make bench-vm): one workload under each strategy, side by
+# side in one boot. For each strategy, for vm_macro_seconds (default 45):
+#   CPU 0   alloc-load, allocating and freeing without pause, except for a
+#           quiet stretch (stopped) from 50% to 70% of the phase
+#   CPU 1   numastatd, when the strategy runs it (nothing else is pinned there)
+#   CPU 2-3 a counted reader (awk of node0/numastat) every vm_macro_period
+#           seconds (default 10), an ignored one (head of /proc/vmstat,
+#           ignore = comm=head) every second
+# The instruction-counting plugin's counts of CPUs 0 and 1 are taken with
+# markers (alloc-load mark) at the start and end of each phase; the host
+# (tests/vm/macro-figure.py) turns them and the lines "# macro ..." below
+# into the table and the plot.
+#
+# Strategies: strict and coarse (counting always on, always off); on the
+# patched kernel also its own auto alone (armed once, nobody re-arms it) and
+# numastatd auto with off_mode coarse and auto; on mainline numastatd auto;
+# each with linger 5s (below the counted reader's period), and numastatd
+# with linger 15s (above it).
+. /guest/tap.sh
+# Everything this script starts stays on CPUs 2-3 unless placed on purpose:
+# a fork on CPU 0 would bill its allocations to the workload's pages, one
+# on CPU 1 to the daemon.
+taskset -p -c 2,3 $$ > /dev/null
+D=${vm_macro_seconds:-45}
+PERIOD=${vm_macro_period:-10}
+NODE0=/sys/devices/system/node/node0/numastat
+SOCK=/run/numastatd/io.numastatd
+if [ -e /proc/sys/vm/numa_stats_mode ]; then
+        SYSCTL=/proc/sys/vm/numa_stats_mode ON=strict OFF=coarse PATCHED=1
+        STRATEGIES="strict coarse kernel-auto numastatd-coarse numastatd-auto numastatd-linger"
+else
+        SYSCTL=/proc/sys/vm/numa_stat ON=1 OFF=0 PATCHED=
+        STRATEGIES="strict coarse numastatd numastatd-linger"
+fi
+KIND="$([ -n "$PATCHED" ] && echo patched || echo mainline) $(uname -r)"
+
+hit() { awk '$1 == "numa_hit" { print $2 }' $NODE0; }
+mark() { taskset -c 0 alloc-load mark; taskset -c 1 alloc-load mark; }
+pgalloc() { awk '$1 ~ /^pgalloc_/ { s += $2 } END { print s + 0 }' /proc/vmstat; }
+
+daemon_conf() {  # daemon_conf OFF_MODE LINGER
+        cat > /tmp/macro.conf <<EOF
+[policy]
+mode = auto
+min_dwell = 2s
+off_mode = $1
+[pressure]
+interval = 500ms
+coarse_above = 20000
+strict_below = 5000
+sustain = 2s
+armed_interval = 5s
+[readers]
+linger = $2
+ignore = comm=head
+EOF
+}
+
+for s in $STRATEGIES; do
+        echo $ON > $SYSCTL
+        DPID=
+        case $s in
+        strict) ;;
+        coarse) echo $OFF > $SYSCTL ;;
+        kernel-auto) echo coarse > $SYSCTL; echo auto > $SYSCTL ;;      # armed; nobody re-arms it
+        numastatd*)
+                # linger 5s, shorter than the counted reader's period (the
+                # saving), or 15s, longer (the service)
+                case $s in
+                numastatd-auto) daemon_conf auto 5s ;;
+                numastatd-linger) daemon_conf coarse 15s ;;
+                *) daemon_conf coarse 5s ;;
+                esac
+                taskset -c 1 numastatd --config=/tmp/macro.conf > /tmp/macro-$s.log 2>&1 &
+                DPID=$!
+                wait_for 10 numastatctl --socket=$SOCK status > /dev/null 2>&1
+                ;;
+        esac
+        sleep 2
+        P0=$(pgalloc)
+        mark
+        taskset -c 0 alloc-load load "$D" > /tmp/pages &
+        LOAD=$!
+        # Readers, on CPUs 2-3. The ignored one stays alive after its read
+        # (head waits on its stdin) so the daemon can name it.
+        ( while :; do sleep 1 | taskset -c 2 head -c 64 /proc/vmstat - > /dev/null; done ) &
+        IGN=$!
+        : > /tmp/reads
+        t=0 prev= moved=0 frozen=0 reset=0 reads=0
+        qs=$((D / 2)) qe=$((D * 7 / 10))
+        while [ $t -lt "$D" ]; do
+                if [ $((t % PERIOD)) -eq $((PERIOD / 2)) ]; then
+                        v=$(taskset -c 3 awk '$1 == "numa_hit" { print $2 }' $NODE0)
+                        reads=$((reads + 1))
+                        if [ -n "$prev" ]; then
+                                if [ "$v" -gt "$prev" ]; then moved=$((moved + 1))
+                                elif [ "$v" -eq "$prev" ]; then frozen=$((frozen + 1))
+                                else reset=$((reset + 1)); fi
+                        fi
+                        echo "$t $v" >> /tmp/reads
+                        prev=$v
+                fi
+                [ $t -eq $qs ] && kill -STOP $LOAD
+                [ $t -eq $qe ] && kill -CONT $LOAD
+                sleep 1
+                t=$((t + 1))
+        done
+        wait $LOAD
+        mark
+        P1=$(pgalloc)
+        kill $IGN 2>/dev/null
+        wait $IGN 2>/dev/null
+        pages=$(sed -n 's/^pages=//p' /tmp/pages)
+        trans=0 resets=0 arms=0 cpu=0
+        if [ -n "$DPID" ]; then
+                S=$(numastatctl --socket=$SOCK --json=short status)
+                trans=$(echo "$S" | sed -n 's/.*"transitions_total":\([0-9]*\).*/\1/p')
+                resets=$(echo "$S" | sed -n 's/.*"resets_compensated":\([0-9]*\).*/\1/p')
+                arms=$(echo "$S" | sed -n 's/.*"arms":\([0-9]*\).*/\1/p')
+                cpu=$(awk '{ print $14 + $15 }' /proc/$DPID/stat)
+                kill $DPID
+                wait $DPID 2>/dev/null
+        fi
+        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$((P1 - P0)) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu" > "$OUT"
+        ok $([ "${pages:-0}" -gt 0 ] && [ "$reads" -ge 2 ]; echo $?) "$s: the workload allocated ${pages:-0} pages, the counted reader read $reads times"
+done
+echo $ON > $SYSCTL
+is "$(cat $SYSCTL)" $ON "counting on at the end"
+done_testing
