@@ -144,6 +144,15 @@ wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
         shift
         until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
 }
+# conforms TYPE DESCRIPTION <<< JSON (not in a pipe: ok counts): the value is TYPE as the interface file
+# declares it (every field declared, types right), else prints what is not.
+conforms() {
+        local out
+        out=$(python3 "$SRCDIR/tests/integration/varlink-conform.py" "$SRCDIR/varlink/io.numastatd.varlink" "$1")
+        local rc=$?
+        [ -z "$out" ] || echo "$out" | sed 's/^/# /'
+        ok $rc "$2"
+}
 status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
 status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
 

@@ -114,6 +114,7 @@ ok $? "  every STATUS= datagram is one line without control bytes"
 # ---- what a caller who is not root may see ----
 as_nobody "$NUMASTATCTL" --socket="$SOCK" --json=short > "$T/nobody.json"
 ok $? "uid 65534 may ask for the status"
+conforms Status "  what it gets, redacted, conforms to the interface file" < "$T/nobody.json"
 python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 out = []

@@ -92,6 +92,7 @@ if command -v numastat >/dev/null; then
         ok $? "after a reset: numastat restarted from zero, numastatctl counters carried on (>= before + since)${OUT:+ ($OUT)}"
         contains "$(cat "$DIR/E")" "across 1 reset(s) by numastatd" "  and the footnote counts the reset"
         contains "$(ctl --json=short counters)" '"fresh":true' "  --json too, read for the call"
+        conforms ContinuousCounters "  and conforms to the interface file" <<< "$(ctl --json=short counters)"
         ctl set-policy coarse >/dev/null
 fi
 stop_daemon TERM
