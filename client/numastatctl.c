@@ -3,14 +3,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "strutil.h"
 #include "varlink-client.h"
 
 #define DEFAULT_SOCKET_PATH "/run/numastatd/io.numastatd"
@@ -40,6 +43,7 @@ static void help(void) {
                "  readers              who read the statistics files\n"
                "  history              the kernel mode switches, oldest first\n"
                "  counters             the per-node NUMA counters like numastat, never reset\n"
+               "  hold [-- COMMAND...] keep counting on while COMMAND runs (or for --timeout)\n"
                "  set-policy POLICY    strict | coarse | auto, until the next reload (root)\n"
                "  reload               re-read the configuration file (root)\n\n"
                "Options:\n"
@@ -47,6 +51,8 @@ static void help(void) {
                "  -j --json[=FORMAT]   print JSON: pretty (default) or short\n"
                "     --dry-run         with set-policy: decide and report only\n"
                "     --no-dry-run      with set-policy: turn dry run off\n"
+               "     --reason=TEXT     with hold: what it is for (shown to root and to you)\n"
+               "     --timeout=TIME    with hold: end it after TIME (\"90s\", \"2h\") at the latest\n"
                "  -h --help            show this help\n"
                "  -V --version         show the version\n\n"
                "Exit status: 0 success, 1 the daemon reported an error, 2 bad usage,\n"
@@ -227,15 +233,36 @@ static void print_reader_line(json_object *x, const char *indent) {
         else
                 /* Gone before the daemon could look: only the pid is known. */
                 printf("%sunattributed (last pid %" PRId64 ", exited at once)", indent, jint(x, "pid"));
-        printf(" read %s %" PRId64 "x, last %s%s%s%s\n", jstr(x, "path"), jint(x, "count"),
-               format_time(when, sizeof when, jint(x, "last_seen")), jbool(x, "ignored") ? ", ignored by " : "",
-               jbool(x, "ignored") ? jstr(x, "rule") : "", jbool(x, "pid_verified") ? ", pid verified" : "");
+        printf(" read %s %" PRId64 "x, last %s", jstr(x, "path"), jint(x, "count"),
+               format_time(when, sizeof when, jint(x, "last_seen")));
+        if (jget(x, "period")) {
+                char every[DURATION_MAX];
+                printf(", every %s", format_duration(every, sizeof every, (usec_t) jint(x, "period")) ?: "?");
+        }
+        printf("%s%s%s\n", jbool(x, "ignored") ? ", ignored by " : "", jbool(x, "ignored") ? jstr(x, "rule") : "",
+               jbool(x, "pid_verified") ? ", pid verified" : "");
+}
+
+static void print_hold_line(json_object *x, const char *indent) {
+        char since[64], until[64];
+
+        if (jbool(x, "redacted"))
+                printf("%shold by %s (another user's process)", indent, jstr(x, "comm") ?: "?");
+        else
+                printf("%shold by %s (pid %" PRId64 ", uid %" PRId64 "%s%s)", indent, jstr(x, "comm") ?: "?",
+                       jint(x, "pid"), jint(x, "uid"), jstr(x, "unit") ? ", " : "", jstr(x, "unit") ?: "");
+        if (jstr(x, "reason"))
+                printf(" for \"%s\"", jstr(x, "reason"));
+        printf(", since %s", format_time(since, sizeof since, jint(x, "since")));
+        if (jget(x, "until"))
+                printf(", until %s", format_time(until, sizeof until, jint(x, "until")));
+        printf("\n");
 }
 
 static void print_status(json_object *s) {
         json_object *nodes = jget(s, "nodes"), *trans = jget(s, "transitions"), *err = jget(s, "last_error");
         json_object *readers = jget(s, "readers"), *sources = jget(s, "sources"), *counters = jget(s, "counters");
-        json_object *precision = jget(s, "precision"), *ledger = jget(s, "ledger");
+        json_object *precision = jget(s, "precision"), *ledger = jget(s, "ledger"), *holds = jget(s, "holds");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
         const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
         bool counting = jbool(s, "counting");
@@ -270,6 +297,11 @@ static void print_status(json_object *s) {
         } else
                 printf("     Readers: none seen%s\n",
                        jbool(sources, "readers") ? "" : " (reader detection unavailable)");
+        if (holds && json_object_array_length(holds) > 0) {
+                printf("       Holds: %zu, counting held on:\n", json_object_array_length(holds));
+                for (size_t i = 0; i < json_object_array_length(holds); i++)
+                        print_hold_line(json_object_array_get_idx(holds, i), "              ");
+        }
         if (counters) {
                 json_object *tot = jget(counters, "total");
                 printf("    Counters: since start numa_hit %" PRId64 ", numa_miss %" PRId64
@@ -365,6 +397,12 @@ static int verb_list(const Args *a, const char *field, const char *none, void (*
                 printf("%s\n", none);
         for (size_t i = 0; i < json_object_array_length(list); i++)
                 print_item(json_object_array_get_idx(list, i));
+        /* Holds are readers that never stop reading: listed with them. */
+        if (strcmp(field, "readers") == 0) {
+                json_object *holds = jget(jget(reply, "status"), "holds");
+                for (size_t i = 0; holds && i < json_object_array_length(holds); i++)
+                        print_hold_line(json_object_array_get_idx(holds, i), "");
+        }
         return EXIT_OK;
 }
 
@@ -419,6 +457,86 @@ static int verb_counters(const Args *a) {
         if (!jbool(c, "fresh"))
                 printf("# As last read: the kernel's armed auto would turn counting on if read now.\n");
         return EXIT_OK;
+}
+
+/* Holds counting on: until COMMAND exits (its exit status is ours), or for
+ * timeout. The hold lives as long as this process's connection: killed,
+ * it leaves nothing behind. */
+static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **command) {
+        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
+        _cleanup_json_ json_object *p = json_object_new_object(), *reply = NULL;
+        const char *error = NULL;
+        bool continues = false;
+        int r, status;
+        pid_t pid;
+
+        if (!p)
+                return EXIT_DAEMON_ERROR;
+        r = connect_daemon(a, &c);
+        if (r < 0)
+                return -r;
+        if (reason)
+                json_object_object_add(p, "reason", json_object_new_string(reason));
+        if (timeout)
+                json_object_object_add(p, "timeout", json_object_new_int64((int64_t) timeout));
+        r = varlink_client_send(c, "io.numastatd.Hold", p, VARLINK_METHOD_MORE);
+        if (r >= 0)
+                r = varlink_client_wait(c, &reply, &error, &continues);
+        if (r < 0) {
+                fprintf(stderr, "numastatctl: no answer from numastatd at %s: %s\n", a->socket, strerror(-r));
+                return EXIT_UNREACHABLE;
+        }
+        if (error) {
+                json_object *msg = NULL;
+                if (json_object_object_get_ex(reply, "message", &msg))
+                        fprintf(stderr, "numastatctl: cannot hold counting on: %s\n",
+                                terminal_safe(json_object_get_string(msg)));
+                else
+                        fprintf(stderr, "numastatctl: cannot hold counting on: %s\n", terminal_safe(error));
+                return EXIT_DAEMON_ERROR;
+        }
+        if (!jbool(reply, "held") || !continues) {
+                fprintf(stderr, "numastatctl: the daemon did not confirm the hold.\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        if (!a->json && !command)
+                fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", jint(reply, "id"));
+
+        if (!command) {
+                /* Until the daemon says it expired. */
+                json_object_put(TAKE_PTR(reply));
+                varlink_client_set_timeout(c, 0);
+                r = varlink_client_wait(c, &reply, &error, &continues);
+                if (r < 0 || error) {
+                        fprintf(stderr, "numastatctl: the hold ended early: %s\n",
+                                r < 0 ? strerror(-r) : terminal_safe(error));
+                        return r < 0 ? EXIT_UNREACHABLE : EXIT_DAEMON_ERROR;
+                }
+                if (!a->json)
+                        fprintf(stderr, "Hold ended after the timeout.\n");
+                return EXIT_OK;
+        }
+
+        /* Like system(3): the terminal's signals are the command's. The
+         * connection is close-on-exec: only we keep the hold. */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGQUIT, SIG_IGN);
+        pid = fork();
+        if (pid < 0) {
+                fprintf(stderr, "numastatctl: fork: %s\n", strerror(errno));
+                return EXIT_DAEMON_ERROR;
+        }
+        if (pid == 0) {
+                signal(SIGINT, SIG_DFL);
+                signal(SIGQUIT, SIG_DFL);
+                execvp(command[0], command);
+                fprintf(stderr, "numastatctl: cannot run %s: %s\n", command[0], strerror(errno));
+                _exit(errno == ENOENT ? 127 : 126);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return EXIT_DAEMON_ERROR;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static int verb_monitor(const Args *a) {
@@ -485,19 +603,33 @@ static int verb_reload(const Args *a) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN };
+        enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN, ARG_REASON, ARG_TIMEOUT };
         static const struct option options[] = {
                 { "socket", required_argument, NULL, 's' },
                 { "json", optional_argument, NULL, 'j' },
                 { "dry-run", no_argument, NULL, ARG_DRY_RUN },
                 { "no-dry-run", no_argument, NULL, ARG_NO_DRY_RUN },
+                { "reason", required_argument, NULL, ARG_REASON },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
         Args a = { .socket = DEFAULT_SOCKET_PATH };
-        const char *verb;
+        const char *verb, *reason = NULL;
+        char **command = NULL;
+        usec_t timeout = 0;
         int c, dry_run = -1;
+
+        /* hold ... -- COMMAND [ARGS...]: what follows "--" is the command's,
+         * options included; the rest is parsed as ours. */
+        for (int i = 1; i < argc; i++)
+                if (strcmp(argv[i], "--") == 0) {
+                        command = argv + i + 1;
+                        argv[i] = NULL;
+                        argc = i;
+                        break;
+                }
 
         while ((c = getopt_long(argc, argv, "s:jhV", options, NULL)) >= 0) {
                 switch (c) {
@@ -520,6 +652,16 @@ int main(int argc, char *argv[]) {
                 case ARG_NO_DRY_RUN:
                         dry_run = 0;
                         break;
+                case ARG_REASON:
+                        reason = optarg;
+                        break;
+                case ARG_TIMEOUT:
+                        if (parse_duration(optarg, &timeout) < 0 || timeout == 0 || timeout == USEC_INFINITY) {
+                                fprintf(stderr, "numastatctl: --timeout takes a duration (\"90s\", \"2h\"), not '%s'.\n",
+                                        optarg);
+                                return EXIT_USAGE;
+                        }
+                        break;
                 case 'h':
                         help();
                         return EXIT_OK;
@@ -532,6 +674,26 @@ int main(int argc, char *argv[]) {
         }
 
         verb = optind < argc ? argv[optind++] : "status";
+        if ((command || reason || timeout) && strcmp(verb, "hold") != 0) {
+                fprintf(stderr, "numastatctl: --reason, --timeout and -- COMMAND go with hold.\n");
+                return EXIT_USAGE;
+        }
+        if (strcmp(verb, "hold") == 0) {
+                if (optind < argc) {
+                        fprintf(stderr, "numastatctl: hold runs the command after \"--\": numastatctl hold -- %s ...\n",
+                                argv[optind]);
+                        return EXIT_USAGE;
+                }
+                if (command && !command[0]) {
+                        fprintf(stderr, "numastatctl: hold: no COMMAND after \"--\".\n");
+                        return EXIT_USAGE;
+                }
+                if (!command && !timeout) {
+                        fprintf(stderr, "numastatctl: hold needs a COMMAND (after \"--\") or --timeout.\n");
+                        return EXIT_USAGE;
+                }
+                return verb_hold(&a, reason, timeout, command);
+        }
         if (strcmp(verb, "set-policy") == 0) {
                 if (argc - optind != 1) {
                         fprintf(stderr, "numastatctl: set-policy takes one POLICY: strict, coarse or auto.\n");

@@ -31,7 +31,7 @@ _numastatctl_files() {
 _numastatctl() {
         local cur=${COMP_WORDS[COMP_CWORD]}
         local prev=${COMP_WORDS[COMP_CWORD - 1]}
-        local commands='status monitor readers history counters set-policy reload'
+        local commands='status monitor readers history counters hold set-policy reload'
         local policies='strict coarse auto'
         local formats='pretty short'
         local opt='' value='' prefix=''
@@ -60,6 +60,10 @@ _numastatctl() {
                 COMPREPLY=($(compgen -P "$prefix" -W "$formats" -- "$value"))
                 return 0
                 ;;
+        --reason | --timeout)
+                # Free text and a duration: nothing to offer.
+                return 0
+                ;;
         --*)
                 # Options that take no value.
                 return 0
@@ -69,6 +73,16 @@ _numastatctl() {
         # The words before the cursor that are not options or their values.
         for ((i = 1; i < COMP_CWORD; i++)); do
                 w=${COMP_WORDS[i]}
+                if [[ $w == -- ]]; then
+                        # hold -- COMMAND [ARGS...]: bash completes the command.
+                        if ((i + 1 == COMP_CWORD)); then
+                                COMPREPLY=($(compgen -c -- "$cur"))
+                        else
+                                compopt -o default 2>/dev/null
+                                COMPREPLY=()
+                        fi
+                        return 0
+                fi
                 case $w in
                 -s)
                         ((i++))                         # its PATH
@@ -97,6 +111,7 @@ _numastatctl() {
         if [[ $cur == -* ]]; then
                 local options='--socket= --json --json= --help --version'
                 [[ $verb == set-policy ]] && options+=' --dry-run --no-dry-run'
+                [[ $verb == hold ]] && options+=' --reason= --timeout= --'
                 COMPREPLY=($(compgen -W "$options" -- "$cur"))
                 [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
                 return 0

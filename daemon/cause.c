@@ -21,6 +21,7 @@ static const char *const cause_table[_CAUSE_MAX] = {
         [CAUSE_UNSEEN_READ] = "unseen-read",
         [CAUSE_ARMED_SAMPLE] = "armed-sample",
         [CAUSE_REARM] = "rearm",
+        [CAUSE_HOLD] = "hold",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(cause, Cause)
@@ -50,26 +51,33 @@ ReaderRef reader_ref_redact(const ReaderRef *r) {
         return x;
 }
 
-char *reader_ref_format(const ReaderRef *r, char *buf, size_t size) {
-        char comm[READER_COMM_MAX * 4], unit[READER_UNIT_MAX * 4], path[READER_PATH_MAX * 4], uid[32];
+char *reader_ref_format_who(const ReaderRef *r, char *buf, size_t size) {
+        char comm[READER_COMM_MAX * 4], unit[READER_UNIT_MAX * 4], uid[32];
 
         cescape_buf(r->comm, comm, sizeof comm);
         cescape_buf(r->unit, unit, sizeof unit);
-        cescape_buf(r->path, path, sizeof path);
         if (r->has_uid)
                 snprintf(uid, sizeof uid, "%u", (unsigned) r->uid);
         else
                 snprintf(uid, sizeof uid, "?");
 
         if (r->redacted && *comm)
-                snprintf(buf, size, "%s (another user's process) read %s", comm, path);
+                snprintf(buf, size, "%s (another user's process)", comm);
         else if (r->redacted)
-                snprintf(buf, size, "another process read %s", path);
+                snprintf(buf, size, "another process");
         else if (isempty(r->comm))
                 /* Short-lived readers (a one-off cat) can be gone before we look. */
-                snprintf(buf, size, "pid %d (exited before it could be attributed) read %s", (int) r->pid, path);
+                snprintf(buf, size, "pid %d (exited before it could be attributed)", (int) r->pid);
         else
-                snprintf(buf, size, "%s (pid %d, uid %s%s%s) read %s", comm, (int) r->pid, uid,
-                         *unit ? ", " : "", unit, path);
+                snprintf(buf, size, "%s (pid %d, uid %s%s%s)", comm, (int) r->pid, uid, *unit ? ", " : "", unit);
+        return buf;
+}
+
+char *reader_ref_format(const ReaderRef *r, char *buf, size_t size) {
+        char who[READER_REF_TEXT_MAX], path[READER_PATH_MAX * 4];
+
+        reader_ref_format_who(r, who, sizeof who);
+        cescape_buf(r->path, path, sizeof path);
+        snprintf(buf, size, "%s read %s", who, path);
         return buf;
 }

@@ -24,6 +24,7 @@ typedef enum Cause {
         CAUSE_UNSEEN_READ,      /* a read the kernel's log reported and no watch saw (a container's procfs, say) */
         CAUSE_ARMED_SAMPLE,     /* the daemon's own sample of the allocation rate while armed */
         CAUSE_REARM,            /* the daemon re-armed a triggered auto: pressure still calls for counting off */
+        CAUSE_HOLD,             /* a hold (numastatctl hold) keeps counting on; ReaderRef: its owner */
         _CAUSE_MAX,
         _CAUSE_INVALID = -22,
 } Cause;
@@ -32,9 +33,10 @@ typedef enum Cause {
  * the journal (NUMASTATD_CAUSE=), varlink and metrics labels. */
 const char *cause_to_string(Cause c);
 Cause cause_from_string(const char *s);
-/* Causes that come with a ReaderRef: a counted or an ignored read. */
+/* Causes that come with a ReaderRef: a counted or an ignored read, or a
+ * hold (its owner, with no path). */
 static inline bool cause_has_reader(Cause c) {
-        return c == CAUSE_READ || c == CAUSE_IGNORED_READ;
+        return c == CAUSE_READ || c == CAUSE_IGNORED_READ || c == CAUSE_HOLD;
 }
 
 #define READER_COMM_MAX 64      /* TASK_COMM_LEN is 16; room for a longer one */
@@ -69,3 +71,5 @@ ReaderRef reader_ref_redact(const ReaderRef *r);
  * C-escaped (see cescape()); redacted: "cat (another user's process) read
  * /proc/vmstat". Returns buf. */
 char *reader_ref_format(const ReaderRef *r, char *buf, size_t size);
+/* The same without the file: "cat (pid 42, uid 0, session-3.scope)". */
+char *reader_ref_format_who(const ReaderRef *r, char *buf, size_t size);

@@ -163,6 +163,7 @@ void config_init(Config *c) {
                 .sustain = 10 * USEC_PER_SEC,
                 .armed_interval = 30 * USEC_PER_SEC,
                 .linger = 5 * 60 * USEC_PER_SEC,
+                .linger_max = 3600 * USEC_PER_SEC,
         };
 
         /* config_init() can't fail by contract; on OOM these stay NULL and
@@ -255,6 +256,7 @@ DEFINE_PARSE_DURATION(parse_min_dwell, 0, MIN_DWELL_MAX, false)
 DEFINE_PARSE_DURATION(parse_sustain, 0, SUSTAIN_MAX, false)
 /* Infinite linger is meaningful: once read, keep counting. */
 DEFINE_PARSE_DURATION(parse_linger, 0, LINGER_MAX, true)
+DEFINE_PARSE_DURATION(parse_linger_max, 0, LINGER_MAX_MAX, false)
 /* Infinite: never sample while armed (and never see the pressure drop). */
 DEFINE_PARSE_DURATION(parse_armed_interval, ARMED_INTERVAL_MIN, ARMED_INTERVAL_MAX, true)
 
@@ -361,6 +363,7 @@ static const ConfigItem items[] = {
         { "pressure", "sustain",            parse_sustain,              offsetof(Config, sustain)            },
         { "pressure", "armed_interval",     parse_armed_interval,       offsetof(Config, armed_interval)     },
         { "readers",  "linger",             parse_linger,               offsetof(Config, linger)             },
+        { "readers",  "linger_max",         parse_linger_max,           offsetof(Config, linger_max)         },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },

@@ -19,6 +19,7 @@
 #define MIN_DWELL_MAX (24 * 3600 * USEC_PER_SEC)
 #define SUSTAIN_MAX (24 * 3600 * USEC_PER_SEC)
 #define LINGER_MAX (30 * 24 * 3600 * USEC_PER_SEC)      /* or infinity */
+#define LINGER_MAX_MAX (24 * 3600 * USEC_PER_SEC)       /* linger_max: at most a day */
 #define ARMED_INTERVAL_MIN (1 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MAX (3600 * USEC_PER_SEC)        /* or infinity */
 
@@ -48,6 +49,7 @@ typedef struct Config {
         usec_t armed_interval;  /* patched kernels, armed auto: sampling period; infinity: never */
         /* [readers] */
         usec_t linger;
+        usec_t linger_max;      /* a periodic reader is waited for at most this long; 0: not at all */
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;

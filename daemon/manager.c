@@ -71,6 +71,7 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
 }
 
 static void manager_arm_armed_sampling(Manager *m, usec_t now);
+static void hold_free(Hold *h);
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -128,6 +129,9 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_monitors; i++)
                 varlink_unref(m->monitors[i]);
         free(m->monitors);
+        for (size_t i = 0; i < m->n_holds; i++)
+                hold_free(m->holds[i]);
+        free(m->holds);
         varlink_server_unref(m->varlink);
         if (m->runtime_fd >= 0)
                 close(m->runtime_fd);
@@ -379,6 +383,120 @@ static void manager_sample(Manager *m, bool reset) {
                 m->counter_resets++;
 }
 
+/* ---- holds ---- */
+
+static void manager_holds_changed(Manager *m) {
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        const Hold *h = m->n_holds > 0 ? m->holds[0] : NULL;
+
+        policy_set_holds(&m->engine, now, (unsigned) m->n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
+        (void) manager_apply(m);
+}
+
+static void hold_free(Hold *h) {
+        if (!h)
+                return;
+        sd_event_source_disable_unref(h->timer);
+        varlink_unref(h->link);
+        free(h->reason);
+        free(h);
+}
+
+static int on_hold_expired(sd_event_source *s, uint64_t usec, void *userdata) {
+        Hold *h = userdata;
+        Manager *m = h->manager;
+        _cleanup_json_ json_object *r = json_object_new_object();
+
+        /* The call's last reply: the caller learns the hold is over. */
+        if (r)
+                json_object_object_add(r, "held", json_object_new_boolean(false));
+        (void) varlink_reply(h->link, r);
+        manager_hold_remove(m, h);
+        return 0;
+}
+
+Hold *manager_hold_by_link(Manager *m, Varlink *link) {
+        for (size_t i = 0; i < m->n_holds; i++)
+                if (m->holds[i]->link == link)
+                        return m->holds[i];
+        return NULL;
+}
+
+int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeout, Hold **ret,
+                     const char **ret_why) {
+        Hold *h, **a;
+        uid_t uid = (uid_t) -1;
+        pid_t pid = 0;
+        unsigned mine = 0;
+        int r;
+
+        if (m->backend == BACKEND_NONE)
+                return *ret_why = "this kernel has no interface for NUMA statistics", -EOPNOTSUPP;
+        if (m->dry_run)
+                return *ret_why = "the daemon runs in dry-run mode and writes nothing", -EOPNOTSUPP;
+        if (m->engine.paused)
+                return *ret_why = "paused after someone else changed the mode: numastatctl set-policy resumes",
+                       -EBUSY;
+        if (m->policy == POLICY_COARSE)
+                return *ret_why = "policy coarse: counting stays off (an administrator may set-policy auto)",
+                       -EPERM;
+        if (varlink_get_peer_uid(link, &uid) < 0 || varlink_get_peer_pid(link, &pid) < 0)
+                return *ret_why = "the caller's credentials are unknown", -EPERM;
+        for (size_t i = 0; i < m->n_holds; i++)
+                mine += m->holds[i]->owner.uid == uid;
+        if (mine >= HOLDS_PER_UID_MAX)
+                return *ret_why = "too many holds by this user", -EUSERS;
+
+        h = calloc(1, sizeof *h);
+        a = reallocarray(m->holds, m->n_holds + 1, sizeof *a);
+        if (!h || !a) {
+                free(h);
+                if (a)
+                        m->holds = a;
+                return -ENOMEM;
+        }
+        m->holds = a;
+        *h = (Hold) {
+                .manager = m,
+                .id = ++m->hold_ids,
+                .link = varlink_ref(link),
+                .reason = reason ? strdup(reason) : NULL,
+                .since = now_usec(CLOCK_REALTIME),
+                .until = timeout ? now_usec(CLOCK_REALTIME) + timeout : 0,
+        };
+        process_describe(pid, uid, &h->owner);
+        if (timeout) {
+                r = sd_event_add_time_relative(m->event, &h->timer, CLOCK_MONOTONIC, timeout, USEC_PER_MSEC,
+                                               on_hold_expired, h);
+                if (r < 0) {
+                        hold_free(h);
+                        return r;
+                }
+        }
+        m->holds[m->n_holds++] = h;
+        {
+                char who[READER_REF_TEXT_MAX];
+                log_info("Hold %" PRIu64 " by %s: counting held on%s.", h->id,
+                         reader_ref_format_who(&h->owner, who, sizeof who), timeout ? " for a while" : "");
+        }
+        manager_holds_changed(m);
+        *ret = h;
+        return manager_counting(m) ? 1 : 0;
+}
+
+void manager_hold_remove(Manager *m, Hold *h) {
+        for (size_t i = 0; i < m->n_holds; i++)
+                if (m->holds[i] == h) {
+                        memmove(m->holds + i, m->holds + i + 1, (m->n_holds - i - 1) * sizeof *m->holds);
+                        m->n_holds--;
+                        log_info("Hold %" PRIu64 " released.", h->id);
+                        hold_free(h);
+                        if (!m->shut_down)
+                                manager_holds_changed(m);
+                        return;
+                }
+}
+
 bool manager_sample_for_caller(Manager *m) {
         if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
                 return false;
@@ -616,13 +734,15 @@ static int manager_decide(Manager *m, Step *step) {
 }
 
 /* The decision's reason with its readers redacted. */
+static ReaderRef redact_ref(const ReaderRef *r, const void *userdata) {
+        return reader_ref_redact(r);
+}
+
 static void decision_reason_redacted(const Manager *m, char *buf, size_t size) {
         Decision d = m->decision;
         PolicyConfig pc;
 
-        d.reader = reader_ref_redact(&d.reader);
-        d.last_reader = reader_ref_redact(&d.last_reader);
-        d.trigger_reader = reader_ref_redact(&d.trigger_reader);
+        decision_map_readers(&d, redact_ref, NULL);
         manager_policy_config(m, &pc);
         decision_format_reason(&d, &pc, buf, size);
 }
@@ -715,6 +835,23 @@ static int manager_watch(Manager *m) {
 
 static void manager_arm_sampling(Manager *m);
 
+/* The periodic counted reader expected last (the reader table learns the
+ * periods), for the policy: counting stays on until its next read. */
+static void manager_update_expected(Manager *m, usec_t now) {
+        uint64_t until;
+        size_t i;
+
+        if (readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i) < 0) {
+                policy_set_expected(&m->engine, 0, NULL, 0);
+                return;
+        }
+        const ReaderEntry *e = &m->readertab.entries[i];
+        ReaderRef r;
+
+        reader_ref_set(&r, e->last_pid, e->pid_verified, e->has_uid, e->uid, e->comm, e->unit, e->path);
+        policy_set_expected(&m->engine, until, &r, e->period);
+}
+
 int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         bool rewatch;
@@ -760,6 +897,7 @@ int manager_reload(Manager *m, char **ret_error) {
         manager_arm_sampling(m);
 
         policy_resume(&m->engine);
+        manager_update_expected(m, now_usec(CLOCK_MONOTONIC));     /* linger_max may have changed */
         /* The engine judges the rate under the new thresholds at once, with
          * the samples' own times. A failed write is logged and in status;
          * the reload itself worked. */
@@ -966,7 +1104,12 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
                 rule = rule_to_string(&m->config.ignore[idx]);
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, idx >= 0 ? (rule ?: "") : NULL,
-                          now_usec(CLOCK_REALTIME));
+                          now_usec(CLOCK_REALTIME), now);
+        if (r >= 0 && idx < 0) {
+                /* Its period may now be known: wait for its next read too. */
+                manager_update_expected(m, now);
+                manager_arm_deadline(m);
+        }
         if (r < 0)
                 log_oom();
         else if (r > 0) {

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "counters.h"
 #include "history.h"
+#include "hold.h"
 #include "kernel-state.h"
 #include "kmsg.h"
 #include "parsers.h"
@@ -139,6 +140,9 @@ typedef struct Manager {
         SocketFile socket_file;         /* the socket file we bound ourselves, if any */
         Varlink **monitors;
         size_t n_monitors;
+        Hold **holds;                   /* oldest first */
+        size_t n_holds;
+        uint64_t hold_ids;
         uint64_t fingerprint;   /* status_fingerprint() last announced (STATUS=, Monitor) */
 
         bool shut_down;         /* manager_shutdown() ran */
@@ -186,6 +190,17 @@ bool manager_may_read_stats(const Manager *m);
 /* A caller wants the counters as of now (GetCounters): samples if it may.
  * Returns whether the counters are current (read now, or frozen since). */
 bool manager_sample_for_caller(Manager *m);
+
+/* A hold for the caller on link (see Hold). Refuses, with a negative errno
+ * and a sentence, what cannot be kept: no kernel interface, dry run, a
+ * pause, policy coarse, or HOLDS_PER_UID_MAX holds of this uid already.
+ * Returns 1 when the kernel reads back counting on, 0 when the hold is in
+ * force but the write failed (in status). timeout 0: while connected. */
+int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeout, Hold **ret,
+                     const char **ret_why);
+/* Ends it (the connection closed, or it expired) and frees it. */
+void manager_hold_remove(Manager *m, Hold *h);
+Hold *manager_hold_by_link(Manager *m, Varlink *link);
 /* Something status shows may have changed: if it did (status_fingerprint()),
  * tell Monitor clients and systemd. */
 void manager_state_changed(Manager *m);

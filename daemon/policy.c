@@ -26,6 +26,7 @@ static const char *const policy_rule_table[_POLICY_RULE_MAX] = {
         [RULE_ON_NO_RATE] = "on-no-rate",
         [RULE_ON_NOT_ABOVE] = "on-not-above",
         [RULE_ON_HELD] = "on-held",
+        [RULE_ON_FOR_HOLD] = "on-for-hold",
         [RULE_REARM] = "rearm",
         [RULE_REARM_HELD] = "rearm-held",
 };
@@ -82,6 +83,24 @@ void policy_on_lost_reads(PolicyState *s, usec_t now) {
         s->last_counted_read = now;
         s->read_cause = CAUSE_LOST_READS;
         s->last_reader = (ReaderRef) {};
+}
+
+void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason) {
+        if (n == 0 && s->holds > 0) {
+                /* Released: as if the holder had read one last time now. */
+                s->last_counted_read = now;
+                s->read_cause = CAUSE_HOLD;
+                s->last_reader = s->holder;
+        }
+        s->holds = n;
+        s->holder = n > 0 && holder ? *holder : (ReaderRef) {};
+        snprintf(s->hold_reason, sizeof s->hold_reason, "%s", n > 0 && reason ? reason : "");
+}
+
+void policy_set_expected(PolicyState *s, usec_t until, const ReaderRef *reader, usec_t period) {
+        s->expected_until = until;
+        s->expected_reader = until && reader ? *reader : (ReaderRef) {};
+        s->expected_period = until ? period : 0;
 }
 
 void policy_on_armed(PolicyState *s, usec_t now) {
@@ -182,6 +201,17 @@ static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now
         } else
                 d->pressure = PRESSURE_BETWEEN;
         d->within_linger = read_within_linger(s, c, now);
+        d->held = s->holds > 0;
+        if (d->held) {
+                d->holder = s->holder;
+                snprintf(d->hold_reason, sizeof d->hold_reason, "%s", s->hold_reason);
+        }
+        d->reader_expected = now < s->expected_until;
+        if (d->reader_expected) {
+                d->expected_reader = s->expected_reader;
+                d->expected_period = s->expected_period;
+                d->expected_until = s->expected_until;
+        }
         d->dwell_over = dwell_over(s, c, now);
         d->last_read_cause = s->read_cause;
         d->last_reader = s->last_reader;
@@ -193,6 +223,12 @@ static bool evaluate_auto(const PolicyState *s, const PolicyConfig *c, usec_t no
                 /* Towards counting on for a reader: at once, whatever the
                  * dwell. The reader already saw a stale value; the next one
                  * must not. */
+                if (d->held) {
+                        d->rule = RULE_ON_FOR_HOLD;
+                        d->cause = CAUSE_HOLD;
+                        d->reader = s->holder;
+                        return true;
+                }
                 if (read_pending(s, c, now)) {
                         d->rule = RULE_ON_FOR_READ;
                         d->cause = s->read_cause;
@@ -226,8 +262,10 @@ static bool evaluate_auto(const PolicyState *s, const PolicyConfig *c, usec_t no
                 return false;
         }
 
-        /* Towards counting off: only when all three hold. */
-        if (!d->within_linger && d->pressure == PRESSURE_ABOVE && d->sustained && d->dwell_over) {
+        /* Towards counting off: only when all three hold, and no hold or
+         * expected reader keeps it on. */
+        if (!d->within_linger && !d->held && !d->reader_expected && d->pressure == PRESSURE_ABOVE && d->sustained &&
+            d->dwell_over) {
                 d->rule = RULE_OFF_FOR_PRESSURE;
                 d->cause = CAUSE_PRESSURE_ABOVE;
                 return false;
@@ -305,9 +343,9 @@ void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision
                 s->counting = want;
                 s->last_switch = now;
                 s->switch_cause = ret->cause;
-                s->switch_reader = ret->cause == CAUSE_READ ? ret->reader : (ReaderRef) {};
+                s->switch_reader = ret->cause == CAUSE_READ || ret->cause == CAUSE_HOLD ? ret->reader : (ReaderRef) {};
         }
-        if (ret->cause != CAUSE_READ)
+        if (ret->cause != CAUSE_READ && ret->cause != CAUSE_HOLD)
                 ret->reader = (ReaderRef) {};
 
         if (c->policy == POLICY_COARSE)
@@ -328,13 +366,16 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
 
         if (s->counting) {
                 above = above_since(s, c);
-                if (above == 0)
-                        return USEC_INFINITY;
-                return usec_max(usec_add(s->last_counted_read, c->linger),
+                if (above == 0 || s->holds > 0)
+                        return USEC_INFINITY;   /* a release or a sample brings the next evaluation */
+                return usec_max(usec_max(usec_add(s->last_counted_read, c->linger), s->expected_until),
                                 usec_max(usec_add(above, c->sustain), usec_add(s->last_switch, c->min_dwell)));
         }
 
-        /* A read already in while off: due now (a past deadline fires at once). */
+        /* A hold, or a read already in while off: due now (a past deadline
+         * fires at once). */
+        if (s->holds > 0)
+                return s->last_switch;
         if (s->last_counted_read >= s->last_switch)
                 return s->last_counted_read;
         below = below_since(s, c);
@@ -353,6 +394,15 @@ KernelMode policy_exit_mode(ExitMode exit_mode, BackendKind backend, KernelMode 
             backend_supports(backend, initial))
                 return initial;
         return KERNEL_MODE_STRICT;
+}
+
+void decision_map_readers(Decision *d, ReaderRef (*view)(const ReaderRef *r, const void *userdata),
+                          const void *userdata) {
+        d->reader = view(&d->reader, userdata);
+        d->last_reader = view(&d->last_reader, userdata);
+        d->trigger_reader = view(&d->trigger_reader, userdata);
+        d->holder = view(&d->holder, userdata);
+        d->expected_reader = view(&d->expected_reader, userdata);
 }
 
 /* ---- the reason, rendered from the decision's data ---- */
@@ -376,9 +426,16 @@ static const char *dur(char buf[static DURATION_MAX], usec_t u) {
 
 /* The last counted read, for "(last: ...)". */
 static const char *last_read_str(const Decision *d, const char *none, char *buf, size_t size) {
+        char who[READER_REF_TEXT_MAX];
+
         switch (d->last_read_cause) {
         case CAUSE_READ:
                 return reader_ref_format(&d->last_reader, buf, size);
+        case CAUSE_HOLD:
+                buf[0] = '\0';
+                buf_append(buf, size, "the release of a hold by %s",
+                           reader_ref_format_who(&d->last_reader, who, sizeof who));
+                return buf;
         case CAUSE_LOST_READS:
                 return "reads lost in a fanotify queue overflow";
         default:
@@ -401,6 +458,20 @@ static const char *trigger_str(const Decision *d, char *buf, size_t size) {
         default:
                 return "a read no watch saw (the kernel's log says so)";
         }
+}
+
+/* "numastatctl (pid 42, uid 1000) holds counting on (for \"bench\")". */
+static const char *hold_str(const Decision *d, char *buf, size_t size) {
+        char who[READER_REF_TEXT_MAX], why[HOLD_REASON_MAX * 4];
+
+        reader_ref_format_who(&d->holder, who, sizeof who);
+        cescape_buf(d->hold_reason, why, sizeof why);
+        buf[0] = '\0';
+        buf_append(buf, size, "a hold by %s", who);
+        /* What a hold is for is its owner's business, like its pid. */
+        if (!d->holder.redacted && *why)
+                buf_append(buf, size, " for \"%s\"", why);
+        return buf;
 }
 
 /* A CLOCK_MONOTONIC time as the wall clock's HH:MM:SS. */
@@ -452,6 +523,9 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 else
                         add("policy auto: start-up counts as a counted read (linger %s): counting on",
                             dur(a, c->linger));
+                break;
+        case RULE_ON_FOR_HOLD:
+                add("%s: counting on", hold_str(d, who, sizeof who));
                 break;
         case RULE_ON_FOR_LOW_RATE:
                 add("allocation rate %.0f pages/s below strict_below=%" PRIu64 " for %s: nothing to gain, counting on",
@@ -508,6 +582,17 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 add("policy auto: counting on, allocation rate above coarse_above=%" PRIu64 " pages/s; held on by",
                     c->coarse_above);
                 sep = " ";
+                if (d->held) {
+                        add("%s%s", sep, hold_str(d, who, sizeof who));
+                        sep = ", ";
+                }
+                if (d->reader_expected) {
+                        char when[16], who2[READER_REF_TEXT_MAX];
+                        add("%s%s, which reads every %s, expected again by %s", sep,
+                            reader_ref_format(&d->expected_reader, who2, sizeof who2), dur(a, d->expected_period),
+                            clock_str(c, d->expected_until, when, sizeof when));
+                        sep = ", ";
+                }
                 if (d->within_linger) {
                         add("%sa counted read within linger=%s (last: %s)", sep, dur(a, c->linger),
                             last_read_str(d, "start-up, which counts as one", who, sizeof who));

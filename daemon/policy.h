@@ -20,6 +20,7 @@
 #include "strutil.h"
 
 #define REASON_MAX 512
+#define HOLD_REASON_MAX 128
 
 typedef struct PolicyConfig {
         Policy policy;
@@ -57,6 +58,18 @@ typedef struct PolicyState {
         ReaderRef trigger_reader;
         usec_t last_arm;                /* when the daemon last armed it (coarse, then auto); 0: never */
 
+        /* Holds (numastatctl hold): counting on for as long as one exists,
+         * like a reader that never stops reading. */
+        unsigned holds;
+        ReaderRef holder;               /* the oldest hold's owner */
+        char hold_reason[HOLD_REASON_MAX];      /* ...and what it said it is for (raw) */
+
+        /* A periodic counted reader's next read, expected (the reader table
+         * learns the periods): counting stays on until this time. */
+        usec_t expected_until;          /* 0: nobody expected */
+        ReaderRef expected_reader;
+        usec_t expected_period;
+
         bool paused;                    /* following an external change */
         KernelMode paused_mode;         /* what the admin set */
         KernelMode paused_expected;     /* what we had set */
@@ -80,6 +93,7 @@ typedef enum PolicyRule {
         RULE_ON_HELD,           /* auto, stays on under pressure: linger, sustain or dwell holds it */
         RULE_REARM,             /* auto, off, but a read triggered the kernel's auto: arm it again */
         RULE_REARM_HELD,        /* ...not yet: min_dwell since the last arm */
+        RULE_ON_FOR_HOLD,       /* auto, off -> on: a hold */
         _POLICY_RULE_MAX,
 } PolicyRule;
 
@@ -107,6 +121,12 @@ typedef struct Decision {
         double rate;            /* pages/s, when pressure != UNKNOWN */
         bool sustained;         /* the pressure level has held for sustain */
         bool within_linger;     /* a counted read (or the start) within linger */
+        bool held;              /* a hold exists */
+        ReaderRef holder;       /* ...its owner, and why */
+        char hold_reason[HOLD_REASON_MAX];
+        bool reader_expected;   /* a periodic reader is expected to read again */
+        ReaderRef expected_reader;
+        usec_t expected_period, expected_until;
         bool dwell_over;        /* min_dwell passed since the last switch */
         bool overriding;        /* writing over an external change */
         bool rearm;             /* RULE_REARM: arm the triggered auto again now */
@@ -131,6 +151,15 @@ void policy_on_reader_named(PolicyState *s, const ReaderRef *reader);
  * count, with no reader to name. */
 void policy_on_lost_reads(PolicyState *s, usec_t now);
 
+/* The holds now: n, the oldest one's owner and its reason (raw, may be
+ * NULL). Releasing the last one counts as a counted read at now: linger
+ * runs from the release, as from a reader's last read. */
+void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason);
+/* Until when a periodic counted reader is expected to read again (its
+ * learned period and a margin, capped; see readertab_expected()), who, and
+ * its period. until 0: nobody. */
+void policy_set_expected(PolicyState *s, usec_t until, const ReaderRef *reader, usec_t period);
+
 /* The daemon armed a patched kernel's auto (coarse, then auto). */
 void policy_on_armed(PolicyState *s, usec_t now);
 /* A read triggered the armed auto: counting is on in the kernel. cause:
@@ -152,6 +181,12 @@ void policy_resume(PolicyState *s);
 
 /* Decides at time now. Updates s (counting, last_switch) when it flips. */
 void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision *ret);
+
+/* Replaces every reader d names (the switch's, the last read's, the
+ * trigger's, the holder, the expected one) by view(reader): a caller who
+ * may not see them all gets a reason rendered from what view leaves. */
+void decision_map_readers(Decision *d, ReaderRef (*view)(const ReaderRef *r, const void *userdata),
+                          const void *userdata);
 
 /* Renders d's reason from its data. Pure; policy_evaluate() calls it. */
 void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size);

@@ -333,6 +333,17 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
         ev->uid = a->uid;
 }
 
+void process_describe(pid_t pid, uid_t uid, ReaderRef *ret) {
+        _cleanup_free_ char *comm = NULL, *unit = NULL, *session = NULL;
+
+        (void) get_comm(pid, &comm);
+        if (sd_pid_get_unit(pid, &unit) < 0 && sd_pid_get_user_unit(pid, &unit) < 0)
+                unit = NULL;
+        if (!unit && sd_pid_get_session(pid, &session) < 0)
+                session = NULL;
+        reader_ref_set(ret, pid, false, true, uid, comm, unit ?: session, NULL);
+}
+
 void read_event_attribute(ReadEvent *ev) {
         if (ev && ev->attribution)
                 attribute_fields(ev->attribution, ev, ATTRIBUTE_ALL);

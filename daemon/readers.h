@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "cause.h"
+
 typedef struct Readers Readers;
 
 /* The parts of a reader's identity, each read from /proc when asked for. */
@@ -63,6 +65,11 @@ Readers *readers_free(Readers *r);
  * pattern matching nothing, or a view that cannot be resolved, is not an
  * error. */
 int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views);
+
+/* A process that is not a reader (a varlink caller holding counting on):
+ * its comm and unit or session, from the daemon's /proc and sd-login, and
+ * the uid its socket credentials gave. */
+void process_describe(pid_t pid, uid_t uid, ReaderRef *ret);
 
 /* Which fields to attribute before the callback runs: those a decision
  * needs (the ignore rules' fields). Reading /proc and the cgroup costs tens

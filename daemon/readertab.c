@@ -35,8 +35,74 @@ static int strdup_opt(const char *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static bool near(uint64_t v, uint64_t target) {
+        return v * 3 >= target * 2 && v * 3 <= target * 4;      /* within a third */
+}
+
+uint64_t readertab_period(const uint64_t *intervals, unsigned n) {
+        uint64_t sorted[READERTAB_INTERVALS], median;
+        unsigned k = n < READERTAB_INTERVALS ? n : READERTAB_INTERVALS, fit = 0;
+
+        if (k < 3)
+                return 0;
+        memcpy(sorted, intervals, k * sizeof *sorted);
+        qsort(sorted, k, sizeof *sorted, cmp_u64);
+        median = sorted[k / 2];
+        if (median == 0)
+                return 0;
+        for (unsigned i = 0; i < k; i++)
+                if (near(sorted[i], median) || near(sorted[i], 2 * median))
+                        fit++;
+        return fit * 4 >= k * 3 ? median : 0;   /* three in four fit */
+}
+
+/* A counted read of e at mono: a new visit, or part of the last one. */
+static void entry_learn(ReaderEntry *e, uint64_t mono) {
+        if (e->last_visit != 0 && mono < e->last_visit + READERTAB_VISIT_GAP_USEC)
+                return;
+        if (e->last_visit != 0 && mono > e->last_visit) {
+                e->intervals[e->n_intervals % READERTAB_INTERVALS] = mono - e->last_visit;
+                e->n_intervals++;
+                e->period = readertab_period(e->intervals, e->n_intervals);
+        }
+        e->last_visit = mono;
+}
+
+int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
+                       size_t *ret_index) {
+        uint64_t best = 0;
+        int which = -1;
+
+        if (linger_max == 0)
+                return -1;
+        for (size_t i = 0; i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
+                uint64_t margin, keep, until;
+
+                if (e->ignored || e->period == 0 || !e->comm)
+                        continue;
+                margin = e->period / 4 > 2 * 1000 * 1000 ? e->period / 4 : 2 * 1000 * 1000;
+                keep = e->period + margin < linger_max ? e->period + margin : linger_max;
+                until = e->last_visit + keep;
+                if (until > now && until > best) {
+                        best = until;
+                        which = (int) i;
+                }
+        }
+        if (which < 0)
+                return -1;
+        *ret_until = best;
+        *ret_index = (size_t) which;
+        return which;
+}
+
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
-                  uint64_t now) {
+                  uint64_t now, uint64_t mono) {
         const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
         bool has_uid = id->has_uid, ignored = rule != NULL;
         uid_t uid = id->uid;
@@ -64,6 +130,9 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
                                 e->rule = r;
                                 e->ignored = ignored;
                         }
+                        /* Only a named, counted reader is one to wait for. */
+                        if (!ignored && comm)
+                                entry_learn(e, mono);
                         return 0;
                 }
 
@@ -79,6 +148,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         n.first_seen = n.last_seen = now;
         n.count = 1;
         n.ignored = ignored;
+        n.last_visit = mono;
 
         if (t->n < READERTAB_MAX)
                 e = &t->entries[t->n++];

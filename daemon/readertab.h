@@ -15,6 +15,11 @@
 #include "rules.h"
 
 #define READERTAB_MAX 64
+/* Reads of one entry closer than this are one visit (a program reading a
+ * file in several read() calls, or twice in one go). */
+#define READERTAB_VISIT_GAP_USEC (250 * 1000)
+/* The intervals between visits a period is learned from. */
+#define READERTAB_INTERVALS 8
 
 typedef struct ReaderEntry {
         char *comm, *exe, *unit, *path;
@@ -26,6 +31,12 @@ typedef struct ReaderEntry {
         uint64_t count;
         bool ignored;
         char *rule;                             /* the ignore rule that matched */
+
+        /* Its period, learned from its counted reads (CLOCK_MONOTONIC µs). */
+        uint64_t last_visit;                    /* the last visit's first read; 0: none */
+        uint64_t intervals[READERTAB_INTERVALS];        /* between visits, a ring */
+        unsigned n_intervals;                   /* how many were ever seen */
+        uint64_t period;                        /* 0: not (yet) seen to be periodic */
 } ReaderEntry;
 
 typedef struct ReaderTable {
@@ -34,11 +45,27 @@ typedef struct ReaderTable {
         uint64_t total_reads, counted_reads, ignored_reads, overflows;
 } ReaderTable;
 
-/* Records a read by id. rule: the ignore rule that matched, NULL for a
- * counted read. Returns 1 if it made a new entry, 0 if it updated one,
- * -ENOMEM. */
+/* Records a read by id at now (CLOCK_REALTIME µs, for people) and mono
+ * (CLOCK_MONOTONIC µs, for its period). rule: the ignore rule that
+ * matched, NULL for a counted read. Returns 1 if it made a new entry, 0 if
+ * it updated one, -ENOMEM. */
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
-                  uint64_t now);
+                  uint64_t now, uint64_t mono);
+
+/* The period of a series of intervals between visits, or 0 if they do not
+ * show one: the median of the last READERTAB_INTERVALS, once there are 3,
+ * if most of them are near it (within a third) or near twice it (a read
+ * that was missed). Jitter and one missed read do not move it. */
+uint64_t readertab_period(const uint64_t *intervals, unsigned n);
+
+/* Until when counting must stay on for the periodic counted readers to
+ * find it on at their next read: the latest over them of their last visit
+ * plus their period, a margin (a quarter of the period, at least 2 s) and
+ * capped at linger_max after the visit. Returns the entry that decides it
+ * (its index in *ret_index), or -1 when no periodic reader is expected
+ * after now. linger_max 0: none is. */
+int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
+                       size_t *ret_index);
 void readertab_done(ReaderTable *t);
 /* Indices of entries sorted by count, highest first; ret has t->n slots. */
 void readertab_by_count(const ReaderTable *t, size_t *ret);

@@ -15,6 +15,7 @@
 
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
+#define SERVICE_ERROR_HOLD_REFUSED "io.numastatd.HoldRefused"
 
 /* What this caller may see (see StatusViewer). */
 static StatusViewer link_viewer(Varlink *link) {
@@ -97,6 +98,65 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
         return varlink_reply(link, r);
 }
 
+#define HOLD_TIMEOUT_MAX (7 * 24 * 3600 * USEC_PER_SEC)
+
+static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        static const char *const allowed[] = { "reason", "timeout", NULL };
+        json_object *reason_j = NULL, *timeout_j = NULL;
+        _cleanup_json_ json_object *r = NULL;
+        const char *reason = NULL, *why = NULL;
+        int64_t timeout = 0;
+        Hold *h = NULL;
+        int k;
+
+        if (check_parameters(link, p, allowed) < 0)
+                return 0;
+        if (!(flags & VARLINK_METHOD_MORE))
+                return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
+        if (manager_hold_by_link(userdata, link))
+                return varlink_error_invalid_parameter(link, "more");   /* one hold per connection */
+        if (json_object_object_get_ex(p, "reason", &reason_j) && !json_object_is_type(reason_j, json_type_null)) {
+                if (!json_object_is_type(reason_j, json_type_string) ||
+                    json_object_get_string_len(reason_j) >= HOLD_REASON_MAX ||
+                    memchr(json_object_get_string(reason_j), 0, (size_t) json_object_get_string_len(reason_j)))
+                        return varlink_error_invalid_parameter(link, "reason");
+                reason = json_object_get_string(reason_j);
+        }
+        if (json_object_object_get_ex(p, "timeout", &timeout_j) && !json_object_is_type(timeout_j, json_type_null)) {
+                if (!json_object_is_type(timeout_j, json_type_int))
+                        return varlink_error_invalid_parameter(link, "timeout");
+                timeout = json_object_get_int64(timeout_j);
+                if (timeout <= 0 || (uint64_t) timeout > HOLD_TIMEOUT_MAX)
+                        return varlink_error_invalid_parameter(link, "timeout");
+        }
+        k = manager_hold_add(userdata, link, reason, (usec_t) timeout, &h, &why);
+        if (k < 0) {
+                _cleanup_json_ json_object *e = json_object_new_object();
+                if (!why)
+                        return k;
+                if (!e)
+                        return -ENOMEM;
+                json_object_object_add(e, "message", json_object_new_string(why));
+                return varlink_error(link, SERVICE_ERROR_HOLD_REFUSED, e);
+        }
+        if (k == 0) {
+                /* In force, but the kernel did not take the write: say so, end it. */
+                _cleanup_json_ json_object *e = json_object_new_object();
+                manager_hold_remove(userdata, h);
+                if (!e)
+                        return -ENOMEM;
+                json_object_object_add(e, "message", json_object_new_string("the kernel did not turn counting on"));
+                json_object_object_add(e, "errno", json_object_new_int(EIO));
+                return varlink_error(link, SERVICE_ERROR_APPLY_FAILED, e);
+        }
+        r = json_object_new_object();
+        if (!r)
+                return -ENOMEM;
+        json_object_object_add(r, "held", json_object_new_boolean(true));
+        json_object_object_add(r, "id", json_object_new_int64((int64_t) h->id));
+        return varlink_notify(link, r);
+}
+
 static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         Manager *m = userdata;
         _cleanup_json_ json_object *r = NULL;
@@ -122,6 +182,11 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
 
 static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) {
         Manager *m = userdata;
+        Hold *h = manager_hold_by_link(m, link);
+
+        /* A caller killed or gone never leaves a hold behind. */
+        if (h)
+                manager_hold_remove(m, h);
 
         for (size_t i = 0; i < m->n_monitors; i++)
                 if (m->monitors[i] == link) {
@@ -230,6 +295,8 @@ int service_setup(Manager *m) {
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetStatus", method_get_status);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetCounters", method_get_counters);
+        if (r >= 0)
+                r = varlink_server_bind_method(m->varlink, "io.numastatd.Hold", method_hold);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.Monitor", method_monitor);
         if (r >= 0)

@@ -33,6 +33,10 @@ static ReaderRef view_ref(const StatusViewer *v, const ReaderRef *r) {
         return sees(v, r->has_uid, r->uid) ? *r : reader_ref_redact(r);
 }
 
+static ReaderRef view_ref_for(const ReaderRef *r, const void *viewer) {
+        return view_ref(viewer, r);
+}
+
 static json_object *json_u64(uint64_t v) {
         return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t) v);
 }
@@ -132,8 +136,32 @@ static json_object *readers_json(const ReaderTable *t, const StatusViewer *v) {
                 json_object_object_add(o, "first_seen", json_u64(e->first_seen));
                 json_object_object_add(o, "last_seen", json_u64(e->last_seen));
                 json_object_object_add(o, "count", json_u64(e->count));
+                json_object_object_add(o, "period", e->period ? json_u64(e->period) : NULL);
                 json_object_object_add(o, "ignored", json_object_new_boolean(e->ignored));
                 json_object_object_add(o, "rule", json_untrusted(e->rule));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *holds_json(const Status *s, const StatusViewer *v) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < s->n_holds; i++) {
+                const Hold *h = s->holds[i];
+                json_object *o = json_object_new_object();
+                bool full = sees(v, h->owner.has_uid, h->owner.uid);
+
+                if (!full)
+                        json_object_object_add(o, "redacted", json_object_new_boolean(true));
+                json_object_object_add(o, "id", json_u64(h->id));
+                json_object_object_add(o, "pid", full ? json_object_new_int(h->owner.pid) : NULL);
+                json_object_object_add(o, "uid", full ? json_object_new_int64(h->owner.uid) : NULL);
+                json_object_object_add(o, "comm", json_untrusted(h->owner.comm));
+                json_object_object_add(o, "unit", full && *h->owner.unit ? json_untrusted(h->owner.unit) : NULL);
+                json_object_object_add(o, "reason", full && h->reason ? json_untrusted(h->reason) : NULL);
+                json_object_object_add(o, "since", json_u64(h->since));
+                json_object_object_add(o, "until", h->until ? json_u64(h->until) : NULL);
                 json_object_array_add(a, o);
         }
         return a;
@@ -290,9 +318,7 @@ static json_object *reason_json(const Status *s, const StatusViewer *v) {
 
         if (v->all)
                 return json_object_new_string(s->decision->reason);
-        d.reader = view_ref(v, &d.reader);
-        d.last_reader = view_ref(v, &d.last_reader);
-        d.trigger_reader = view_ref(v, &d.trigger_reader);
+        decision_map_readers(&d, view_ref_for, v);
         decision_format_reason(&d, &s->policy_config, reason, sizeof reason);
         return json_object_new_string(reason);
 }
@@ -334,6 +360,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "last_error", err);
         json_object_object_add(o, "nodes", nodes_json(s->topology));
         json_object_object_add(o, "readers", readers_json(s->readers, v));
+        json_object_object_add(o, "holds", holds_json(s, v));
         json_object_object_add(o, "sources", sources_json(s));
         json_object_object_add(o, "counters", counters_json(&s->counters));
         json_object_object_add(o, "ledger", ledger_json(&s->ledger));

@@ -41,6 +41,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .zones_stale = m->zones_stale,
 
                 .readers = &m->readertab,
+                .holds = m->holds,
+                .n_holds = m->n_holds,
                 .sources = {
                         .readers = m->readers != NULL,
                         .readers_pidfd = m->readers && readers_have_pidfd(m->readers),
@@ -134,7 +136,12 @@ uint64_t status_fingerprint(const Status *s) {
                 digest_val(&d, e->uid);
                 digest_val(&d, e->ignored);
                 digest_str(&d, e->rule);
+                digest_val(&d, e->period != 0);        /* found periodic (not the figure itself) */
         }
+        /* Holds come and go. */
+        digest_val(&d, s->n_holds);
+        for (size_t i = 0; i < s->n_holds; i++)
+                digest_val(&d, s->holds[i]->id);
 
         digest_val(&d, s->sources.readers);
         digest_str(&d, s->sources.readers_error);

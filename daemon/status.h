@@ -18,6 +18,7 @@
 #include "cause.h"
 #include "counters.h"
 #include "history.h"
+#include "hold.h"
 #include "kernel-state.h"
 #include "mode.h"
 #include "parsers.h"
@@ -102,6 +103,8 @@ typedef struct Status {
         bool zones_stale;
 
         const ReaderTable *readers;
+        Hold *const *holds;           /* numastatctl hold, oldest first */
+        size_t n_holds;
         StatusSources sources;
         StatusCounters counters;
         StatusLedger ledger;

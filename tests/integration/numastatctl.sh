@@ -180,4 +180,17 @@ ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the r
 wait $FAKE 2>/dev/null
 rm -f "$FAKE_SOCK"
 
+# ---- bash completion: every command the client knows is offered ----
+complete_words() {  # complete_words WORD...: what completing the last word offers
+        bash -c 'complete() { :; }; compopt() { :; }; source "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _numastatctl; echo "${COMPREPLY[*]}"' \
+                _ "$SRCDIR/completion/numastatctl.bash" "$@"
+}
+HELP_COMMANDS=$("$NUMASTATCTL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\).*/\1/p' | sort | tr '\n' ' ')
+is "$(complete_words numastatctl '' | tr ' ' '\n' | sort | tr '\n' ' ')" "$HELP_COMMANDS" \
+   "completion offers exactly the commands --help lists"
+is "$(complete_words numastatctl hold --re)" "--reason=" "  hold's options"
+ok $(complete_words numastatctl hold -- bas | tr " " "\n" | grep -qx bash; echo $?) "  and after hold --, a command"
+is "$(complete_words numastatctl set-policy a)" "auto" "  set-policy's policies"
+
 done_testing

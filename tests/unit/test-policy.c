@@ -36,6 +36,8 @@ enum {
         STEP_RELOAD,
         STEP_ARMED,
         STEP_TRIGGERED,
+        STEP_HOLDS,
+        STEP_EXPECT,
 };
 
 typedef struct Step {
@@ -56,6 +58,8 @@ typedef struct Step {
         bool check_rule;
         uint64_t coarse_above, strict_below;    /* RELOAD: new values, 0 keeps */
         usec_t sustain;                         /* RELOAD: new value, 0 keeps */
+        unsigned holds;                         /* HOLDS: how many */
+        usec_t until, period;                   /* EXPECT: since the start (0: nobody), period */
 } Step;
 
 #define READ(t_, who) { .what = STEP_READ, .t = (t_), .reader = &R_##who }
@@ -83,6 +87,11 @@ typedef struct Step {
 /* A read turned the armed auto on: cause_ READ, IGNORED_READ, ... */
 #define TRIGGERED(t_, cause_, who) { .what = STEP_TRIGGERED, .t = (t_), .cause = CAUSE_##cause_, .reader = (who) }
 #define DEADLINE(t_, d) { .what = STEP_DEADLINE, .t = (t_), .deadline = (d) }
+/* n holds now, the oldest by who for why (text) */
+#define HOLDS(t_, n, who, why) { .what = STEP_HOLDS, .t = (t_), .holds = (n), .reader = (who), .text = (why) }
+/* who, reading every period, is expected until (since the start; 0: nobody) */
+#define EXPECT(t_, until_, who, period_) \
+        { .what = STEP_EXPECT, .t = (t_), .until = (until_), .reader = (who), .period = (period_) }
 #define END { .what = STEP_END }
 
 #define CONFIG(p, b, off, ext)                                                          \
@@ -531,6 +540,47 @@ static const Scenario scenarios[] = {
                         END,
                 },
         },
+        {
+                "a hold keeps counting on under pressure past linger; its release counts as a read", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        HOLDS(S(100), 1, &R_NUMASTAT, "bench\nrun"),
+                        EVAL(S(300), STRICT, true, false,
+                             "held on by a hold by numastat (pid 4242, uid 1000, session-3.scope) for \"bench\\nrun\""),
+                        DEADLINE(S(300), INF),
+                        EVAL(S(5000), STRICT, true, false, "a hold by numastat"),
+                        HOLDS(S(5000), 0, NULL, NULL),
+                        DEADLINE(S(5000), S(5300)),
+                        EVAL_LACKS(S(5100), STRICT, true, false, "within linger=5min (last: the release of a hold by numastat",
+                                   "held on by a hold"),
+                        EVAL(S(5300), COARSE, false, true, "(last: the release of a hold by numastat (pid 4242"),
+                        END,
+                },
+        },
+        {
+                "a hold turns counting on at once, whatever the dwell", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        HOLDS(S(301), 1, &R_CAT, ""),
+                        DEADLINE(S(301), S(300)),
+                        EVAL_WHY(S(301), STRICT, true, true, HOLD, ON_FOR_HOLD),
+                        EVAL_LACKS(S(302), STRICT, true, false, "a hold by cat (pid 1, uid 0, init.scope)", " for "),
+                        END,
+                },
+        },
+        {
+                "a periodic reader expected again holds counting on past linger, until its time", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        READ(S(100), NUMASTAT),
+                        EXPECT(S(100), S(860), &R_NUMASTAT, S(600)),
+                        EVAL(S(400), STRICT, true, false, NUMASTAT ", which reads every 10min, expected again by"),
+                        DEADLINE(S(400), S(860)),
+                        EVAL(BEFORE(860), STRICT, true, false, "which reads every 10min"),
+                        EVAL(S(860), COARSE, false, true, "counting off"),
+                        END,
+                },
+        },
 };
 
 static void run_scenario(const Scenario *sc) {
@@ -559,6 +609,12 @@ static void run_scenario(const Scenario *sc) {
                         break;
                 case STEP_TRIGGERED:
                         policy_on_triggered(&s, st->cause, st->reader);
+                        break;
+                case STEP_HOLDS:
+                        policy_set_holds(&s, now, st->holds, st->reader, st->text);
+                        break;
+                case STEP_EXPECT:
+                        policy_set_expected(&s, st->until ? T0 + st->until : 0, st->reader, st->period);
                         break;
                 case STEP_RELOAD:
                         if (st->coarse_above)

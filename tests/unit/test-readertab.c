@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
+#include <string.h>
 
 #include "readertab.h"
 #include "tap.h"
@@ -10,7 +11,59 @@ static int add(ReaderTable *t, const char *comm, const char *exe, const char *un
         ReaderIdentity id = {
                 .comm = comm, .exe = exe, .unit = unit, .has_uid = has_uid, .uid = uid, .path = path,
         };
-        return readertab_add(t, &id, pid, false, ignored ? (rule ? rule : "") : NULL, now);
+        return readertab_add(t, &id, pid, false, ignored ? (rule ? rule : "") : NULL, now, now);
+}
+
+#define SEC (1000 * 1000ULL)
+
+/* reads: seconds since the start (monotonic), by one program. */
+static ReaderEntry *read_at(ReaderTable *t, const char *comm, const double *at, size_t n, bool ignored) {
+        for (size_t i = 0; i < n; i++) {
+                ReaderIdentity id = { .comm = comm, .exe = "/usr/bin/x", .has_uid = true, .path = "/proc/vmstat" };
+                uint64_t mono = 1000 * SEC + (uint64_t) (at[i] * SEC);
+                readertab_add(t, &id, 42, false, ignored ? "" : NULL, mono, mono);
+        }
+        for (size_t i = 0; i < t->n; i++)
+                if (t->entries[i].comm && strcmp(t->entries[i].comm, comm) == 0)
+                        return &t->entries[i];
+        return NULL;
+}
+
+static void test_period(void) {
+        ReaderTable t = {};
+        ReaderEntry *e;
+        uint64_t until = 0;
+        size_t which = 99;
+
+        /* collectd every 10 s, with jitter; a burst of reads is one visit */
+        e = read_at(&t, "collectd", (const double[]) { 0, 0.01, 0.02, 10.3, 19.8, 30.1, 40.0, 49.7 }, 8, false);
+        ok(e && e->period >= 9 * SEC && e->period <= 11 * SEC, "10 s with jitter: period %.1f s",
+           e ? (double) e->period / SEC : -1.0);
+        /* sadc every 600 s, one read missed (1200 s) */
+        e = read_at(&t, "sadc", (const double[]) { 0, 600, 1200, 2400, 3000, 3600 }, 6, false);
+        ok(e && e->period == 600 * SEC, "600 s, one read missed: period %.0f s", e ? (double) e->period / SEC : -1.0);
+        /* someone who reads now and then: not periodic */
+        e = read_at(&t, "human", (const double[]) { 0, 7, 300, 310, 2000 }, 5, false);
+        ok(e && e->period == 0, "irregular reads: no period");
+        e = read_at(&t, "twice", (const double[]) { 0, 60 }, 2, false);
+        ok(e && e->period == 0, "two reads: not yet a period");
+        e = read_at(&t, "ignored", (const double[]) { 0, 10, 20, 30, 40 }, 5, true);
+        ok(e && e->period == 0, "an ignored reader's period is not learned");
+
+        /* expected: sadc last read at 3600 (+600 + 150 margin), collectd at 49.7 (+10 +2.5) */
+        is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 3600 * SEC, &until, &which) >= 0, 1,
+               "a periodic reader is expected");
+        is_u64(until, 1000 * SEC + (3600 + 750) * SEC, "sadc until its last read + 600 s + a quarter");
+        ok(which < t.n && strcmp(t.entries[which].comm, "sadc") == 0, "and it is sadc");
+        is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 300 * SEC, &until, &which) >= 0, 1,
+               "capped by linger_max");
+        is_u64(until, 1000 * SEC + (3600 + 300) * SEC, "at its last read + linger_max");
+        is_int(readertab_expected(&t, 1000 * SEC + 5000 * SEC, 3600 * SEC, &until, &which), -1,
+               "nobody expected once every expectation passed");
+        is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 0, &until, &which), -1, "linger_max 0: none");
+        ok(readertab_period((const uint64_t[]) { 10, 10, 10 }, 3) == 10, "period: three equal intervals");
+        ok(readertab_period((const uint64_t[]) { 10, 10, 50, 90 }, 4) == 0, "period: mostly misfits");
+        readertab_done(&t);
 }
 
 int main(void) {
@@ -81,5 +134,6 @@ int main(void) {
         ok(has_new && has_r0 && !has_r1, "r1, the least recently seen, made room; r0 stayed");
         readertab_done(&t);
         is_int(t.n, 0, "done empties");
+        test_period();
         return tap_done();
 }

@@ -1,0 +1,94 @@
+#!/bin/bash
+# Linger that fits each reader: two readers that compute deltas, every 1 s
+# and every 3 s (with jitter), under allocation pressure and linger=1s.
+# Once their periods are learned, counting stays on from each read of the
+# slow one to its next, though its reads are 3 s apart and linger is 1 s;
+# when it stops reading, counting goes off after its expected read passed.
+# With linger_max=0 (no learning) the same reader finds counting off.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN"
+fake_kernel_tree linger
+
+conf() {  # conf LINGER_MAX
+        cat > "$T/conf" <<EOF2
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+[readers]
+linger = 1s
+linger_max = $1
+EOF2
+}
+conf 1min
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with linger=1s, linger_max=1min"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+
+# reader NAME PERIOD FILE: reads FILE every PERIOD seconds (+-10% jitter),
+# named NAME, in one process (so it is attributed every time). exec: the
+# background job's pid is the reader's, for kill.
+reader() {
+        exec python3 -c 'import ctypes, random, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+while True:
+    with open(sys.argv[3], "rb") as f: f.read()
+    time.sleep(float(sys.argv[2]) * random.uniform(0.9, 1.1))' "$@"
+}
+period_of() {  # period_of COMM: the learned period in ms, or "none"
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["period"]]
+print(r[0]["period"] // 1000 if r else "none")' "$1"
+}
+learned() { [ "$(period_of "$1")" != none ]; }
+
+reader fast 1 "$T/proc/vmstat" &
+FAST=$!
+reader slow 3 "$T/sys/devices/system/node/node0/numastat" &
+SLOW=$!
+wait_for 20 learned fast
+ok $? "the fast reader's period is learned"
+wait_for 25 learned slow
+ok $? "the slow reader's period is learned"
+P=$(period_of fast)
+ok $([ "$P" -ge 700 ] && [ "$P" -le 1300 ]; echo $?) "  fast: about 1 s ($P ms)"
+P=$(period_of slow)
+ok $([ "$P" -ge 2400 ] && [ "$P" -le 3600 ]; echo $?) "  slow: about 3 s ($P ms)"
+contains "$(ctl readers)" "every " "numastatctl readers shows the periods"
+conforms Status "a status with periodic readers conforms to the interface file" <<< "$(ctl --json=short)"
+
+# Only the slow one now: its reads are 3 s apart, linger is 1 s.
+kill $FAST
+wait $FAST 2>/dev/null
+sleep 0.5
+offs=0
+for _ in $(seq 1 40); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done
+is "$offs" 0 "counting stays on between the slow reader's reads, 3 s apart (linger 1 s): 8 s sampled"
+contains "$(ctl --json=short | json_get reason)" "which reads every" "the reason says who it waits for"
+kill $SLOW
+wait $SLOW 2>/dev/null
+wait_for 10 sysctl_is 0
+ok $? "the slow reader gone: counting goes off once its next read is overdue"
+
+# Without learning (linger_max=0) the same reader finds counting off.
+conf 0
+kill -HUP "$DAEMON_PID"
+wait_for 5 bash -c "grep -q 'linger_max' '$T/conf' && '$NUMASTATCTL' --socket='$SOCK' status >/dev/null"
+reader slow2 3 "$T/sys/devices/system/node/node0/numastat" &
+SLOW2=$!
+sleep 1
+offs=0
+for _ in $(seq 1 50); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done
+ok $([ "$offs" -gt 0 ]; echo $?) "with linger_max=0 counting goes off between the same reader's reads ($offs of 50 samples off)"
+kill $SLOW2
+wait $SLOW2 2>/dev/null
+
+stop_daemon
+done_testing
