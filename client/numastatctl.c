@@ -324,8 +324,15 @@ static void print_status(json_object *s) {
         if (precision && jint(precision, "max_drift") > 0)
                 printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",
                        jint(precision, "max_drift"));
+        if (sources && jbool(sources, "readers"))
+                printf("     Sources: fanotify%s%s\n",
+                       jbool(sources, "readers_pidfd") ? " with pidfds" : "",
+                       jbool(sources, "exit_records") ? ", exit records (taskstats)" : "");
         if (jstr(sources, "readers_error"))
                 printf("     Warning: %s\n", jstr(sources, "readers_error"));
+        if (jstr(sources, "exit_records_error"))
+                printf("     Warning: %s: readers gone before they are looked at stay unnamed\n",
+                       jstr(sources, "exit_records_error"));
         if (jstr(sources, "rate_error"))
                 printf("     Warning: %s\n", jstr(sources, "rate_error"));
         if (jstr(sources, "uevents_error"))

@@ -164,6 +164,7 @@ void config_init(Config *c) {
                 .armed_interval = 30 * USEC_PER_SEC,
                 .linger = 5 * 60 * USEC_PER_SEC,
                 .linger_max = 3600 * USEC_PER_SEC,
+                .exit_records = true,
         };
 
         /* config_init() can't fail by contract; on OOM these stay NULL and
@@ -364,6 +365,7 @@ static const ConfigItem items[] = {
         { "pressure", "armed_interval",     parse_armed_interval,       offsetof(Config, armed_interval)     },
         { "readers",  "linger",             parse_linger,               offsetof(Config, linger)             },
         { "readers",  "linger_max",         parse_linger_max,           offsetof(Config, linger_max)         },
+        { "readers",  "exit_records",       parse_bool,                 offsetof(Config, exit_records)       },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },

@@ -31,6 +31,11 @@ typedef struct IgnoreRule {
         char *path;     /* fnmatch(3) glob */
         bool has_uid;
         unsigned uid;
+        /* exe's binary, stat()ed when the config is put in force (not by the
+         * pure parser): matches a reader known only by its exit record, and
+         * one run through another path to the same file (/bin vs /usr/bin). */
+        bool has_exe_id;
+        uint64_t exe_dev, exe_ino;
 } IgnoreRule;
 
 typedef struct Config {
@@ -50,6 +55,7 @@ typedef struct Config {
         /* [readers] */
         usec_t linger;
         usec_t linger_max;      /* a periodic reader is waited for at most this long; 0: not at all */
+        bool exit_records;      /* name readers gone before we looked from taskstats exit records */
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;

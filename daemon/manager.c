@@ -72,6 +72,10 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
 
 static void manager_arm_armed_sampling(Manager *m, usec_t now);
 static void hold_free(Hold *h);
+static void parked_read_free(ParkedRead *p);
+static void manager_resolve_rules(Manager *m);
+static void manager_start_taskstats(Manager *m);
+static void manager_stop_taskstats(Manager *m);
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -143,6 +147,11 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->readers_timer);
         sd_event_source_disable_unref(m->trigger_timer);
         sd_event_source_disable_unref(m->armed_timer);
+        sd_event_source_disable_unref(m->park_timer);
+        for (size_t i = 0; i < m->n_parked; i++)
+                parked_read_free(&m->parked[i]);
+        taskstats_free(m->taskstats);
+        free(m->taskstats_error);
         kmsg_monitor_free(m->kmsg);
         readers_free(m->readers);
         uevent_monitor_free(m->uevents);
@@ -804,6 +813,28 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
         return manager_apply(m);
 }
 
+/* Each exe= rule's binary by device and inode: a reader known only by its
+ * exit record is matched so, and one run through another path to the same
+ * file. The path as the reader's /proc shows it, on the daemon's own root. */
+static void manager_resolve_rules(Manager *m) {
+        for (size_t i = 0; i < m->config.n_ignore; i++) {
+                IgnoreRule *rule = &m->config.ignore[i];
+                struct stat st;
+
+                rule->has_exe_id = false;
+                if (!rule->exe)
+                        continue;
+                if (stat(rule->exe, &st) < 0) {
+                        log_debug_errno(errno, "Cannot stat %s of an ignore rule, matching it by path only: %m",
+                                        rule->exe);
+                        continue;
+                }
+                rule->has_exe_id = true;
+                rule->exe_dev = (uint64_t) st.st_dev;
+                rule->exe_ino = (uint64_t) st.st_ino;
+        }
+}
+
 /* The fields the ignore rules look at: attributed before the decision. */
 static unsigned rules_fields(const Config *c) {
         unsigned f = 0;
@@ -890,6 +921,11 @@ int manager_reload(Manager *m, char **ret_error) {
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
         if (m->readers)
                 readers_set_early_fields(m->readers, rules_fields(&m->config));
+        manager_resolve_rules(m);
+        if (m->config.exit_records && !m->taskstats)
+                manager_start_taskstats(m);
+        else if (!m->config.exit_records && m->taskstats)
+                manager_stop_taskstats(m);
         if (rewatch)
                 (void) manager_watch(m);
         if (m->wrote_kernel)
@@ -948,6 +984,9 @@ static ReaderIdentity read_event_identity(const ReadEvent *ev) {
                 .has_uid = ev->has_uid,
                 .uid = ev->uid,
                 .path = ev->path,
+                .has_exe_id = ev->has_exe_id,
+                .exe_dev = ev->exe_dev,
+                .exe_ino = ev->exe_ino,
         };
 }
 
@@ -1031,8 +1070,29 @@ static bool counting_for_sure(const Manager *m) {
                 m->kernel.confirmed);
 }
 
-static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
-        Manager *m = userdata;
+/* A reader that exited while we named it (it was running when judged):
+ * its exit record is queued already, since the kernel sends it before the
+ * process's memory and /proc entry go. */
+static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
+        const TaskExit *e;
+
+        if (ev->comm || ev->from_exit_record || !m->taskstats || ev->pid <= 0)
+                return;
+        taskstats_drain(m->taskstats);
+        e = taskstats_find(m->taskstats, ev->pid, now_usec(CLOCK_MONOTONIC) - PARK_LOOKBACK_USEC);
+        if (!e)
+                return;
+        ev->comm = e->comm;
+        ev->has_uid = true;
+        ev->uid = e->uid;
+        ev->has_exe_id = e->has_exe;
+        ev->exe_dev = e->exe_dev;
+        ev->exe_ino = e->exe_ino;
+        ev->from_exit_record = true;
+        m->exits_named++;
+}
+
+static void manager_handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_free_ char *rule = NULL, *comm = NULL, *unit = NULL, *path = NULL;
         KernelState armed;
@@ -1081,6 +1141,7 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         }
 
         read_event_attribute(ev);
+        manager_name_from_exit(m, ev);
         id = read_event_identity(ev);
         ref = read_event_ref(ev);
         if (triggered) {
@@ -1117,14 +1178,134 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
                 comm = cescape(ev->comm ?: "(gone)");
                 unit = cescape(ev->unit ?: "");
                 path = cescape(ev->path);
-                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s) read %s%s%s.", strnull(comm), ev->pid,
-                         ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit), strnull(path),
+                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s%s) read %s%s%s.", strnull(comm), ev->pid,
+                         ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit),
+                         ev->from_exit_record ? ", named from its exit record" : "", strnull(path),
                          idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? strnull(rule) : "");
         }
         if (triggered && idx >= 0)
                 (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
         else
                 manager_state_changed(m);
+}
+
+/* ---- readers gone before we looked: named from their exit records ---- */
+
+/* A read whose reader has exited waits for its taskstats exit record (it
+ * comes 50 µs to 20 ms after the read event), so that ignore rules can
+ * match it and status can name it. The wait is safe: the reader is gone
+ * and its read was answered with whatever the kernel had; counting on a
+ * few ms later changes nothing it saw. A read by a process that is still
+ * running is never parked. */
+static void parked_read_free(ParkedRead *p) {
+        free(p->path);
+        free(p->comm);
+}
+
+/* Handles parked read i with what its exit record (or, without one,
+ * /proc before it was gone) said, and drops it. */
+static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
+        ParkedRead p = m->parked[i];
+        ReadEvent ev = {
+                .pid = p.pid,
+                .path = p.path,
+                .comm = e ? e->comm : p.comm,
+                .has_uid = e ? true : p.has_uid,
+                .uid = e ? e->uid : p.uid,
+                .has_exe_id = e && e->has_exe,
+                .exe_dev = e ? e->exe_dev : 0,
+                .exe_ino = e ? e->exe_ino : 0,
+                .from_exit_record = e != NULL,
+        };
+
+        memmove(m->parked + i, m->parked + i + 1, (m->n_parked - i - 1) * sizeof *m->parked);
+        m->n_parked--;
+        if (e)
+                m->exits_named++;
+        else
+                m->exits_missed++;
+        manager_handle_read(m, &ev);
+        parked_read_free(&p);
+}
+
+/* Matches parked reads with the exit records received; past the deadline,
+ * handles them with what is known. Polls until none is left: the io
+ * source is rate-limited, a parked read is not. */
+static void manager_resolve_parked(Manager *m) {
+        usec_t now = now_usec(CLOCK_MONOTONIC), next = USEC_INFINITY;
+
+        if (m->resolving)
+                return;         /* handling a read drained the records: the outer loop goes on */
+        m->resolving = true;
+        for (size_t i = 0; i < m->n_parked;) {
+                const ParkedRead *p = &m->parked[i];
+                const TaskExit *e = taskstats_find(m->taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
+                                                   ? p->since - PARK_LOOKBACK_USEC : 0);
+
+                if (e || !m->taskstats || now >= p->since + PARK_DEADLINE_USEC)
+                        manager_unpark(m, i, e);        /* i is the next one now */
+                else {
+                        next = MIN(next, MIN(now + PARK_POLL_USEC, p->since + PARK_DEADLINE_USEC));
+                        i++;
+                }
+        }
+        m->resolving = false;
+        if (next != USEC_INFINITY) {
+                sd_event_source_set_time(m->park_timer, next);
+                sd_event_source_set_enabled(m->park_timer, SD_EVENT_ONESHOT);
+        } else
+                sd_event_source_set_enabled(m->park_timer, SD_EVENT_OFF);
+}
+
+static int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        taskstats_drain(m->taskstats);  /* runs on_task_exits if records came */
+        manager_resolve_parked(m);
+        return 0;
+}
+
+static void on_task_exits(Taskstats *t, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->n_parked > 0)
+                manager_resolve_parked(m);
+}
+
+/* Parks ev if its reader is gone and an exit record may name it. Returns
+ * whether it did. Not while a patched kernel is in auto: whether a read
+ * triggered it is decided as the read comes. */
+static bool manager_park(Manager *m, ReadEvent *ev) {
+        ParkedRead p;
+
+        if (!m->taskstats || ev->overflow || ev->pid <= 0 || m->kernel.mode == KERNEL_MODE_AUTO ||
+            !read_event_exited(ev))
+                return false;
+        if (m->n_parked >= PARKED_MAX)
+                manager_unpark(m, 0, NULL);     /* the oldest, as it is: bounded memory */
+        p = (ParkedRead) {
+                .pid = ev->pid,
+                .since = now_usec(CLOCK_MONOTONIC),
+                .path = strdup(ev->path),
+                .comm = ev->comm ? strdup(ev->comm) : NULL,
+                .has_uid = ev->has_uid,
+                .uid = ev->uid,
+        };
+        if (!p.path) {
+                parked_read_free(&p);
+                return false;   /* handled now, unnamed */
+        }
+        m->parked[m->n_parked++] = p;
+        taskstats_drain(m->taskstats);  /* its record may be queued already */
+        manager_resolve_parked(m);
+        return true;
+}
+
+static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
+        Manager *m = userdata;
+
+        if (!manager_park(m, ev))
+                manager_handle_read(m, ev);
 }
 
 /* ---- the kernel's log ---- */
@@ -1372,8 +1553,35 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(m->event, 0);
 }
 
+/* Exit records name readers gone before we looked ([readers] exit_records). */
+static void manager_start_taskstats(Manager *m) {
+        int r;
+
+        m->taskstats_error = (free(m->taskstats_error), NULL);
+        if (!m->config.exit_records || m->taskstats)
+                return;
+        r = taskstats_new(m->event, on_task_exits, m, &m->taskstats);
+        if (r < 0) {
+                errno = -r;
+                if (asprintf(&m->taskstats_error, "taskstats unavailable: %m%s",
+                             r == -EPERM ? " (needs CAP_NET_ADMIN)" : "") < 0)
+                        m->taskstats_error = NULL;
+                log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
+                                  "looked at stay unnamed.");
+                m->taskstats = NULL;
+        }
+}
+
+static void manager_stop_taskstats(Manager *m) {
+        m->taskstats = taskstats_free(m->taskstats);
+        m->taskstats_error = (free(m->taskstats_error), NULL);
+        manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
+}
+
 static void manager_start_sources(Manager *m) {
         int r;
+
+        manager_resolve_rules(m);
 
         r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
         if (r < 0) {
@@ -1396,6 +1604,8 @@ static void manager_start_sources(Manager *m) {
                         m->kmsg = NULL;
                 }
         }
+
+        manager_start_taskstats(m);
 
         r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
         if (r < 0) {
@@ -1558,6 +1768,8 @@ int manager_start(Manager *m) {
                 r = add_timer(m, &m->trigger_timer, on_trigger_settled, "trigger-settle");
         if (r >= 0)
                 r = add_timer(m, &m->armed_timer, on_armed_sample, "armed-sample");
+        if (r >= 0)
+                r = add_timer(m, &m->park_timer, on_park_timer, "park");
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         r = sd_event_set_watchdog(m->event, true);

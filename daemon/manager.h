@@ -26,6 +26,7 @@
 #include "readertab.h"
 #include "socket-file.h"
 #include "status.h"
+#include "taskstats.h"
 #include "topology.h"
 #include "uevent.h"
 #include "varlink-client.h"
@@ -57,6 +58,20 @@ typedef struct ManagerOptions {
         const char *runtime_dir;        /* NULL: $RUNTIME_DIRECTORY (systemd), else /run/numastatd */
         bool dry_run;                   /* --dry-run */
 } ManagerOptions;
+
+/* A read whose reader had exited, waiting for its exit record. */
+#define PARKED_MAX 64
+#define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)  /* records come 50 µs to 20 ms after the read */
+#define PARK_POLL_USEC (2 * USEC_PER_MSEC)
+#define PARK_LOOKBACK_USEC USEC_PER_SEC         /* a record received before the event was handled */
+typedef struct ParkedRead {
+        pid_t pid;
+        usec_t since;           /* CLOCK_MONOTONIC, when the event was handled */
+        char *path;
+        char *comm;             /* what /proc still showed (a zombie's comm), or NULL */
+        bool has_uid;
+        uid_t uid;
+} ParkedRead;
 
 typedef struct Manager {
         sd_event *event;
@@ -116,6 +131,17 @@ typedef struct Manager {
         uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
         UeventMonitor *uevents;
         char *uevents_error;
+
+        /* Readers gone before we looked, named from their exit records
+         * (see manager_park()). */
+        Taskstats *taskstats;           /* NULL: off, or unavailable */
+        char *taskstats_error;          /* why unavailable, if it is */
+        ParkedRead parked[PARKED_MAX];  /* oldest first */
+        size_t n_parked;
+        bool resolving;                 /* manager_resolve_parked() runs */
+        sd_event_source *park_timer;
+        uint64_t exits_named;           /* parked reads named by their exit record */
+        uint64_t exits_missed;          /* ...whose record did not come in time */
 
         RateMeter rate;
         char *rate_error;               /* why there is no allocation rate, if known */

@@ -72,6 +72,8 @@ typedef struct Attribution {
         char *session;
         bool has_uid;
         uid_t uid;
+        bool has_exe_id;
+        uint64_t exe_dev, exe_ino;
 } Attribution;
 
 static void attribution_done(void *p) {
@@ -206,6 +208,8 @@ static int get_uid(pid_t pid, uid_t *ret) {
         return -ENODATA;
 }
 
+#define PF_EXITING_FLAG 0x00000004     /* include/linux/sched.h: getting shut down */
+
 /* 1 if the process behind pidfd still exists (a zombie counts: its pid
  * cannot be reused yet), 0 if it is gone, negative errno if unknown. */
 static int pidfd_alive(int pidfd) {
@@ -283,9 +287,20 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
                         log_debug_errno(r, "Cannot read comm of reader " PID_FMT ": %m", pid);
         }
         if (want & ATTRIBUTE_EXE) {
+                char exe[64];
+                struct stat st;
+
                 r = get_exe(pid, &a->exe);
                 if (r < 0)
                         log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
+                /* The binary itself, for exe= rules written with another
+                 * path to it (/bin/cat for /usr/bin/cat). */
+                snprintf(exe, sizeof exe, "/proc/" PID_FMT "/exe", pid);
+                if (r >= 0 && stat(exe, &st) >= 0) {
+                        a->has_exe_id = true;
+                        a->exe_dev = (uint64_t) st.st_dev;
+                        a->exe_ino = (uint64_t) st.st_ino;
+                }
         }
         if (want & ATTRIBUTE_UID) {
                 r = get_uid(pid, &a->uid);
@@ -310,8 +325,10 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
                         log_debug("Reader " PID_FMT " exited during attribution, dropping what was read.", pid);
                         if (want & ATTRIBUTE_COMM)
                                 a->comm = mfree(a->comm);
-                        if (want & ATTRIBUTE_EXE)
+                        if (want & ATTRIBUTE_EXE) {
                                 a->exe = mfree(a->exe);
+                                a->has_exe_id = false;
+                        }
                         if (want & ATTRIBUTE_UID)
                                 a->has_uid = false;
                         if (want & ATTRIBUTE_UNIT) {
@@ -331,6 +348,33 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
         ev->session = a->session;
         ev->has_uid = a->has_uid;
         ev->uid = a->uid;
+        ev->has_exe_id = a->has_exe_id;
+        ev->exe_dev = a->exe_dev;
+        ev->exe_ino = a->exe_ino;
+}
+
+bool read_event_exited(ReadEvent *ev) {
+        EventAttribution *ea = ev ? ev->attribution : NULL;
+        _cleanup_free_ char *stat = NULL;
+        const char *state;
+        unsigned flags;
+
+        if (!ea || ea->pid <= 0)
+                return false;   /* nothing to look up: another pid namespace */
+        if (ea->gone)
+                return true;
+        if (ea->pidfd >= 0 && pidfd_alive(ea->pidfd) == 0)
+                return true;
+        /* Gone, a zombie, or exiting (PF_EXITING is set as exit starts,
+         * before its memory and exe go): the state and the flags follow the
+         * comm's closing parenthesis (comm may hold one too):
+         * ") S ppid pgrp session tty_nr tpgid flags ...". */
+        if (proc_read(ea->pid, "stat", 4096, &stat) < 0)
+                return true;
+        state = strrchr(stat, ')');
+        if (!state || state[1] != ' ' || !state[2] || strchr("ZX", state[2]))
+                return true;
+        return sscanf(state + 3, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG);
 }
 
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret) {

@@ -38,6 +38,9 @@ typedef struct ReadEvent {
         bool has_uid;
         uid_t uid;
         const char *path;       /* the watched path as configured, e.g. "/sys/devices/system/node/node1/numastat" */
+        bool has_exe_id;        /* the binary's device and inode: stat() of /proc/PID/exe, or the exit record */
+        uint64_t exe_dev, exe_ino;
+        bool from_exit_record;  /* named from its taskstats exit record: gone before we looked */
         void *attribution;      /* private to readers.c */
 } ReadEvent;
 
@@ -81,6 +84,11 @@ void readers_set_early_fields(Readers *r, unsigned fields);
  * (the pidfd): fields of a process that is gone are dropped. Only during
  * the callback. */
 void read_event_attribute(ReadEvent *ev);
+
+/* Whether the reader had exited (or was exiting: a zombie) when its event
+ * was handled, so that /proc cannot name it (or its binary) any more. Only
+ * during the callback. */
+bool read_event_exited(ReadEvent *ev);
 
 /* What was marked, for status: NULL-terminated, owned by r. */
 char * const *readers_watched(Readers *r);

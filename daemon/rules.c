@@ -23,6 +23,12 @@ static bool match_glob(const char *pattern, const char *value, int flags) {
         return !pattern || (value && fnmatch(pattern, value, flags) == 0);
 }
 
+static bool match_exe(const IgnoreRule *rule, const ReaderIdentity *id) {
+        if (!rule->exe || (id->exe && strcmp(rule->exe, id->exe) == 0))
+                return true;
+        return rule->has_exe_id && id->has_exe_id && rule->exe_dev == id->exe_dev && rule->exe_ino == id->exe_ino;
+}
+
 static bool rule_is_empty(const IgnoreRule *rule) {
         return !rule->comm && !rule->exe && !rule->unit && !rule->path && !rule->has_uid;
 }
@@ -35,7 +41,7 @@ static bool rule_matches(const IgnoreRule *rule, const ReaderIdentity *id) {
 
         if (!match_exact(rule->comm, id->comm))
                 return false;
-        if (!match_exact(rule->exe, id->exe))
+        if (!match_exe(rule, id))
                 return false;
         /* Unit names have no hierarchy: "*" may span anything. */
         if (!match_glob(rule->unit, id->unit, 0))

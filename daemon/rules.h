@@ -16,6 +16,8 @@ typedef struct ReaderIdentity {
         bool has_uid;
         uid_t uid;
         const char *path;       /* the statistics file, as configured (no root prefix) */
+        bool has_exe_id;        /* the binary's device and inode (stat of /proc/PID/exe, or an exit record) */
+        uint64_t exe_dev, exe_ino;
 } ReaderIdentity;
 
 /* Index of the first rule whose every set field matches, or -1. A rule
@@ -23,6 +25,9 @@ typedef struct ReaderIdentity {
  * reader is never ignored: the safe side). path and unit use fnmatch(3)
  * globs; comm, exe and uid are exact. */
 int rules_match(const IgnoreRule *rules, size_t n_rules, const ReaderIdentity *id);
+
+/* An exe rule matches the reader's path, or its binary's device and inode
+ * where both sides know them. */
 
 /* "comm=node_exporter path=/proc/vmstat" for display; malloc'd. */
 char *rule_to_string(const IgnoreRule *r);

@@ -268,6 +268,12 @@ static json_object *sources_json(const Status *s) {
         json_object_object_add(o, "readers_error", json_string_or_null(src->readers_error));
         json_object_object_add(o, "readers_retry_at", src->readers_retry_at ? json_u64(src->readers_retry_at) : NULL);
         json_object_object_add(o, "watched", w);
+        json_object_object_add(o, "exit_records", json_object_new_boolean(src->exit_records));
+        json_object_object_add(o, "exit_records_error", json_string_or_null(src->exit_records_error));
+        json_object_object_add(o, "exit_records_version",
+                               src->exit_records_version ? json_object_new_int(src->exit_records_version) : NULL);
+        json_object_object_add(o, "exits_named", json_u64(src->exits_named));
+        json_object_object_add(o, "exits_missed", json_u64(src->exits_missed));
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));

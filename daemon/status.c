@@ -49,6 +49,11 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .readers_error = m->readers_error,
                         .readers_retry_at = m->readers_retry_at,
                         .watched = readers_watched(m->readers),
+                        .exit_records = m->taskstats != NULL,
+                        .exit_records_error = m->taskstats_error,
+                        .exit_records_version = taskstats_stats(m->taskstats).version,
+                        .exits_named = m->exits_named,
+                        .exits_missed = m->exits_missed,
                         .rate_error = m->rate_error,
                         .uevents = m->uevents != NULL,
                         .uevents_error = m->uevents_error,
@@ -148,6 +153,8 @@ uint64_t status_fingerprint(const Status *s) {
         for (char *const *w = s->sources.watched; w && *w; w++)
                 digest_str(&d, *w);
         digest_str(&d, s->sources.rate_error);
+        digest_val(&d, s->sources.exit_records);
+        digest_str(&d, s->sources.exit_records_error);
         digest_val(&d, s->sources.uevents);
         digest_val(&d, s->sources.kernel_log);
         digest_str(&d, s->sources.uevents_error);

@@ -41,6 +41,11 @@ typedef struct StatusSources {
         const char *readers_error;      /* why not, if not */
         uint64_t readers_retry_at;      /* CLOCK_REALTIME µs of the next attempt to re-create it, 0: none */
         char *const *watched;           /* NULL-terminated */
+        bool exit_records;              /* taskstats exit records name readers gone before we looked */
+        const char *exit_records_error; /* why not, if configured and not */
+        uint16_t exit_records_version;  /* struct taskstats version the kernel sends; 0: none seen */
+        uint64_t exits_named;           /* reads by exited readers named from their record */
+        uint64_t exits_missed;          /* ...whose record did not come in time */
         const char *rate_error;
         bool uevents;
         const char *uevents_error;

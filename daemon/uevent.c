@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "nl-util.h"
 #include "string-table.h"
 #include "uevent.h"
 
@@ -94,47 +95,6 @@ int uevent_parse(const char *buf, size_t len, UeventParsed *ret) {
 
         *ret = u;
         return 0;
-}
-
-/* libnl returns its own codes (-NLE_*); callers and %m want errno. */
-static int errno_from_nl(int nl_error) {
-        switch (abs(nl_error)) {
-        case NLE_AGAIN:
-                return EAGAIN;
-        case NLE_INTR:
-                return EINTR;
-        case NLE_NOMEM:
-                return ENOMEM;
-        case NLE_BAD_SOCK:
-                return EBADF;
-        case NLE_INVAL:
-                return EINVAL;
-        case NLE_EXIST:
-                return EEXIST;
-        case NLE_RANGE:
-                return ERANGE;
-        case NLE_MSGSIZE:
-        case NLE_MSG_TRUNC:
-                return EMSGSIZE;
-        case NLE_OPNOTSUPP:
-                return EOPNOTSUPP;
-        case NLE_AF_NOSUPPORT:
-                return EAFNOSUPPORT;
-        case NLE_PROTO_MISMATCH:
-                return EPROTONOSUPPORT;
-        case NLE_NOADDR:
-                return EADDRNOTAVAIL;
-        case NLE_BUSY:
-                return EBUSY;
-        case NLE_NOACCESS:
-                return EACCES;
-        case NLE_PERM:
-                return EPERM;
-        case NLE_NODEV:
-                return ENODEV;
-        default:
-                return EIO;
-        }
 }
 
 static void uevent_monitor_log_error(UeventMonitor *m, int error, const char *what) {

@@ -8,7 +8,7 @@ set -eu
 
 PACKAGES="
 build-essential autoconf automake libtool pkg-config
-libsystemd-dev libnl-3-dev libinih-dev libnuma-dev libjson-c-dev
+libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-dev
 python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl"

@@ -158,8 +158,35 @@ static void test_to_string(void) {
         ok(rule_to_string(NULL) == NULL, "rule_to_string(NULL) is NULL");
 }
 
+/* exe by the binary's device and inode: a reader known only by its exit
+ * record (no path), and one run through another path to the same file. */
+static void test_exe_id(void) {
+        IgnoreRule rule = { .exe = "/bin/cat", .has_exe_id = true, .exe_dev = 0x803, .exe_ino = 77 };
+        ReaderIdentity gone = { .comm = "cat", .path = "/proc/vmstat", .has_exe_id = true, .exe_dev = 0x803, .exe_ino = 77 };
+        ReaderIdentity other_path = gone;
+
+        is_int(match1(rule, gone), 0, "exe rule, reader known by its exit record: device and inode match");
+        gone.exe_ino = 78;
+        is_int(match1(rule, gone), -1, "  another inode: no match");
+        gone.exe_ino = 77;
+        gone.exe_dev = 0x804;
+        is_int(match1(rule, gone), -1, "  another device: no match");
+        gone.has_exe_id = false;
+        is_int(match1(rule, gone), -1, "  nothing known of its binary: no match");
+        rule.has_exe_id = false;
+        gone = (ReaderIdentity) { .comm = "cat", .path = "/proc/vmstat", .has_exe_id = true, .exe_dev = 0x803, .exe_ino = 77 };
+        is_int(match1(rule, gone), -1, "  a rule whose binary could not be stat()ed matches by path only");
+
+        rule.has_exe_id = true;
+        other_path.exe = "/usr/bin/cat";
+        is_int(match1(rule, other_path), 0, "exe=/bin/cat matches /usr/bin/cat, the same file");
+        other_path.exe_ino = 99;
+        is_int(match1(rule, other_path), -1, "  but not another file there");
+}
+
 int main(void) {
         test_fields();
+        test_exe_id();
         test_all_fields();
         test_unknown();
         test_first();

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Exit records of every process, from the kernel's taskstats (generic
+ * netlink, libnl-genl): what a reader that is gone before the daemon could
+ * look at /proc was (its comm, uid and executable), to name it and to match
+ * ignore rules. Registering needs CAP_NET_ADMIN in the initial user
+ * namespace; in another network namespace registration succeeds but no
+ * record arrives.
+ *
+ * The daemon receives every exit on the system. Records are read in
+ * batches (the io source is rate-limited; taskstats_drain() reads at once
+ * when a read waits for one), filtered to main threads at once, and only
+ * the last TASKSTATS_RECENT are kept. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#define TASKSTATS_RECENT 256
+#define TASKSTATS_COMM_MAX 32           /* TS_COMM_LEN */
+
+typedef struct TaskExit {
+        uint16_t version;       /* of struct taskstats */
+        pid_t pid;              /* ac_pid: the thread that exited */
+        pid_t tgid;             /* ac_tgid (version >= 12); else 0: unknown */
+        pid_t ppid;
+        uid_t uid;              /* real uid */
+        char comm[TASKSTATS_COMM_MAX + 1];      /* raw, NUL-terminated */
+        bool has_exe;           /* version >= 12, and not a kernel thread */
+        uint64_t exe_dev, exe_ino;      /* as stat() reports the binary */
+        uint64_t received;      /* CLOCK_MONOTONIC µs, set by the listener */
+} TaskExit;
+
+/* Parses one struct taskstats of any version >= 1 (newer kernels send a
+ * longer one: the fields we read keep their offsets). Pure; -EBADMSG if it
+ * is too short for what its version claims. */
+int taskstats_parse_stats(const void *data, size_t len, TaskExit *ret);
+
+/* Walks one netlink datagram from the family `family` (several messages
+ * may share it) and calls cb for each per-thread exit record
+ * (TASKSTATS_TYPE_AGGR_PID). Pure. Returns the number of records, or
+ * -EBADMSG if the datagram is malformed (the records before it were
+ * passed on). */
+int taskstats_parse_datagram(const void *buf, size_t len, int family,
+                             void (*cb)(const TaskExit *e, void *userdata), void *userdata);
+
+/* Whether e is a process's own exit (its main thread), as the fanotify
+ * pid of a read names it; records of other threads carry nothing more. */
+bool task_exit_is_process(const TaskExit *e);
+
+typedef struct Taskstats Taskstats;
+/* New exit records arrived (at least one process's). */
+typedef void (*TaskstatsCallback)(Taskstats *t, void *userdata);
+
+/* Registers for the exit records of every possible CPU. -EPERM without
+ * CAP_NET_ADMIN, -ENOENT (or -EOPNOTSUPP) without taskstats in the kernel;
+ * the caller reports it and the daemon works without. */
+int taskstats_new(sd_event *event, TaskstatsCallback cb, void *userdata, Taskstats **ret);
+Taskstats *taskstats_free(Taskstats *t);
+
+/* Reads every record queued now; cb runs if any process's arrived. */
+void taskstats_drain(Taskstats *t);
+
+/* The newest exit record of process pid received at or after not_before
+ * (CLOCK_MONOTONIC µs: a pid reused since is not mistaken), or NULL. */
+const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_before);
+
+typedef struct TaskstatsStats {
+        uint64_t records;       /* exit records received (every thread) */
+        uint64_t processes;     /* ...of processes (kept in the recent ring) */
+        uint64_t overflows;     /* times the socket's queue overflowed: records lost */
+        uint16_t version;       /* of the last record; 0 before one */
+} TaskstatsStats;
+TaskstatsStats taskstats_stats(const Taskstats *t);
+
+static inline void taskstats_freep(Taskstats **t) {
+        taskstats_free(*t);
+}

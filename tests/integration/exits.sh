@@ -1,0 +1,84 @@
+#!/bin/bash
+# Short-lived readers named from their taskstats exit records: a one-off
+# cat has usually exited before the daemon looks at /proc, so without its
+# exit record it is unnamed, and an ignore rule cannot match it. 200 reads
+# by an ignored one-off program under allocation pressure leave counting
+# off every time; 200 by a counted one are each named in readers.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN, taskstats CAP_NET_ADMIN"
+fake_kernel_tree exits
+cp /bin/cat "$T/quietcat"
+cp /bin/cat "$T/loudcat"
+
+conf() {  # conf EXIT_RECORDS
+        cat > "$T/conf" <<EOF2
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+[readers]
+linger = 1s
+exit_records = $1
+ignore = exe=$T/quietcat
+EOF2
+}
+conf yes
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with exit_records = yes"
+S=$(ctl --json=short)
+if [ "$(echo "$S" | json_get sources.exit_records)" != true ]; then
+        skip "taskstats unavailable here: $(echo "$S" | json_get sources.exit_records_error)"
+        stop_daemon
+        done_testing
+        exit 0
+fi
+ok 0 "exit records are a reader source"
+contains "$(ctl status)" "exit records (taskstats)" "  numastatctl status says so"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+sleep 1.5       # past linger: a counted read now would switch it on
+
+before=$(ctl --json=short | json_get transitions_total)
+for _ in $(seq 200); do "$T/quietcat" "$T/proc/vmstat" > /dev/null; done
+sleep 0.3       # the last records, and a switch had there been one
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get transitions_total)" "$before" \
+   "200 one-off reads by an ignored program (exe= rule): counting never went on"
+is "$(cat "$SYSCTL")" 0 "  and is off"
+named=$(echo "$S" | json_get sources.exits_named)
+missed=$(echo "$S" | json_get sources.exits_missed)
+echo "# exited before the daemon looked: $named named from their exit record, $missed not in time"
+ok $([ "$named" -gt 0 ]; echo $?) "  readers gone before the daemon looked were named from their exit records ($named)"
+is "$missed" 0 "  none missed its record"
+is "$(ctl --json=short readers | python3 -c 'import json,sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == "quietcat"]
+print(sum(x["count"] for x in r) >= 200, all(x["ignored"] for x in r))')" "True True" \
+   "  readers: quietcat, every read ignored"
+
+for _ in $(seq 200); do "$T/loudcat" "$T/proc/vmstat" > /dev/null; done
+sleep 0.3
+R=$(ctl --json=short readers)
+is "$(echo "$R" | python3 -c 'import json,sys
+r = json.load(sys.stdin)
+loud = [x for x in r if x["comm"] == "loudcat"]
+print(sum(x["count"] for x in loud) >= 200, all(not x["ignored"] for x in loud),
+      len([x for x in r if not x["comm"]]))')" "True True 0" \
+   "200 one-off reads by a counted program: each named loudcat, counted, none unattributed"
+contains "$(ctl history)" "loudcat" "  and the switch it caused names it"
+stop_daemon
+
+# Off: the same one-off readers may stay unnamed, and status says exit
+# records are not in use.
+conf no
+start_daemon "$T" --config="$T/conf"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get sources.exit_records)" false "exit_records = no: not a source"
+is "$(echo "$S" | json_get sources.exit_records_error)" null "  and not an error either"
+stop_daemon
+done_testing

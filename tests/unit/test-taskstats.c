@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/taskstats.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "macro.h"
+#include "tap.h"
+#include "taskstats.h"
+#include "time-util.h"
+
+#define FAMILY 27       /* any id: the parser only compares it */
+
+static struct taskstats record(uint16_t version, pid_t pid, pid_t tgid, const char *comm) {
+        struct taskstats ts = {
+                .version = version,
+                .ac_pid = (uint32_t) pid,
+                .ac_ppid = 1,
+                .ac_uid = 1000,
+                .ac_tgid = (uint32_t) tgid,
+                .ac_exe_dev = 0x803,
+                .ac_exe_inode = 424242,
+        };
+
+        strncpy(ts.ac_comm, comm, sizeof ts.ac_comm - 1);
+        return ts;
+}
+
+/* One netlink message as the kernel sends an exit: AGGR_PID {PID, STATS}
+ * and, for the last thread of a group, AGGR_TGID {TGID, STATS}. len: of
+ * the STATS payload (a kernel's struct may be shorter or longer). */
+static struct nl_msg *exit_message(const struct taskstats *ts, size_t len, bool with_tgid) {
+        struct nl_msg *msg = nlmsg_alloc();
+        struct nlattr *nest;
+        unsigned char payload[sizeof *ts + 64] = {};
+
+        memcpy(payload, ts, MIN(len, sizeof *ts));
+        genlmsg_put(msg, 0, 0, FAMILY, 0, 0, TASKSTATS_CMD_NEW, TASKSTATS_VERSION);
+        nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_PID);
+        nla_put_u32(msg, TASKSTATS_TYPE_PID, ts->ac_pid);
+        nla_put(msg, TASKSTATS_TYPE_STATS, (int) len, payload);
+        nla_nest_end(msg, nest);
+        if (with_tgid) {
+                struct taskstats agg = { .version = ts->version };
+                nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_TGID);
+                nla_put_u32(msg, TASKSTATS_TYPE_TGID, ts->ac_tgid);
+                nla_put(msg, TASKSTATS_TYPE_STATS, (int) sizeof agg, &agg);
+                nla_nest_end(msg, nest);
+        }
+        return msg;
+}
+
+typedef struct Collected {
+        TaskExit e[8];
+        size_t n;
+} Collected;
+
+static void collect(const TaskExit *e, void *userdata) {
+        Collected *c = userdata;
+
+        if (c->n < ELEMENTSOF(c->e))
+                c->e[c->n++] = *e;
+}
+
+/* Parses a copy of exactly len bytes, so that ASan catches reads past it. */
+static int parse_exact(const void *buf, size_t len, Collected *c) {
+        _cleanup_free_ void *copy = malloc(len ? len : 1);
+
+        memcpy(copy, buf, len);
+        *c = (Collected) {};
+        return taskstats_parse_datagram(copy, len, FAMILY, collect, c);
+}
+
+static void test_parse(void) {
+        struct taskstats ts = record(13, 4242, 4242, "cat");
+        struct nl_msg *a = exit_message(&ts, sizeof ts, true), *b;
+        struct taskstats thread = record(13, 4243, 4242, "worker");
+        unsigned char two[8192];
+        size_t la, lb;
+        Collected c;
+
+        is_int(parse_exact(nlmsg_hdr(a), nlmsg_hdr(a)->nlmsg_len, &c), 1, "one exit: one record (the group's aggregate is skipped)");
+        is_int(c.e[0].pid, 4242, "  pid");
+        is_int(c.e[0].tgid, 4242, "  tgid");
+        is_int(c.e[0].uid, 1000, "  uid");
+        is_str(c.e[0].comm, "cat", "  comm");
+        ok(c.e[0].has_exe && c.e[0].exe_dev == 0x803 && c.e[0].exe_ino == 424242, "  exe device and inode");
+        ok(task_exit_is_process(&c.e[0]), "  the main thread: the process's own exit");
+
+        /* Two messages in one datagram, the first another thread's. */
+        b = exit_message(&thread, sizeof thread, false);
+        la = NLMSG_ALIGN(nlmsg_hdr(b)->nlmsg_len);
+        lb = nlmsg_hdr(a)->nlmsg_len;
+        memcpy(two, nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len);
+        memcpy(two + la, nlmsg_hdr(a), lb);
+        is_int(parse_exact(two, la + lb, &c), 2, "two messages in one datagram: both");
+        ok(!task_exit_is_process(&c.e[0]), "  a thread's exit is not the process's");
+        is_str(c.e[1].comm, "cat", "  and the second is the process's");
+        nlmsg_free(b);
+
+        /* A newer kernel's longer struct (6.18 sends version 16, 560 bytes). */
+        ts.version = 16;
+        b = exit_message(&ts, sizeof ts + 64, false);
+        is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "version 16, longer: parses");
+        is_str(c.e[0].comm, "cat", "  comm at the same place");
+        nlmsg_free(b);
+
+        /* 5.10 sends version 10: no tgid, no exe. */
+        ts = record(10, 777, 0, "sadc");
+        b = exit_message(&ts, offsetof(struct taskstats, ac_tgid), false);
+        is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "version 10 (5.10): parses");
+        ok(c.e[0].tgid == 0 && !c.e[0].has_exe, "  without tgid and exe");
+        ok(task_exit_is_process(&c.e[0]), "  and is taken as the process's (single-threaded one-off readers)");
+        nlmsg_free(b);
+
+        /* Version 12 claimed, too short for its exe fields. */
+        ts = record(12, 5, 5, "x");
+        b = exit_message(&ts, offsetof(struct taskstats, ac_exe_dev), false);
+        is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), -EBADMSG, "version 12, truncated: rejected");
+        nlmsg_free(b);
+
+        /* Too short for even version 1's identity. */
+        b = exit_message(&ts, 16, false);
+        is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), -EBADMSG, "16 bytes of stats: rejected");
+        nlmsg_free(b);
+
+        /* comm exactly TS_COMM_LEN bytes, no NUL: still terminated. */
+        ts = record(13, 9, 9, "");
+        memset(ts.ac_comm, 'a', sizeof ts.ac_comm);
+        b = exit_message(&ts, sizeof ts, false);
+        is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "comm without NUL: parses");
+        is_int(strlen(c.e[0].comm), TASKSTATS_COMM_MAX, "  terminated at 32 bytes");
+        nlmsg_free(b);
+
+        /* Another family's message (an ack) is skipped; a cut datagram is not read past its end. */
+        is_int(parse_exact(nlmsg_hdr(a), nlmsg_hdr(a)->nlmsg_len - 8, &c) <= 0, 1, "a cut datagram: no record read past its end");
+        nlmsg_free(a);
+        is_int(taskstats_parse_stats(NULL, 0, &c.e[0]), -EBADMSG, "no stats: rejected");
+}
+
+static void on_exits(Taskstats *t, void *userdata) {
+        (*(unsigned *) userdata)++;
+}
+
+/* The real kernel: a child that runs /bin/true is named by its exit record. */
+static void test_live(void) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(taskstats_freep) Taskstats *t = NULL;
+        const TaskExit *e = NULL;
+        unsigned calls = 0;
+        struct stat st;
+        uint64_t start;
+        pid_t pid;
+        int r;
+
+        if (sd_event_new(&event) < 0)
+                return tap_skip("sd_event_new failed");
+        r = taskstats_new(event, on_exits, &calls, &t);
+        if (r == -EPERM)
+                return tap_skip("taskstats needs CAP_NET_ADMIN: run as root");
+        if (r < 0) {
+                errno = -r;
+                printf("# taskstats_new: %m\n");
+                return tap_skip("no taskstats on this kernel");
+        }
+        ok(true, "registered for exit records");
+        start = now_usec(CLOCK_MONOTONIC);
+        pid = fork();
+        if (pid == 0) {
+                execl("/bin/true", "true", (char *) NULL);
+                _exit(127);
+        }
+        waitpid(pid, NULL, 0);
+        for (int i = 0; i < 200 && !e; i++) {
+                taskstats_drain(t);
+                e = taskstats_find(t, pid, start);
+                if (!e)
+                        poll(NULL, 0, 5);
+        }
+        if (!ok(e, "the child's exit record arrives within a second"))
+                return;
+        is_str(e->comm, "true", "  with its comm");
+        is_int(e->uid, getuid(), "  its uid");
+        ok(calls > 0, "  and the callback ran");
+        if (e->version >= 12 && stat("/bin/true", &st) == 0)
+                ok(e->has_exe && e->exe_dev == st.st_dev && e->exe_ino == st.st_ino,
+                   "  its binary's device and inode, as stat() reports them");
+        else
+                tap_skip("taskstats version < 12: no exe fields");
+        ok(!taskstats_find(t, pid, now_usec(CLOCK_MONOTONIC) + 1), "a record older than asked for is not found");
+        ok(taskstats_stats(t).processes >= 1, "counted in the stats");
+}
+
+int main(void) {
+        test_parse();
+        test_live();
+        return tap_done();
+}
