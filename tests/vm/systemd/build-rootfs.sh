@@ -31,7 +31,7 @@ SUITE=bookworm
 # systemd as PID 1 and what the test uses, plus numastatd's runtime libraries
 # (libsystemd0 is in minbase already). procps brings /bin/kill (ExecReload=),
 # jq reads numastatctl --json and journalctl -o json.
-PACKAGES="systemd,systemd-sysv,dbus,udev,procps,jq,libjson-c5,libinih1,libnuma1,libnl-3-200"
+PACKAGES="systemd,systemd-sysv,dbus,udev,procps,jq,libjson-c5,libinih1,libnuma1,libnl-3-200,libnl-genl-3-200"
 # Left out of the cpio (the directories themselves stay).
 EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
         var/cache/apt var/lib/apt/lists var/cache/debconf var/log)
