@@ -324,10 +324,16 @@ static void print_status(json_object *s) {
         if (precision && jint(precision, "max_drift") > 0)
                 printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",
                        jint(precision, "max_drift"));
-        if (sources && jbool(sources, "readers"))
-                printf("     Sources: fanotify%s%s\n",
-                       jbool(sources, "readers_pidfd") ? " with pidfds" : "",
+        if (sources && jbool(sources, "readers")) {
+                json_object *inst = jget(sources, "proc_instances");
+                size_t n_inst = inst ? json_object_array_length(inst) : 0;
+
+                printf("     Sources: fanotify%s%s", jbool(sources, "readers_pidfd") ? " with pidfds" : "",
                        jbool(sources, "exit_records") ? ", exit records (taskstats)" : "");
+                if (jget(sources, "container_scan"))
+                        printf(", %zu container procfs instance(s)", n_inst);
+                printf("\n");
+        }
         if (jstr(sources, "readers_error"))
                 printf("     Warning: %s\n", jstr(sources, "readers_error"));
         if (jstr(sources, "exit_records_error"))

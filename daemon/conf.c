@@ -165,6 +165,7 @@ void config_init(Config *c) {
                 .linger = 5 * 60 * USEC_PER_SEC,
                 .linger_max = 3600 * USEC_PER_SEC,
                 .exit_records = true,
+                .container_scan = 60 * USEC_PER_SEC,
         };
 
         /* config_init() can't fail by contract; on OOM these stay NULL and
@@ -258,6 +259,22 @@ DEFINE_PARSE_DURATION(parse_sustain, 0, SUSTAIN_MAX, false)
 /* Infinite linger is meaningful: once read, keep counting. */
 DEFINE_PARSE_DURATION(parse_linger, 0, LINGER_MAX, true)
 DEFINE_PARSE_DURATION(parse_linger_max, 0, LINGER_MAX_MAX, false)
+
+/* 0 turns scanning off; otherwise at least CONTAINER_SCAN_MIN. */
+static int parse_container_scan(Config *c _unused_, void *data, const char *value, char **reason) {
+        usec_t u;
+        int r = parse_duration_value(value, false, &u, reason);
+
+        if (r < 0)
+                return r;
+        if (u != 0) {
+                r = check_duration(u, CONTAINER_SCAN_MIN, CONTAINER_SCAN_MAX, reason);
+                if (r < 0)
+                        return r;
+        }
+        *(usec_t *) data = u;
+        return 0;
+}
 /* Infinite: never sample while armed (and never see the pressure drop). */
 DEFINE_PARSE_DURATION(parse_armed_interval, ARMED_INTERVAL_MIN, ARMED_INTERVAL_MAX, true)
 
@@ -366,6 +383,7 @@ static const ConfigItem items[] = {
         { "readers",  "linger",             parse_linger,               offsetof(Config, linger)             },
         { "readers",  "linger_max",         parse_linger_max,           offsetof(Config, linger_max)         },
         { "readers",  "exit_records",       parse_bool,                 offsetof(Config, exit_records)       },
+        { "readers",  "container_scan",     parse_container_scan,       offsetof(Config, container_scan)     },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },

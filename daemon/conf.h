@@ -20,6 +20,8 @@
 #define SUSTAIN_MAX (24 * 3600 * USEC_PER_SEC)
 #define LINGER_MAX (30 * 24 * 3600 * USEC_PER_SEC)      /* or infinity */
 #define LINGER_MAX_MAX (24 * 3600 * USEC_PER_SEC)       /* linger_max: at most a day */
+#define CONTAINER_SCAN_MIN (100 * USEC_PER_MSEC)
+#define CONTAINER_SCAN_MAX (24 * 3600 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MIN (1 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MAX (3600 * USEC_PER_SEC)        /* or infinity */
 
@@ -56,6 +58,7 @@ typedef struct Config {
         usec_t linger;
         usec_t linger_max;      /* a periodic reader is waited for at most this long; 0: not at all */
         bool exit_records;      /* name readers gone before we looked from taskstats exit records */
+        usec_t container_scan;  /* how often to look for other procfs instances; 0: never */
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;

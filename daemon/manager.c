@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
@@ -75,6 +76,8 @@ static void hold_free(Hold *h);
 static void parked_read_free(ParkedRead *p);
 static void manager_resolve_rules(Manager *m);
 static void manager_start_taskstats(Manager *m);
+static void manager_arm_scan(Manager *m);
+static void manager_scan_containers(Manager *m);
 static void manager_stop_taskstats(Manager *m);
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
@@ -148,6 +151,8 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->trigger_timer);
         sd_event_source_disable_unref(m->armed_timer);
         sd_event_source_disable_unref(m->park_timer);
+        sd_event_source_disable_unref(m->scan_timer);
+        proc_instances_done(&m->instances);
         for (size_t i = 0; i < m->n_parked; i++)
                 parked_read_free(&m->parked[i]);
         taskstats_free(m->taskstats);
@@ -848,6 +853,7 @@ static unsigned rules_fields(const Config *c) {
 }
 
 static int manager_watch(Manager *m) {
+        _cleanup_strv_free_ char **views = NULL;
         int r;
 
         if (!m->readers)
@@ -856,8 +862,17 @@ static int manager_watch(Manager *m) {
         /* Under systemd's ProtectKernelTunables= (or in any private mount
          * namespace) our /proc may be a procfs of our own: readers read the
          * one pid 1's namespace has. Marked too; the same inode only once. */
-        r = readers_watch(m->readers, m->root, m->config.watch,
-                          streq(m->root, "/") ? (char *[]) { (char *) "/proc/1/root", NULL } : NULL);
+        if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
+                return log_oom();
+        /* Containers' own procfs, as one of their processes sees it. */
+        for (size_t i = 0; i < m->instances.n; i++) {
+                char view[64];
+
+                snprintf(view, sizeof view, "/proc/" PID_FMT "/root", m->instances.items[i].pid);
+                if (strv_extend(&views, view) < 0)
+                        return log_oom();
+        }
+        r = readers_watch(m->readers, m->root, m->config.watch, views);
         if (r < 0)
                 return log_warning_errno(r, "Cannot watch the statistics files: %m");
         log_debug("Watching %d statistics file(s) for readers.", r);
@@ -922,6 +937,12 @@ int manager_reload(Manager *m, char **ret_error) {
         if (m->readers)
                 readers_set_early_fields(m->readers, rules_fields(&m->config));
         manager_resolve_rules(m);
+        if (m->config.container_scan == 0 && m->instances.n > 0) {
+                proc_instances_done(&m->instances);
+                rewatch = true;
+        } else if (m->config.container_scan > 0 && m->readers)
+                manager_scan_containers(m);     /* re-marks if the set changed */
+        manager_arm_scan(m);
         if (m->config.exit_records && !m->taskstats)
                 manager_start_taskstats(m);
         else if (!m->config.exit_records && m->taskstats)
@@ -1553,6 +1574,86 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(m->event, 0);
 }
 
+/* ---- containers' procfs instances ---- */
+
+/* Looks for procfs instances other than ours; returns whether the set
+ * changed (the caller re-marks). What we watch already is skipped: our own
+ * /proc, pid 1's, the root's. */
+static bool manager_find_containers(Manager *m) {
+        _cleanup_free_ char *rooted = NULL;
+        ProcInstances found = {};
+        uint64_t skip[3];
+        size_t n_skip = 0;
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        struct stat st;
+        int r;
+
+        if (stat("/proc/vmstat", &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        if (stat("/proc/1/root/proc/vmstat", &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
+        m->scans++;
+        m->scan_cost = now_usec(CLOCK_MONOTONIC) - t0;
+        m->scanned_at = now_usec(CLOCK_REALTIME);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
+                return false;
+        }
+        if (proc_instances_same(&found, &m->instances)) {
+                /* The same superblocks; the processes that show them may differ. */
+                proc_instances_done(&m->instances);
+                m->instances = found;
+                return false;
+        }
+        for (size_t i = 0; i < found.n; i++) {
+                _cleanup_free_ char *comm = cescape(found.items[i].comm ?: "");
+                bool known = false;
+
+                for (size_t j = 0; j < m->instances.n; j++)
+                        known = known || m->instances.items[j].dev == found.items[i].dev;
+                if (!known)
+                        log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
+                                 major(found.items[i].dev), minor(found.items[i].dev), strnull(comm),
+                                 found.items[i].pid);
+        }
+        if (found.n < m->instances.n)
+                log_info("%zu container procfs instance(s) gone.", m->instances.n - found.n);
+        proc_instances_done(&m->instances);
+        m->instances = found;
+        return true;
+}
+
+/* Scans, and re-marks if containers came or went. */
+static void manager_scan_containers(Manager *m) {
+        if (manager_find_containers(m)) {
+                (void) manager_watch(m);
+                manager_state_changed(m);
+        }
+}
+
+static int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        manager_scan_containers(m);
+        manager_arm_scan(m);
+        return 0;
+}
+
+/* The next scan, container_scan from now; none when it is 0. */
+static void manager_arm_scan(Manager *m) {
+        if (!m->scan_timer)
+                return;
+        if (m->config.container_scan == 0 || !m->readers) {
+                sd_event_source_set_enabled(m->scan_timer, SD_EVENT_OFF);
+                return;
+        }
+        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + m->config.container_scan);
+        sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
+}
+
 /* Exit records name readers gone before we looked ([readers] exit_records). */
 static void manager_start_taskstats(Manager *m) {
         int r;
@@ -1592,8 +1693,13 @@ static void manager_start_sources(Manager *m) {
                 log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
                                      "policy auto cannot see readers and keeps counting on.");
                 m->readers = NULL;
-        } else
-                (void) manager_watch(m);
+        } else {
+                if (m->config.container_scan > 0) {
+                        (void) manager_find_containers(m);
+                        manager_arm_scan(m);
+                }
+                (void) manager_watch(m);        /* with the containers found */
+        }
 
         /* The kernel's log says when a patched kernel's auto triggers. */
         if (backend_is_patched(m->backend)) {
@@ -1770,6 +1876,10 @@ int manager_start(Manager *m) {
                 r = add_timer(m, &m->armed_timer, on_armed_sample, "armed-sample");
         if (r >= 0)
                 r = add_timer(m, &m->park_timer, on_park_timer, "park");
+        if (r >= 0)
+                r = add_timer(m, &m->scan_timer, on_scan_timer, "container-scan");
+        if (r >= 0)
+                r = sd_event_source_set_time_accuracy(m->scan_timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         r = sd_event_set_watchdog(m->event, true);

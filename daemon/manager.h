@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "conf.h"
+#include "containers.h"
 #include "counters.h"
 #include "history.h"
 #include "hold.h"
@@ -142,6 +143,14 @@ typedef struct Manager {
         sd_event_source *park_timer;
         uint64_t exits_named;           /* parked reads named by their exit record */
         uint64_t exits_missed;          /* ...whose record did not come in time */
+
+        /* Containers' own procfs instances, marked through /proc/PID/root
+         * (see containers.h); scanned every [readers] container_scan. */
+        ProcInstances instances;
+        sd_event_source *scan_timer;
+        uint64_t scans;
+        usec_t scan_cost;               /* the last scan's duration */
+        uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
 
         RateMeter rate;
         char *rate_error;               /* why there is no allocation rate, if known */

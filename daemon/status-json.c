@@ -2,6 +2,7 @@
 /* The io.numastatd status object, from a Status snapshot and nothing else. */
 
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 
 #include "macro.h"
 #include "status.h"
@@ -257,7 +258,28 @@ static json_object *precision_json(const Status *s) {
         return o;
 }
 
-static json_object *sources_json(const Status *s) {
+/* Containers' procfs instances. Who shows them (a process of any user) is
+ * for root only. */
+static json_object *instances_json(const ProcInstances *p, const StatusViewer *v) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && p && i < p->n; i++) {
+                const ProcInstance *x = &p->items[i];
+                json_object *o = json_object_new_object();
+                char dev[32];
+
+                snprintf(dev, sizeof dev, "%u:%u", major(x->dev), minor(x->dev));
+                json_object_object_add(o, "device", json_object_new_string(dev));
+                json_object_object_add(o, "found_by", json_object_new_string("scan"));
+                json_object_object_add(o, "pid", v->all ? json_object_new_int(x->pid) : NULL);
+                json_object_object_add(o, "comm", v->all ? json_untrusted(x->comm) : NULL);
+                json_object_object_add(o, "since", json_u64(x->since));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *sources_json(const Status *s, const StatusViewer *v) {
         const StatusSources *src = &s->sources;
         json_object *o = json_object_new_object(), *w = json_object_new_array();
 
@@ -274,6 +296,11 @@ static json_object *sources_json(const Status *s) {
                                src->exit_records_version ? json_object_new_int(src->exit_records_version) : NULL);
         json_object_object_add(o, "exits_named", json_u64(src->exits_named));
         json_object_object_add(o, "exits_missed", json_u64(src->exits_missed));
+        json_object_object_add(o, "container_scan", src->container_scan ? json_u64(src->container_scan) : NULL);
+        json_object_object_add(o, "proc_instances", instances_json(src->instances, v));
+        json_object_object_add(o, "scans", json_u64(src->scans));
+        json_object_object_add(o, "scan_cost", json_u64(src->scan_cost));
+        json_object_object_add(o, "scanned_at", src->scanned_at ? json_u64(src->scanned_at) : NULL);
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));
@@ -367,7 +394,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "nodes", nodes_json(s->topology));
         json_object_object_add(o, "readers", readers_json(s->readers, v));
         json_object_object_add(o, "holds", holds_json(s, v));
-        json_object_object_add(o, "sources", sources_json(s));
+        json_object_object_add(o, "sources", sources_json(s, v));
         json_object_object_add(o, "counters", counters_json(&s->counters));
         json_object_object_add(o, "ledger", ledger_json(&s->ledger));
         json_object_object_add(o, "precision", precision_json(s));

@@ -54,6 +54,11 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .exit_records_version = taskstats_stats(m->taskstats).version,
                         .exits_named = m->exits_named,
                         .exits_missed = m->exits_missed,
+                        .container_scan = m->config.container_scan,
+                        .instances = &m->instances,
+                        .scans = m->scans,
+                        .scan_cost = m->scan_cost,
+                        .scanned_at = m->scanned_at,
                         .rate_error = m->rate_error,
                         .uevents = m->uevents != NULL,
                         .uevents_error = m->uevents_error,
@@ -155,6 +160,11 @@ uint64_t status_fingerprint(const Status *s) {
         digest_str(&d, s->sources.rate_error);
         digest_val(&d, s->sources.exit_records);
         digest_str(&d, s->sources.exit_records_error);
+        if (s->sources.instances) {     /* containers came or went */
+                digest_val(&d, s->sources.instances->n);
+                for (size_t i = 0; i < s->sources.instances->n; i++)
+                        digest_val(&d, s->sources.instances->items[i].dev);
+        }
         digest_val(&d, s->sources.uevents);
         digest_val(&d, s->sources.kernel_log);
         digest_str(&d, s->sources.uevents_error);

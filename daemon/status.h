@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "cause.h"
+#include "containers.h"
 #include "counters.h"
 #include "history.h"
 #include "hold.h"
@@ -46,6 +47,11 @@ typedef struct StatusSources {
         uint16_t exit_records_version;  /* struct taskstats version the kernel sends; 0: none seen */
         uint64_t exits_named;           /* reads by exited readers named from their record */
         uint64_t exits_missed;          /* ...whose record did not come in time */
+        uint64_t container_scan;        /* µs between scans for containers' procfs; 0: off */
+        const ProcInstances *instances; /* containers' procfs instances watched */
+        uint64_t scans;
+        uint64_t scan_cost;             /* µs, the last scan */
+        uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
         const char *rate_error;
         bool uevents;
         const char *uevents_error;

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* procfs instances other than ours: a container that mounts its own /proc
+ * (every `mount -t proc` is a new superblock) reads statistics files our
+ * fanotify marks do not cover. Found by scanning the mount namespaces of
+ * the processes in the daemon's /proc: for each namespace not seen yet in
+ * the scan, the /proc/vmstat its processes see, through /proc/PID/root.
+ * No namespace fd is kept (it would keep the namespace alive): an
+ * instance is a superblock, reached again through a process that sees it
+ * at each scan, and dropped when none does. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct ProcInstance {
+        uint64_t dev;           /* st_dev of its vmstat: the superblock */
+        pid_t pid;              /* a process whose mount namespace has it at /proc */
+        char *comm;             /* ...its comm then (raw, untrusted) */
+        uint64_t mntns;         /* ...and that namespace's inode */
+        uint64_t since;         /* CLOCK_REALTIME µs, first found */
+} ProcInstance;
+
+typedef struct ProcInstances {
+        ProcInstance *items;
+        size_t n;
+} ProcInstances;
+
+#define PROC_INSTANCES_MAX 256  /* bounded: a host with more containers has them unwatched beyond this */
+
+/* Scans proc (the daemon's own "/proc") for procfs instances whose vmstat
+ * is on none of the superblocks in skip (ours, pid 1's, the watched
+ * root's). Returns them in *ret (empty before), with `since` kept from old
+ * for those found before. Returns how many, or a negative errno if proc
+ * cannot be read. */
+int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
+                        ProcInstances *ret);
+
+/* Whether a and b hold the same superblocks (order aside). Pure. */
+bool proc_instances_same(const ProcInstances *a, const ProcInstances *b);
+
+void proc_instances_done(ProcInstances *p);

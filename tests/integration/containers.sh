@@ -1,0 +1,109 @@
+#!/bin/bash
+# Readers in containers with a procfs of their own (unshare --mount-proc:
+# another superblock, which the host's marks do not cover) are seen once
+# the daemon's scan finds the instance: an ignored one leaves counting off,
+# a counted one turns it on, both named with their host pid. A container
+# that exits is dropped. With container_scan = 0 they are not seen.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN, unshare --pid needs root"
+command -v unshare >/dev/null || { skip "unshare (util-linux) is missing"; done_testing; exit 0; }
+fake_kernel_tree containers
+cp /bin/cat "$T/quietcat"
+PY=/usr/bin/python3
+
+conf() {  # conf CONTAINER_SCAN
+        cat > "$T/conf" <<EOF2
+[policy]
+mode = auto
+min_dwell = 0
+[pressure]
+interval = 100ms
+coarse_above = 5000
+strict_below = 500
+sustain = 300ms
+[readers]
+linger = 1s
+container_scan = $1
+ignore = comm=quietreader
+ignore = exe=$T/quietcat
+EOF2
+}
+# container NAME FILE: a container (own pid and mount namespaces, its own
+# /proc) whose process NAME reads FILE every 0.3 s. exec: $! is unshare's,
+# and --kill-child takes the container with it.
+container() {
+        exec unshare --pid --fork --kill-child --mount-proc "$PY" -c 'import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+while True:
+    with open(sys.argv[2], "rb") as f: f.read()
+    time.sleep(0.3)' "$@"
+}
+instances() { ctl --json=short | json_get sources.proc_instances | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+has_instances() { [ "$(instances)" = "$1" ]; }
+reader_json() {  # reader_json COMM: the readers entry of COMM, or nothing
+        ctl --json=short readers | "$PY" -c 'import json,sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == sys.argv[1]]
+print(json.dumps(r[0]) if r else "")' "$1"
+}
+seen() { [ -n "$(reader_json "$1")" ]; }
+
+conf 300ms
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with container_scan = 300ms"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+sleep 1.5
+before=$(ctl --json=short | json_get transitions_total)
+
+container quietreader /proc/vmstat &
+QUIET=$!
+wait_for 10 has_instances 1
+ok $? "the container's procfs is found and watched"
+S=$(ctl --json=short)
+contains "$(echo "$S" | json_get sources.proc_instances.0.device)" ":" "  listed with its device"
+contains "$(ctl status)" "1 container procfs instance(s)" "  numastatctl status counts it"
+wait_for 10 seen quietreader
+ok $? "an ignored reader in the container is seen"
+R=$(reader_json quietreader)
+is "$(echo "$R" | json_get ignored)" true "  ignored by its rule"
+CPID=$(pgrep -P "$QUIET" | head -1)
+is "$(echo "$R" | json_get pid)" "$CPID" "  named with its host pid ($CPID)"
+# One-off reads in the container: exit records name them across pid
+# namespaces (the kernel sends the initial namespace's pid).
+for _ in $(seq 20); do nsenter -t "$CPID" -m -p -- "$T/quietcat" /proc/vmstat >/dev/null; done
+sleep 0.5
+is "$(ctl --json=short | json_get transitions_total)" "$before" \
+   "  reads by it and by 20 one-off ignored cats in the container: counting never went on"
+
+container loudreader /proc/zoneinfo &
+LOUD=$!
+wait_for 10 sysctl_is 1
+ok $? "a counted reader in another container turns counting on"
+is "$(reader_json loudreader | json_get path)" /proc/zoneinfo "  named, with the file it read"
+contains "$(ctl history)" "loudreader" "  and the switch names it"
+is "$(instances)" 2 "two containers, two instances"
+
+kill -KILL "$QUIET" "$LOUD"    # unshare --fork ignores SIGTERM; --kill-child takes the container
+wait "$QUIET" "$LOUD" 2>/dev/null
+wait_for 10 has_instances 0
+ok $? "the containers exited: their instances are dropped"
+stop_daemon
+
+# Without scanning, the same counted reader is not seen: the documented
+# limit of fanotify's per-superblock marks.
+conf 0
+start_daemon "$T" --config="$T/conf"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "container_scan = 0: pressure, counting off"
+container loudreader /proc/zoneinfo &
+LOUD=$!
+sleep 2
+is "$(cat "$SYSCTL")" 0 "  a counted reader in a container goes unseen"
+is "$(ctl --json=short | json_get sources.container_scan)" null "  and status says scanning is off"
+kill -KILL "$LOUD"
+wait "$LOUD" 2>/dev/null
+stop_daemon
+done_testing
