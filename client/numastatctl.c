@@ -331,7 +331,8 @@ static void print_status(json_object *s) {
                 printf("     Sources: fanotify%s%s", jbool(sources, "readers_pidfd") ? " with pidfds" : "",
                        jbool(sources, "exit_records") ? ", exit records (taskstats)" : "");
                 if (jget(sources, "container_scan"))
-                        printf(", %zu container procfs instance(s)", n_inst);
+                        printf(", %zu container procfs instance(s)%s", n_inst,
+                               jbool(sources, "mount_events") ? " (scan and mount events)" : " (scan)");
                 printf("\n");
         }
         if (jstr(sources, "readers_error"))

@@ -165,7 +165,7 @@ void config_init(Config *c) {
                 .linger = 5 * 60 * USEC_PER_SEC,
                 .linger_max = 3600 * USEC_PER_SEC,
                 .exit_records = true,
-                .container_scan = 60 * USEC_PER_SEC,
+                .container_scan = USEC_INFINITY,        /* unset: by root */
         };
 
         /* config_init() can't fail by contract; on OOM these stay NULL and

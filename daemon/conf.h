@@ -58,7 +58,8 @@ typedef struct Config {
         usec_t linger;
         usec_t linger_max;      /* a periodic reader is waited for at most this long; 0: not at all */
         bool exit_records;      /* name readers gone before we looked from taskstats exit records */
-        usec_t container_scan;  /* how often to look for other procfs instances; 0: never */
+        usec_t container_scan;  /* how often to look for other procfs instances; 0: never;
+                                 * USEC_INFINITY: unset (see manager_container_scan()) */
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;

@@ -42,69 +42,92 @@ static bool u64_in(const uint64_t *l, size_t n, uint64_t v) {
         return false;
 }
 
-int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
-                        ProcInstances *ret) {
-        _cleanup_free_ uint64_t *seen_ns = NULL;
-        size_t n_seen = 0, cap_seen = 0;
-        ProcInstances found = {};
-        DIR *d;
+int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, void *userdata), void *userdata) {
+        _cleanup_free_ uint64_t *seen = NULL;
+        size_t n = 0, cap = 0;
         struct dirent *de;
+        DIR *d = opendir(proc);
 
-        d = opendir(proc);
         if (!d)
                 return -errno;
         while ((de = readdir(d))) {
-                char path[PATH_MAX];
-                struct stat ns, st;
-                char *end;
+                char path[PATH_MAX], *end;
                 long pid = strtol(de->d_name, &end, 10);
+                struct stat ns;
 
                 if (*end || pid <= 0)
                         continue;
-                /* One look per mount namespace: most processes share a few. */
                 snprintf(path, sizeof path, "%s/%ld/ns/mnt", proc, pid);
-                if (stat(path, &ns) < 0 || u64_in(seen_ns, n_seen, (uint64_t) ns.st_ino))
+                if (stat(path, &ns) < 0 || u64_in(seen, n, (uint64_t) ns.st_ino))
                         continue;
-                if (n_seen == cap_seen) {
-                        uint64_t *a = reallocarray(seen_ns, cap_seen ? cap_seen * 2 : 64, sizeof *a);
+                if (n == cap) {
+                        uint64_t *a = reallocarray(seen, cap ? cap * 2 : 64, sizeof *a);
                         if (!a)
                                 break;
-                        seen_ns = a;
-                        cap_seen = cap_seen ? cap_seen * 2 : 64;
+                        seen = a;
+                        cap = cap ? cap * 2 : 64;
                 }
-                seen_ns[n_seen++] = (uint64_t) ns.st_ino;
-
-                /* The statistics file as that namespace sees it at /proc. */
-                snprintf(path, sizeof path, "%s/%ld/root/proc/vmstat", proc, pid);
-                if (stat(path, &st) < 0 || u64_in(skip, n_skip, (uint64_t) st.st_dev) ||
-                    contains_dev(found.items, found.n, (uint64_t) st.st_dev) || found.n >= PROC_INSTANCES_MAX)
-                        continue;
-                {
-                        ProcInstance *a = reallocarray(found.items, found.n + 1, sizeof *a);
-                        char comm_path[64], *comm = NULL;
-
-                        if (!a)
-                                break;
-                        found.items = a;
-                        snprintf(comm_path, sizeof comm_path, "/%ld/comm", pid);
-                        if (root_read_file(proc, comm_path, 64, &comm) >= 0)
-                                comm[strcspn(comm, "\n")] = '\0';
-                        found.items[found.n++] = (ProcInstance) {
-                                .dev = (uint64_t) st.st_dev,
-                                .pid = (pid_t) pid,
-                                .comm = comm,
-                                .mntns = (uint64_t) ns.st_ino,
-                                .since = now_usec(CLOCK_REALTIME),
-                        };
-                }
+                seen[n++] = (uint64_t) ns.st_ino;
+                cb((uint64_t) ns.st_ino, (pid_t) pid, userdata);
         }
         closedir(d);
+        return (int) n;
+}
 
+typedef struct ScanState {
+        const char *proc;
+        const uint64_t *skip;
+        size_t n_skip;
+        ProcInstances found;
+        bool oom;
+} ScanState;
+
+/* One mount namespace: the statistics file as it sees it at /proc. */
+static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
+        ScanState *s = userdata;
+        char path[PATH_MAX], comm_path[64], *comm = NULL;
+        ProcInstance *a;
+        struct stat st;
+
+        snprintf(path, sizeof path, "%s/" PID_FMT "/root/proc/vmstat", s->proc, pid);
+        if (s->oom || stat(path, &st) < 0 || u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) ||
+            contains_dev(s->found.items, s->found.n, (uint64_t) st.st_dev) || s->found.n >= PROC_INSTANCES_MAX)
+                return;
+        a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
+        if (!a) {
+                s->oom = true;
+                return;
+        }
+        s->found.items = a;
+        snprintf(comm_path, sizeof comm_path, "/" PID_FMT "/comm", pid);
+        if (root_read_file(s->proc, comm_path, 64, &comm) >= 0)
+                comm[strcspn(comm, "\n")] = '\0';
+        s->found.items[s->found.n++] = (ProcInstance) {
+                .dev = (uint64_t) st.st_dev,
+                .pid = pid,
+                .comm = comm,
+                .mntns = ns,
+                .since = now_usec(CLOCK_REALTIME),
+        };
+}
+
+int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
+                        ProcInstances *ret) {
+        ScanState state = { .proc = proc, .skip = skip, .n_skip = n_skip };
+        ProcInstances found;
+        int r;
+
+        r = proc_namespaces_each(proc, scan_one, &state);
+        if (r < 0)
+                return r;
+        found = state.found;
         /* An instance found before keeps its age. */
         for (size_t i = 0; old && i < found.n; i++)
                 for (size_t j = 0; j < old->n; j++)
-                        if (old->items[j].dev == found.items[i].dev)
+                        if (old->items[j].dev == found.items[i].dev) {
                                 found.items[i].since = old->items[j].since;
+                                found.items[i].by_mount_event = old->items[j].by_mount_event;
+                        }
         *ret = found;
         return (int) found.n;
 }

@@ -20,6 +20,7 @@ typedef struct ProcInstance {
         char *comm;             /* ...its comm then (raw, untrusted) */
         uint64_t mntns;         /* ...and that namespace's inode */
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
+        bool by_mount_event;    /* first found by a scan a mount event asked for */
 } ProcInstance;
 
 typedef struct ProcInstances {
@@ -36,6 +37,10 @@ typedef struct ProcInstances {
  * cannot be read. */
 int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
                         ProcInstances *ret);
+
+/* Calls cb once for every mount namespace proc shows, with one of its
+ * processes. Returns the number of namespaces, or a negative errno. */
+int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, void *userdata), void *userdata);
 
 /* Whether a and b hold the same superblocks (order aside). Pure. */
 bool proc_instances_same(const ProcInstances *a, const ProcInstances *b);

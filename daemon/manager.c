@@ -27,6 +27,12 @@ static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
 
+usec_t manager_container_scan(const Manager *m) {
+        if (m->config.container_scan != USEC_INFINITY)
+                return m->config.container_scan;
+        return streq(m->root, "/") ? CONTAINER_SCAN_DEFAULT : 0;
+}
+
 bool manager_counting(const Manager *m) {
         return kernel_state_counting(&m->kernel);
 }
@@ -77,6 +83,7 @@ static void parked_read_free(ParkedRead *p);
 static void manager_resolve_rules(Manager *m);
 static void manager_start_taskstats(Manager *m);
 static void manager_arm_scan(Manager *m);
+static void manager_mark_namespaces(Manager *m);
 static void manager_scan_containers(Manager *m);
 static void manager_stop_taskstats(Manager *m);
 
@@ -152,6 +159,8 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->armed_timer);
         sd_event_source_disable_unref(m->park_timer);
         sd_event_source_disable_unref(m->scan_timer);
+        mount_watch_free(m->mounts);
+        free(m->mounts_error);
         proc_instances_done(&m->instances);
         for (size_t i = 0; i < m->n_parked; i++)
                 parked_read_free(&m->parked[i]);
@@ -937,10 +946,10 @@ int manager_reload(Manager *m, char **ret_error) {
         if (m->readers)
                 readers_set_early_fields(m->readers, rules_fields(&m->config));
         manager_resolve_rules(m);
-        if (m->config.container_scan == 0 && m->instances.n > 0) {
+        if (manager_container_scan(m) == 0 && m->instances.n > 0) {
                 proc_instances_done(&m->instances);
                 rewatch = true;
-        } else if (m->config.container_scan > 0 && m->readers)
+        } else if (manager_container_scan(m) > 0 && m->readers)
                 manager_scan_containers(m);     /* re-marks if the set changed */
         manager_arm_scan(m);
         if (m->config.exit_records && !m->taskstats)
@@ -1595,6 +1604,15 @@ static bool manager_find_containers(Manager *m) {
         if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
                 skip[n_skip++] = (uint64_t) st.st_dev;
         r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
+        if (r >= 0 && m->scan_for_mount)
+                for (size_t i = 0; i < found.n; i++) {
+                        bool known = false;
+                        for (size_t j = 0; j < m->instances.n; j++)
+                                known = known || m->instances.items[j].dev == found.items[i].dev;
+                        found.items[i].by_mount_event = !known;
+                }
+        m->scan_for_mount = false;
+        manager_mark_namespaces(m);
         m->scans++;
         m->scan_cost = now_usec(CLOCK_MONOTONIC) - t0;
         m->scanned_at = now_usec(CLOCK_REALTIME);
@@ -1626,6 +1644,47 @@ static bool manager_find_containers(Manager *m) {
         return true;
 }
 
+/* Every mount namespace the scan can see gets a mount-event mark (once),
+ * so that a procfs mounted there later is found at once. */
+typedef struct NsMarking {
+        MountWatch *w;
+        uint64_t *seen;
+        size_t n;
+} NsMarking;
+
+static void mark_ns(uint64_t ns, pid_t pid, void *userdata) {
+        NsMarking *k = userdata;
+        uint64_t *a = reallocarray(k->seen, k->n + 1, sizeof *a);
+
+        if (a) {
+                k->seen = a;
+                k->seen[k->n++] = ns;
+        }
+        (void) mount_watch_add(k->w, pid, ns);
+}
+
+static void manager_mark_namespaces(Manager *m) {
+        NsMarking k = { .w = m->mounts };
+
+        if (!m->mounts)
+                return;
+        if (proc_namespaces_each("/proc", mark_ns, &k) >= 0)
+                mount_watch_retain(m->mounts, k.seen, k.n);
+        free(k.seen);
+}
+
+/* A mount in a known namespace: scan soon (a burst of mounts, as a
+ * container starts, is one scan). */
+static void on_mounts(MountWatch *w, void *userdata) {
+        Manager *m = userdata;
+
+        if (manager_container_scan(m) == 0 || !m->readers)
+                return;
+        m->scan_for_mount = true;
+        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + MOUNT_SETTLE_USEC);
+        sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
+}
+
 /* Scans, and re-marks if containers came or went. */
 static void manager_scan_containers(Manager *m) {
         if (manager_find_containers(m)) {
@@ -1646,11 +1705,11 @@ static int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 static void manager_arm_scan(Manager *m) {
         if (!m->scan_timer)
                 return;
-        if (m->config.container_scan == 0 || !m->readers) {
+        if (manager_container_scan(m) == 0 || !m->readers) {
                 sd_event_source_set_enabled(m->scan_timer, SD_EVENT_OFF);
                 return;
         }
-        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + m->config.container_scan);
+        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
         sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
 }
 
@@ -1694,7 +1753,16 @@ static void manager_start_sources(Manager *m) {
                                      "policy auto cannot see readers and keeps counting on.");
                 m->readers = NULL;
         } else {
-                if (m->config.container_scan > 0) {
+                r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
+                if (r < 0) {
+                        errno = -r;
+                        if (asprintf(&m->mounts_error, "mount events unavailable: %m%s",
+                                     r == -EINVAL ? " (kernel < 6.14)" : "") < 0)
+                                m->mounts_error = NULL;
+                        log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
+                        m->mounts = NULL;
+                }
+                if (manager_container_scan(m) > 0) {
                         (void) manager_find_containers(m);
                         manager_arm_scan(m);
                 }

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "conf.h"
 #include "containers.h"
+#include "mountwatch.h"
 #include "counters.h"
 #include "history.h"
 #include "hold.h"
@@ -65,6 +66,7 @@ typedef struct ManagerOptions {
 #define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)  /* records come 50 µs to 20 ms after the read */
 #define PARK_POLL_USEC (2 * USEC_PER_MSEC)
 #define PARK_LOOKBACK_USEC USEC_PER_SEC         /* a record received before the event was handled */
+#define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)  /* a container's mounts come in a burst */
 typedef struct ParkedRead {
         pid_t pid;
         usec_t since;           /* CLOCK_MONOTONIC, when the event was handled */
@@ -151,6 +153,9 @@ typedef struct Manager {
         uint64_t scans;
         usec_t scan_cost;               /* the last scan's duration */
         uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
+        MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
+        char *mounts_error;
+        bool scan_for_mount;            /* the next scan is a mount event's */
 
         RateMeter rate;
         char *rate_error;               /* why there is no allocation rate, if known */
@@ -214,6 +219,13 @@ int manager_reload(Manager *m, char **ret_error);
 int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged */);
 /* Leaves the kernel in the configured exit mode. */
 int manager_restore(Manager *m);
+
+/* How often containers' procfs instances are looked for: container_scan
+ * when set; unset, every minute on "/" and never under --root=DIR (a tree
+ * whose files containers do not read, where scanning the real /proc
+ * would only watch files that are not the tree's). 0: never. */
+#define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)
+usec_t manager_container_scan(const Manager *m);
 
 /* The engine's configuration, from the config and the operator's choices. */
 void manager_policy_config(const Manager *m, PolicyConfig *pc);

@@ -270,7 +270,7 @@ static json_object *instances_json(const ProcInstances *p, const StatusViewer *v
 
                 snprintf(dev, sizeof dev, "%u:%u", major(x->dev), minor(x->dev));
                 json_object_object_add(o, "device", json_object_new_string(dev));
-                json_object_object_add(o, "found_by", json_object_new_string("scan"));
+                json_object_object_add(o, "found_by", json_object_new_string(x->by_mount_event ? "mount-event" : "scan"));
                 json_object_object_add(o, "pid", v->all ? json_object_new_int(x->pid) : NULL);
                 json_object_object_add(o, "comm", v->all ? json_untrusted(x->comm) : NULL);
                 json_object_object_add(o, "since", json_u64(x->since));
@@ -301,6 +301,9 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "scans", json_u64(src->scans));
         json_object_object_add(o, "scan_cost", json_u64(src->scan_cost));
         json_object_object_add(o, "scanned_at", src->scanned_at ? json_u64(src->scanned_at) : NULL);
+        json_object_object_add(o, "mount_events", json_object_new_boolean(src->mount_events));
+        json_object_object_add(o, "mount_events_error", json_string_or_null(src->mount_events_error));
+        json_object_object_add(o, "mount_namespaces", json_u64(src->mount_namespaces));
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));

@@ -52,6 +52,9 @@ typedef struct StatusSources {
         uint64_t scans;
         uint64_t scan_cost;             /* µs, the last scan */
         uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
+        bool mount_events;              /* mounts in known namespaces rescan at once (6.14+) */
+        const char *mount_events_error;
+        uint64_t mount_namespaces;      /* ...namespaces marked */
         const char *rate_error;
         bool uevents;
         const char *uevents_error;

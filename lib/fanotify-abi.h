@@ -24,3 +24,13 @@ struct fanotify_event_info_pidfd {
 #ifndef FAN_EPIDFD
 #define FAN_EPIDFD (-2)                 /* the kernel could not make a pidfd */
 #endif
+/* Mount events in a mount namespace (Linux 6.14). */
+#ifndef FAN_MNT_ATTACH
+#define FAN_MNT_ATTACH 0x01000000
+#endif
+#ifndef FAN_REPORT_MNT
+#define FAN_REPORT_MNT 0x00004000
+#endif
+#ifndef FAN_MARK_MNTNS
+#define FAN_MARK_MNTNS 0x00000110
+#endif

@@ -91,6 +91,28 @@ wait_for 10 has_instances 0
 ok $? "the containers exited: their instances are dropped"
 stop_daemon
 
+# A namespace the daemon already knows mounts its procfs later (kernels
+# with FAN_MNT_ATTACH, 6.14+): found at once, not at the next scan (1h).
+conf 1h
+# The namespace first, with the host's /proc (nothing to watch), then its
+# own procfs after the daemon has seen the namespace.
+unshare --pid --fork --kill-child --mount --propagation private \
+        sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; mount -t proc proc /proc; exec sleep 30' _ "$T/go" &
+LATE=$!
+start_daemon "$T" --config="$T/conf"
+if [ "$(ctl --json=short | json_get sources.mount_events)" != true ]; then
+        skip "no mount events here: $(ctl --json=short | json_get sources.mount_events_error)"
+else
+        is "$(instances)" 0 "container_scan = 1h: the namespace is known, with no procfs of its own yet"
+        touch "$T/go"
+        wait_for 5 has_instances 1
+        ok $? "it mounts one: found within seconds, through a mount event"
+        is "$(ctl --json=short | json_get sources.proc_instances.0.found_by)" mount-event "  found_by mount-event"
+fi
+kill -KILL "$LATE"
+wait "$LATE" 2>/dev/null
+stop_daemon
+
 # Without scanning, the same counted reader is not seen: the documented
 # limit of fanotify's per-superblock marks.
 conf 0
