@@ -13,21 +13,7 @@ cp /bin/cat "$T/quietcat"
 PY=/usr/bin/python3
 
 conf() {  # conf CONTAINER_SCAN
-        cat > "$T/conf" <<EOF2
-[policy]
-mode = auto
-min_dwell = 0
-[pressure]
-interval = 100ms
-coarse_above = 5000
-strict_below = 500
-sustain = 300ms
-[readers]
-linger = 1s
-container_scan = $1
-ignore = comm=quietreader
-ignore = exe=$T/quietcat
-EOF2
+        auto_conf "container_scan = $1" "ignore = comm=quietreader" "ignore = exe=$T/quietcat" > "$T/conf"
 }
 # container NAME FILE: a container (own pid and mount namespaces, its own
 # /proc) whose process NAME reads FILE every 0.3 s. exec: $! is unshare's,

@@ -12,20 +12,7 @@ cp /bin/cat "$T/quietcat"
 cp /bin/cat "$T/loudcat"
 
 conf() {  # conf EXIT_RECORDS
-        cat > "$T/conf" <<EOF2
-[policy]
-mode = auto
-min_dwell = 0
-[pressure]
-interval = 100ms
-coarse_above = 5000
-strict_below = 500
-sustain = 300ms
-[readers]
-linger = 1s
-exit_records = $1
-ignore = exe=$T/quietcat
-EOF2
+        auto_conf "exit_records = $1" "ignore = exe=$T/quietcat" > "$T/conf"
 }
 conf yes
 start_daemon "$T" --config="$T/conf"

@@ -8,18 +8,7 @@
 require_root "fanotify_init needs CAP_SYS_ADMIN, and holds are tried as uid 65534"
 fake_kernel_tree hold
 
-cat > "$T/conf" <<EOF2
-[policy]
-mode = auto
-min_dwell = 0
-[pressure]
-interval = 100ms
-coarse_above = 5000
-strict_below = 500
-sustain = 300ms
-[readers]
-linger = 1s
-EOF2
+auto_conf > "$T/conf"
 start_daemon "$T" --config="$T/conf"
 ok $? "daemon starts with policy auto"
 fake rate 50000

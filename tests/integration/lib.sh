@@ -153,6 +153,14 @@ conforms() {
         [ -z "$out" ] || echo "$out" | sed 's/^/# /'
         ok $rc "$2"
 }
+# auto_conf [LINE...]: policy auto under the fake kernel's pressure (100 ms
+# samples, off above 5000 pages/s after 300 ms, no dwell), linger 1s; each
+# LINE goes into [readers].
+auto_conf() {
+        printf '[policy]\nmode = auto\nmin_dwell = 0\n[pressure]\ninterval = 100ms\ncoarse_above = 5000\n'
+        printf 'strict_below = 500\nsustain = 300ms\n[readers]\nlinger = 1s\n'
+        [ $# -eq 0 ] || printf '%s\n' "$@"
+}
 status_is() { [ "$(ctl --json=short | json_get "$1")" = "$2" ]; }
 status_at_least() { [ "$(ctl --json=short | json_get "$1")" -ge "$2" ]; }
 

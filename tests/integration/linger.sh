@@ -11,19 +11,7 @@ require_root "fanotify_init needs CAP_SYS_ADMIN"
 fake_kernel_tree linger
 
 conf() {  # conf LINGER_MAX
-        cat > "$T/conf" <<EOF2
-[policy]
-mode = auto
-min_dwell = 0
-[pressure]
-interval = 100ms
-coarse_above = 5000
-strict_below = 500
-sustain = 300ms
-[readers]
-linger = 1s
-linger_max = $1
-EOF2
+        auto_conf "linger_max = $1" > "$T/conf"
 }
 conf 1min
 start_daemon "$T" --config="$T/conf"
