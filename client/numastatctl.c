@@ -43,6 +43,7 @@ static void help(void) {
                "  readers              who read the statistics files\n"
                "  history              the kernel mode switches, oldest first\n"
                "  counters             the per-node NUMA counters like numastat, never reset\n"
+               "  metrics              the state in Prometheus text format\n"
                "  hold [-- COMMAND...] keep counting on while COMMAND runs (or for --timeout)\n"
                "  set-policy POLICY    strict | coarse | auto, until the next reload (root)\n"
                "  reload               re-read the configuration file (root)\n\n"
@@ -337,6 +338,8 @@ static void print_status(json_object *s) {
         }
         if (jstr(sources, "readers_error"))
                 printf("     Warning: %s\n", jstr(sources, "readers_error"));
+        if (jstr(sources, "metrics_error"))
+                printf("     Warning: metrics textfile: %s\n", jstr(sources, "metrics_error"));
         if (jstr(sources, "exit_records_error"))
                 printf("     Warning: %s: readers gone before they are looked at stay unnamed\n",
                        jstr(sources, "exit_records_error"));
@@ -422,6 +425,36 @@ static int verb_list(const Args *a, const char *field, const char *none, void (*
 
 static void print_reader(json_object *x) {
         print_reader_line(x, "");
+}
+
+/* The Prometheus text the daemon renders, as it is: what the textfile
+ * collector would read. Label values are escaped by the daemon (ASCII). */
+static int verb_metrics(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        const char *text;
+        json_object *t = NULL;
+        int r = call(a, "io.numastatd.GetMetrics", NULL, &reply);
+
+        if (r < 0)
+                return -r;
+        if (!json_object_object_get_ex(reply, "text", &t) || !json_object_is_type(t, json_type_string)) {
+                fprintf(stderr, "numastatctl: the daemon's reply has no metrics.\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        if (a->json) {
+                print_json(a, reply);
+                return EXIT_OK;
+        }
+        /* Lines as they are; any other control byte (the daemon sends none)
+         * never reaches the terminal raw. */
+        for (text = json_object_get_string(t); *text; text++) {
+                unsigned char c = (unsigned char) *text;
+                if (c == '\n' || (c >= 0x20 && c < 0x7f))
+                        putchar(c);
+                else
+                        printf("\\x%02x", c);
+        }
+        return EXIT_OK;
 }
 
 /* The node numastat names, in the daemon's (vmstat's) order. */
@@ -735,6 +768,8 @@ int main(int argc, char *argv[]) {
                 return verb_reload(&a);
         if (strcmp(verb, "counters") == 0)
                 return verb_counters(&a);
+        if (strcmp(verb, "metrics") == 0)
+                return verb_metrics(&a);
         fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);
         return EXIT_USAGE;
 }

@@ -166,6 +166,7 @@ void config_init(Config *c) {
                 .linger_max = 3600 * USEC_PER_SEC,
                 .exit_records = true,
                 .container_scan = USEC_INFINITY,        /* unset: by root */
+                .metrics_interval = 15 * USEC_PER_SEC,
         };
 
         /* config_init() can't fail by contract; on OOM these stay NULL and
@@ -185,6 +186,8 @@ void config_done(Config *c) {
         c->n_ignore = 0;
         free(c->socket);
         c->socket = NULL;
+        free(c->metrics_textfile);
+        c->metrics_textfile = NULL;
 }
 
 /* Each parser sets *reason (malloc'd) when it returns -EINVAL. */
@@ -343,6 +346,30 @@ static int parse_socket(Config *c _unused_, void *data, const char *value, char 
         return 0;
 }
 
+DEFINE_PARSE_DURATION(parse_metrics_interval, METRICS_INTERVAL_MIN, METRICS_INTERVAL_MAX, false)
+
+/* An absolute *.prom path (the textfile collector reads no other), or
+ * empty for none. */
+static int parse_textfile(Config *c _unused_, void *data, const char *value, char **reason) {
+        char **textfile = data, *s = NULL;
+        size_t n = strlen(value);
+
+        if (!isempty(value)) {
+                if (!path_is_absolute(value))
+                        return make_error(reason, -EINVAL, "textfile '%s' is not absolute", value);
+                if (n < 6 || strcmp(value + n - 5, ".prom") != 0 || value[n - 6] == '/')
+                        return make_error(reason, -EINVAL,
+                                          "textfile '%s' does not end in NAME.prom (the collector reads only those)",
+                                          value);
+                s = strdup(value);
+                if (!s)
+                        return -ENOMEM;
+        }
+        free(*textfile);
+        *textfile = s;
+        return 0;
+}
+
 /* A positive figure with a fraction ("42", "18.5"), or empty for unset. */
 static int parse_insns_per_page(Config *c _unused_, void *data, const char *value, char **reason) {
         char *end;
@@ -387,6 +414,8 @@ static const ConfigItem items[] = {
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },
+        { "metrics",  "textfile",           parse_textfile,             offsetof(Config, metrics_textfile)   },
+        { "metrics",  "interval",           parse_metrics_interval,     offsetof(Config, metrics_interval)   },
         { "ledger",   "insns_per_page",     parse_insns_per_page,       offsetof(Config, insns_per_page)     },
 };
 

@@ -21,6 +21,8 @@
 #define LINGER_MAX (30 * 24 * 3600 * USEC_PER_SEC)      /* or infinity */
 #define LINGER_MAX_MAX (24 * 3600 * USEC_PER_SEC)       /* linger_max: at most a day */
 #define CONTAINER_SCAN_MIN (100 * USEC_PER_MSEC)
+#define METRICS_INTERVAL_MIN (100 * USEC_PER_MSEC)
+#define METRICS_INTERVAL_MAX (3600 * USEC_PER_SEC)
 #define CONTAINER_SCAN_MAX (24 * 3600 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MIN (1 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MAX (3600 * USEC_PER_SEC)        /* or infinity */
@@ -65,6 +67,9 @@ typedef struct Config {
         size_t n_ignore;
         /* [varlink] */
         char *socket;
+        /* [metrics] */
+        char *metrics_textfile; /* the node_exporter textfile (*.prom) to keep; NULL: none */
+        usec_t metrics_interval;        /* how often it is rewritten, when something changed */
         /* [ledger] */
         double insns_per_page;  /* the bench figure for this kernel; 0: unset */
 } Config;

@@ -103,6 +103,14 @@ void on_time_set(OnTime *o, uint64_t now, bool on) {
         o->on = on;
 }
 
+void on_time_totals(const OnTime *o, uint64_t now, uint64_t *ret_on, uint64_t *ret_off) {
+        OnTime c = *o;
+
+        on_time_fold(&c, now);
+        *ret_on = c.on_usec;
+        *ret_off = c.total_usec - c.on_usec;
+}
+
 double on_time_share(const OnTime *o, uint64_t now) {
         OnTime c = *o;
 

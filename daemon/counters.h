@@ -55,6 +55,8 @@ void on_time_start(OnTime *o, uint64_t now, bool on);
 void on_time_set(OnTime *o, uint64_t now, bool on);
 /* Share 0..1 of the time since start that counting was on, up to now. */
 double on_time_share(const OnTime *o, uint64_t now);
+/* Time with counting on and off since start, up to now (µs). */
+void on_time_totals(const OnTime *o, uint64_t now, uint64_t *ret_on, uint64_t *ret_off);
 
 /* Allocation rate from successive pgalloc totals, smoothed with an
  * exponentially weighted moving average whose time constant is tau. */

@@ -52,6 +52,8 @@ const Transition *history_add(History *h, const Transition *t) {
         e->reason_redacted = t->reason_redacted ? strdup(t->reason_redacted) : NULL;
         h->n++;
         h->total++;
+        if (t->cause >= 0 && t->cause < _CAUSE_MAX)
+                h->by_cause[t->cause]++;
         return e;
 }
 

@@ -41,6 +41,7 @@ typedef struct History {
         Transition ring[HISTORY_MAX];
         size_t first, n;
         uint64_t total;         /* every transition ever, not only those kept */
+        uint64_t by_cause[_CAUSE_MAX];  /* ...by cause (metrics) */
 } History;
 
 /* Appends a copy of t (the reasons are duplicated; on OOM the entry is kept

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "metrics.h"
 #include "restore.h"
 #include "rootfs.h"
 #include "rules.h"
@@ -84,6 +85,8 @@ static void manager_resolve_rules(Manager *m);
 static void manager_start_taskstats(Manager *m);
 static void manager_arm_scan(Manager *m);
 static void manager_mark_namespaces(Manager *m);
+static void manager_metrics_remove(Manager *m);
+static void manager_arm_metrics(Manager *m, bool now);
 static void manager_scan_containers(Manager *m);
 static void manager_stop_taskstats(Manager *m);
 
@@ -159,6 +162,10 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->armed_timer);
         sd_event_source_disable_unref(m->park_timer);
         sd_event_source_disable_unref(m->scan_timer);
+        sd_event_source_disable_unref(m->metrics_timer);
+        free(m->metrics_last);
+        free(m->metrics_path);
+        free(m->metrics_error);
         mount_watch_free(m->mounts);
         free(m->mounts_error);
         proc_instances_done(&m->instances);
@@ -946,6 +953,9 @@ int manager_reload(Manager *m, char **ret_error) {
         if (m->readers)
                 readers_set_early_fields(m->readers, rules_fields(&m->config));
         manager_resolve_rules(m);
+        if (!streq_ptr(m->metrics_path, m->config.metrics_textfile))
+                manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
+        manager_arm_metrics(m, true);
         if (manager_container_scan(m) == 0 && m->instances.n > 0) {
                 proc_instances_done(&m->instances);
                 rewatch = true;
@@ -1713,6 +1723,78 @@ static void manager_arm_scan(Manager *m) {
         sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
 }
 
+/* ---- [metrics] textfile ---- */
+
+/* The file we wrote, gone (a clean stop, or the path changed): a stale
+ * file would tell node_exporter an old story. */
+static void manager_metrics_remove(Manager *m) {
+        if (m->metrics_path && textfile_remove(m->metrics_path, &m->metrics_written) > 0)
+                log_debug("Removed %s.", m->metrics_path);
+        m->metrics_written = (TextfileId) {};
+        m->metrics_path = mfree(m->metrics_path);
+        m->metrics_last = mfree(m->metrics_last);
+}
+
+static void manager_metrics_write(Manager *m) {
+        _cleanup_free_ char *text = NULL, *why = NULL;
+        Status st;
+        int r;
+
+        if (!m->config.metrics_textfile)
+                return;
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        text = metrics_render(&st);
+        if (!text) {
+                log_oom();
+                return;
+        }
+        if (streq_ptr(text, m->metrics_last) && streq_ptr(m->metrics_path, m->config.metrics_textfile))
+                return;         /* nothing changed: no write */
+        r = textfile_write(m->config.metrics_textfile, text, &m->metrics_written, &why);
+        if (r < 0) {
+                errno = -r;
+                if (!m->metrics_error)
+                        log_warning_errno(r, "Cannot write the metrics: %s: %m", strnull(why));
+                free(m->metrics_error);
+                if (asprintf(&m->metrics_error, "%s: %m", strnull(why)) < 0)
+                        m->metrics_error = NULL;
+                manager_state_changed(m);
+                return;
+        }
+        if (m->metrics_error) {
+                m->metrics_error = mfree(m->metrics_error);
+                manager_state_changed(m);
+        }
+        free(m->metrics_last);
+        m->metrics_last = TAKE_PTR(text);
+        if (!streq_ptr(m->metrics_path, m->config.metrics_textfile)) {
+                free(m->metrics_path);
+                m->metrics_path = strdup(m->config.metrics_textfile);
+        }
+        m->metrics_written_at = now_usec(CLOCK_REALTIME);
+}
+
+static int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        manager_metrics_write(m);
+        manager_arm_metrics(m, false);
+        return 0;
+}
+
+/* The next write, an interval from now (or at once); none without a textfile. */
+static void manager_arm_metrics(Manager *m, bool now) {
+        if (!m->metrics_timer)
+                return;
+        if (!m->config.metrics_textfile) {
+                sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_OFF);
+                return;
+        }
+        sd_event_source_set_time(m->metrics_timer,
+                                 now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
+        sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_ONESHOT);
+}
+
 /* Exit records name readers gone before we looked ([readers] exit_records). */
 static void manager_start_taskstats(Manager *m) {
         int r;
@@ -1780,6 +1862,7 @@ static void manager_start_sources(Manager *m) {
         }
 
         manager_start_taskstats(m);
+        manager_arm_metrics(m, true);
 
         r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
         if (r < 0) {
@@ -1947,6 +2030,8 @@ int manager_start(Manager *m) {
         if (r >= 0)
                 r = add_timer(m, &m->scan_timer, on_scan_timer, "container-scan");
         if (r >= 0)
+                r = add_timer(m, &m->metrics_timer, on_metrics_timer, "metrics");
+        if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->scan_timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
@@ -2001,5 +2086,6 @@ int manager_shutdown(Manager *m) {
         if (m->varlink)
                 varlink_server_shutdown(m->varlink);   /* every client, Monitor ones too */
         socket_file_remove(&m->socket_file);
+        manager_metrics_remove(m);
         return r;
 }

@@ -29,6 +29,7 @@
 #include "socket-file.h"
 #include "status.h"
 #include "taskstats.h"
+#include "textfile.h"
 #include "topology.h"
 #include "uevent.h"
 #include "varlink-client.h"
@@ -156,6 +157,15 @@ typedef struct Manager {
         MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
         char *mounts_error;
         bool scan_for_mount;            /* the next scan is a mount event's */
+
+        /* [metrics] textfile: the metrics for node_exporter's textfile
+         * collector, rewritten every interval when they changed. */
+        sd_event_source *metrics_timer;
+        char *metrics_last;             /* the text written last */
+        char *metrics_path;             /* ...where */
+        TextfileId metrics_written;     /* ...and the file, for removing it at stop */
+        uint64_t metrics_written_at;    /* CLOCK_REALTIME µs; 0: never */
+        char *metrics_error;
 
         RateMeter rate;
         char *rate_error;               /* why there is no allocation rate, if known */

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "metrics.h"
 #include "service.h"
 #include "time-util.h"
 #include "status.h"
@@ -95,6 +96,23 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
                 return -ENOMEM;
         }
         json_object_object_add(r, "counters", c);
+        return varlink_reply(link, r);
+}
+
+static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        _cleanup_json_ json_object *r = NULL;
+        _cleanup_free_ char *text = NULL;
+        Status st;
+
+        if (check_parameters(link, p, NULL) < 0)
+                return 0;
+        (void) manager_sample_for_caller(userdata);
+        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        text = metrics_render(&st);
+        r = json_object_new_object();
+        if (!text || !r)
+                return -ENOMEM;
+        json_object_object_add(r, "text", json_object_new_string(text));
         return varlink_reply(link, r);
 }
 
@@ -295,6 +313,8 @@ int service_setup(Manager *m) {
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetStatus", method_get_status);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetCounters", method_get_counters);
+        if (r >= 0)
+                r = varlink_server_bind_method(m->varlink, "io.numastatd.GetMetrics", method_get_metrics);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.Hold", method_hold);
         if (r >= 0)

@@ -304,6 +304,10 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "mount_events", json_object_new_boolean(src->mount_events));
         json_object_object_add(o, "mount_events_error", json_string_or_null(src->mount_events_error));
         json_object_object_add(o, "mount_namespaces", json_u64(src->mount_namespaces));
+        json_object_object_add(o, "metrics_textfile", json_string_or_null(src->metrics_textfile));
+        json_object_object_add(o, "metrics_error", json_string_or_null(src->metrics_error));
+        json_object_object_add(o, "metrics_written_at",
+                               src->metrics_written_at ? json_u64(src->metrics_written_at) : NULL);
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));

@@ -62,6 +62,9 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .mount_events = m->mounts != NULL,
                         .mount_events_error = m->mounts_error,
                         .mount_namespaces = mount_watch_count(m->mounts),
+                        .metrics_textfile = m->config.metrics_textfile,
+                        .metrics_error = m->metrics_error,
+                        .metrics_written_at = m->metrics_written_at,
                         .rate_error = m->rate_error,
                         .uevents = m->uevents != NULL,
                         .uevents_error = m->uevents_error,
@@ -88,6 +91,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
         };
         counter_track_total(&m->vmstat_track, &ret->counters.total);
         counter_track_continuous(&m->vmstat_track, &ret->counters.continuous);
+        on_time_totals(&m->on_time, now, &ret->counters.on_usec, &ret->counters.off_usec);
         manager_policy_config(m, &ret->policy_config);
 }
 
@@ -163,6 +167,7 @@ uint64_t status_fingerprint(const Status *s) {
         digest_str(&d, s->sources.rate_error);
         digest_val(&d, s->sources.exit_records);
         digest_str(&d, s->sources.exit_records_error);
+        digest_str(&d, s->sources.metrics_error);
         if (s->sources.instances) {     /* containers came or went */
                 digest_val(&d, s->sources.instances->n);
                 for (size_t i = 0; i < s->sources.instances->n; i++)

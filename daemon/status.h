@@ -55,6 +55,9 @@ typedef struct StatusSources {
         bool mount_events;              /* mounts in known namespaces rescan at once (6.14+) */
         const char *mount_events_error;
         uint64_t mount_namespaces;      /* ...namespaces marked */
+        const char *metrics_textfile;   /* [metrics] textfile, or NULL */
+        const char *metrics_error;      /* why it could not be written last */
+        uint64_t metrics_written_at;    /* CLOCK_REALTIME µs; 0: never */
         const char *rate_error;
         bool uevents;
         const char *uevents_error;
@@ -73,6 +76,7 @@ typedef struct StatusCounters {
         uint64_t resets_compensated;
         uint64_t external_resets;
         double counting_share;          /* of the time since start, 0..1 */
+        uint64_t on_usec, off_usec;     /* time since start with counting on, off */
 } StatusCounters;
 
 /* What counting off bought: pages allocated with counting off, and what

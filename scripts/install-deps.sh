@@ -2,7 +2,8 @@
 # Installs what numastatd needs to build and run on Debian 12 (as root);
 # with --test, also what scripts/test.sh needs beyond that: clang and its
 # libFuzzer runtime for the fuzz harnesses, numactl's numastat to compare
-# numastatctl counters with. (The VM tests' own needs are
+# numastatctl counters with, node_exporter and promtool (prometheus) for the
+# metrics test. (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -11,7 +12,7 @@ build-essential autoconf automake libtool pkg-config
 libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-dev
 python3 util-linux procps
 "
-TEST_PACKAGES="clang libclang-rt-14-dev numactl"
+TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;

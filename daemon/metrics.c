@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* open_memstream() */
+#endif
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "metrics.h"
+#include "strutil.h"
+
+/* A label value: what another process chose (a comm, a path) C-escaped
+ * first (printable ASCII then), then as the exposition format wants it
+ * (backslash, double quote and newline escaped). */
+static void put_label(FILE *f, const char *value) {
+        _cleanup_free_ char *c = cescape(value ?: "");
+
+        for (const char *p = c ? c : ""; *p; p++) {
+                if (*p == '\\' || *p == '"')
+                        fputc('\\', f);
+                fputc(*p, f);
+        }
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void one(FILE *f, const char *name, const char *type, const char *help, double v) {
+        family(f, name, type, help);
+        fprintf(f, "%s %.17g\n", name, v);
+}
+
+static void reads(FILE *f, const ReaderTable *t) {
+        bool *done = calloc(t->n ? t->n : 1, sizeof *done);
+
+        family(f, "numastatd_reads_total", "counter",
+               "Reads of the statistics files by program (comm) and file, and whether an ignore rule matched.");
+        /* Entries differ by exe, uid and unit too: summed per label set. */
+        for (size_t i = 0; done && i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
+                uint64_t sum = 0;
+
+                if (done[i])
+                        continue;
+                for (size_t j = i; j < t->n; j++) {
+                        const ReaderEntry *o = &t->entries[j];
+                        if (!done[j] && streq_ptr(o->comm, e->comm) && streq_ptr(o->path, e->path) &&
+                            o->ignored == e->ignored) {
+                                sum += o->count;
+                                done[j] = true;
+                        }
+                }
+                fputs("numastatd_reads_total{comm=\"", f);
+                put_label(f, e->comm ? e->comm : "(unattributed)");
+                fputs("\",file=\"", f);
+                put_label(f, e->path);
+                fprintf(f, "\",ignored=\"%s\"} %" PRIu64 "\n", e->ignored ? "true" : "false", sum);
+        }
+        free(done);
+}
+
+static void numa(FILE *f, const Status *s) {
+        for (NumaCounter c = 0; c < _NUMA_COUNTER_MAX; c++) {
+                char name[96], help[192];
+
+                /* numastat's names per node (local_node, other_node), /proc/vmstat's in total. */
+                snprintf(name, sizeof name, "numastatd_node_%s_total", numa_counter_numastat_name(c));
+                snprintf(help, sizeof help,
+                         "Per node %s, as nodeN/numastat shows it, continuous across the resets numastatd "
+                         "caused or saw.", numa_counter_numastat_name(c));
+                family(f, name, "counter", help);
+                for (size_t i = 0; i < s->counters.n_nodes; i++) {
+                        NumaCounters v;
+
+                        counter_track_continuous(&s->counters.nodes[i].track, &v);
+                        fprintf(f, "%s{node=\"%d\"} %" PRIu64 "\n", name, s->counters.nodes[i].id, v.v[c]);
+                }
+                snprintf(name, sizeof name, "numastatd_%s_total", numa_counter_vmstat_name(c));
+                snprintf(help, sizeof help,
+                         "%s of /proc/vmstat (all nodes), continuous across the resets numastatd caused or saw.",
+                         numa_counter_vmstat_name(c));
+                one(f, name, "counter", help, (double) s->counters.continuous.v[c]);
+        }
+}
+
+/* Errors as a gauge by kind: 1 while the error stands. */
+static void errors(FILE *f, const Status *s) {
+        const struct {
+                const char *kind;
+                bool on;
+        } e[] = {
+                { "apply", s->last_error && s->last_error->message },
+                { "config", s->config_error != NULL },
+                { "readers", s->sources.readers_error != NULL },
+                { "rate", s->sources.rate_error != NULL },
+                { "uevents", s->sources.uevents_error != NULL },
+                { "exit_records", s->sources.exit_records_error != NULL },
+        };
+
+        family(f, "numastatd_error", "gauge", "1 while an error of this kind stands (numastatctl status says which).");
+        for (size_t i = 0; i < ELEMENTSOF(e); i++)
+                fprintf(f, "numastatd_error{kind=\"%s\"} %d\n", e[i].kind, e[i].on);
+}
+
+char *metrics_render(const Status *s) {
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        size_t size = 0;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+
+        family(f, "numastatd_info", "gauge", "numastatd's version and the kernel interface it drives.");
+        fputs("numastatd_info{version=\"", f);
+        put_label(f, s->version);
+        fprintf(f, "\",backend=\"%s\"} 1\n", backend_kind_to_string(s->backend));
+        one(f, "numastatd_counting", "gauge", "1 if the kernel keeps NUMA statistics now, else 0.", s->counting);
+        family(f, "numastatd_kernel_mode", "gauge", "1 for the mode the kernel is in (read back), 0 for the others.");
+        for (KernelMode k = 0; k < _KERNEL_MODE_MAX; k++)
+                fprintf(f, "numastatd_kernel_mode{mode=\"%s\"} %d\n", kernel_mode_to_string(k), s->kernel->mode == k);
+        family(f, "numastatd_policy", "gauge", "1 for the policy in force, 0 for the others.");
+        for (Policy p = 0; p < _POLICY_MAX; p++)
+                fprintf(f, "numastatd_policy{policy=\"%s\"} %d\n", policy_to_string(p), s->policy == p);
+        one(f, "numastatd_dry_run", "gauge", "1 if numastatd decides without writing.", s->dry_run);
+
+        family(f, "numastatd_transitions_total", "counter", "Switches of the kernel's mode, by cause.");
+        for (Cause c = 0; c < _CAUSE_MAX; c++)
+                fprintf(f, "numastatd_transitions_total{cause=\"%s\"} %" PRIu64 "\n", cause_to_string(c),
+                        s->history->by_cause[c]);
+
+        one(f, "numastatd_counting_on_seconds_total", "counter", "Time since start with counting on.",
+            (double) s->counters.on_usec / 1e6);
+        one(f, "numastatd_counting_off_seconds_total", "counter", "Time since start with counting off.",
+            (double) s->counters.off_usec / 1e6);
+        if (s->have_rate)
+                one(f, "numastatd_allocation_rate_pages_per_second", "gauge",
+                    "Pages allocated per second (the pgalloc_* lines of /proc/vmstat), smoothed.", s->rate);
+        one(f, "numastatd_pages_allocated_counting_off_total", "counter",
+            "Pages allocated while counting was off (the benefit ledger).", (double) s->ledger.pages_off);
+        one(f, "numastatd_pages_allocated_total", "counter", "Pages allocated since numastatd started.",
+            (double) (s->ledger.pages_on + s->ledger.pages_off));
+        one(f, "numastatd_resets_carried_total", "counter", "Counter resets numastatd caused and carried over.",
+            (double) s->counters.resets_compensated);
+        one(f, "numastatd_holds", "gauge", "Holds (numastatctl hold) in force.", (double) s->n_holds);
+        one(f, "numastatd_readers", "gauge", "Programs seen reading the statistics files (per file).",
+            (double) s->readers->n);
+        reads(f, s->readers);
+        numa(f, s);
+        errors(f, s);
+        one(f, "numastatd_start_time_seconds", "gauge", "When numastatd started, since the epoch.",
+            (double) s->started / 1e6);
+
+        if (fflush(f) != 0 || ferror(f))
+                return NULL;
+        fclose(TAKE_PTR(f));
+        return TAKE_PTR(buf);
+}

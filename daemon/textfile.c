@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "macro.h"
+#include "strutil.h"
+#include "textfile.h"
+
+/* The directory of path, with no symbolic link anywhere on the way; and
+ * path's last component. */
+static int open_parent(const char *path, int *ret_fd, char **ret_name) {
+        _cleanup_free_ char *dir = NULL;
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *slash = strrchr(path, '/');
+        char *name;
+        int fd;
+
+        if (!slash || path[0] != '/' || isempty(slash + 1) || streq(slash + 1, ".") || streq(slash + 1, ".."))
+                return -EINVAL;
+        dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+        name = strdup(slash + 1);
+        if (!dir || !name) {
+                free(name);
+                return -ENOMEM;
+        }
+        fd = (int) syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
+        if (fd < 0) {
+                free(name);
+                return -errno;
+        }
+        *ret_fd = fd;
+        *ret_name = name;
+        return 0;
+}
+
+int textfile_write(const char *path, const char *text, TextfileId *ret_id, char **ret_why) {
+        _cleanup_free_ char *name = NULL, *tmp = NULL;
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        size_t len = strlen(text);
+        struct stat st;
+        int r;
+
+        r = open_parent(path, &dfd, &name);
+        if (r < 0) {
+                if (ret_why)
+                        (void) asprintf(ret_why, "cannot open the directory of %s%s", path,
+                                        r == -ELOOP ? " (a symbolic link on the way)" : "");
+                return r;
+        }
+        /* Not *.prom: the collector never reads a half-written one. */
+        if (asprintf(&tmp, ".%s.%d.tmp", name, (int) getpid()) < 0)
+                return -ENOMEM;
+        (void) unlinkat(dfd, tmp, 0);   /* a leftover of ours, from a crash */
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+                r = -errno;
+                if (ret_why)
+                        (void) asprintf(ret_why, "cannot create a temporary file next to %s", path);
+                return r;
+        }
+        /* The daemon's umask (the unit's 0077) must not hide it from the collector. */
+        if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t) len || fstat(fd, &st) < 0) {
+                r = errno > 0 ? -errno : -EIO;
+                (void) unlinkat(dfd, tmp, 0);
+                if (ret_why)
+                        (void) asprintf(ret_why, "cannot write %s", path);
+                return r;
+        }
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                r = -errno;
+                (void) unlinkat(dfd, tmp, 0);
+                if (ret_why)
+                        (void) asprintf(ret_why, "cannot rename the new %s into place", path);
+                return r;
+        }
+        if (ret_id)
+                *ret_id = (TextfileId) { .dev = (uint64_t) st.st_dev, .ino = (uint64_t) st.st_ino };
+        return 0;
+}
+
+int textfile_remove(const char *path, const TextfileId *id) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        struct stat st;
+        int r;
+
+        if (!id || id->ino == 0)
+                return 0;
+        r = open_parent(path, &dfd, &name);
+        if (r < 0)
+                return r;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if ((uint64_t) st.st_dev != id->dev || (uint64_t) st.st_ino != id->ino)
+                return 0;       /* someone else's now */
+        return unlinkat(dfd, name, 0) < 0 ? -errno : 1;
+}
