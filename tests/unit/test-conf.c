@@ -83,6 +83,11 @@ static bool config_equal(const Config *a, const Config *b) {
         DIFF(a->sustain == b->sustain, "sustain");
         DIFF(a->armed_interval == b->armed_interval, "armed_interval");
         DIFF(a->linger == b->linger, "linger");
+        DIFF(a->linger_max == b->linger_max, "linger_max");
+        DIFF(a->exit_records == b->exit_records, "exit_records");
+        DIFF(a->container_scan == b->container_scan, "container_scan");
+        DIFF(streq_ptr(a->metrics_textfile, b->metrics_textfile), "metrics_textfile");
+        DIFF(a->metrics_interval == b->metrics_interval, "metrics_interval");
         DIFF(strv_equal(a->watch, b->watch), "watch");
         DIFF(a->n_ignore == b->n_ignore, "n_ignore");
         for (size_t i = 0; i < a->n_ignore; i++)
@@ -632,7 +637,7 @@ static void test_ignore_rule_parse(void) {
 static const char *const all_keys[] = {
         "mode", "dry_run", "min_dwell", "off_mode", "exit_mode", "on_external_change",
         "interval", "coarse_above", "strict_below", "sustain",
-        "linger", "watch", "socket",
+        "linger", "linger_max", "exit_records", "watch", "socket", "armed_interval",
 };
 
 static void test_shipped_conf(void) {
