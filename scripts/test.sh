@@ -3,7 +3,9 @@
 # and integration tests (make check, out of tree); make distcheck, which
 # rebuilds from the release tarball and runs them again; make check once more
 # built with ASan+UBSan (build-asan/); each fuzz harness for a short, fixed
-# time (build-fuzz/, clang); and the real kernels in qemu (make check-vm).
+# time (build-fuzz/, clang); the Debian package (built, lintian, its file
+# list); and the real kernels in qemu (make check-vm), whose Debian 12 VM
+# installs that package.
 # Ends with one line "N passed, N failed, N skipped" over every check.
 set -u
 cd "$(dirname "$0")/.."
@@ -77,6 +79,24 @@ else
                 echo "FAIL: make fuzz stopped before its harnesses ran"
                 failed=$((failed + 1))
         fi
+fi
+
+# The Debian package: built from this checkout, lintian-clean, holding what
+# make install installs; the systemd VM test below installs it with dpkg.
+echo "== Debian package (scripts/build-deb.sh, lintian) =="
+if deb=$(../scripts/build-deb.sh "$PWD/deb" 2>deb.err | tail -n 1) && [ -f "$deb" ]; then
+        echo "PASS: $(basename "$deb") builds, and lintian reports no error and no warning"
+        passed=$((passed + 1))
+        bash ../tests/deb-files.sh . "$deb" >deb-files.out 2>&1
+        cat deb-files.out
+        p=$(grep -cE '^ok [0-9]+' deb-files.out)
+        f=$(grep -cE '^not ok [0-9]+' deb-files.out)
+        passed=$((passed + p)) failed=$((failed + f))
+        export NUMASTATD_VM_DEB=$deb
+else
+        tail -n 40 deb.err
+        echo "FAIL: building the Debian package (scripts/build-deb.sh); the VM test uses make install"
+        failed=$((failed + 1))
 fi
 
 # The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1

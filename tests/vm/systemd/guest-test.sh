@@ -9,10 +9,12 @@
 # Environment (from /etc/numastatd-vmtest.env, written by run.sh):
 #   NUMASTATD_CONF   the configuration file the installed daemon reads
 #   NUMASTATD_SBIN, NUMASTATD_BIN   where numastatd and numastatctl went
+#   NUMASTATD_DEB    the Debian package to install with dpkg first (empty:
+#                    run.sh staged a make install)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${NUMASTATD_CONF:=/etc/numastatd.conf}"
-: "${NUMASTATD_SBIN:=/usr/sbin}" "${NUMASTATD_BIN:=/usr/bin}"
+: "${NUMASTATD_SBIN:=/usr/sbin}" "${NUMASTATD_BIN:=/usr/bin}" "${NUMASTATD_DEB:=}"
 export PATH=$NUMASTATD_BIN:$NUMASTATD_SBIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export SYSTEMD_COLORS=0 SYSTEMD_PAGER='' SYSTEMD_LESS='' PAGER=cat
 
@@ -87,7 +89,21 @@ diag "kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \(
 is "$(readlink /proc/1/exe)" /usr/lib/systemd/systemd "PID 1 is systemd"
 is "$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)" 2 "the VM has 2 NUMA nodes"
 is "$(numa_stat)" 1 "the kernel counts NUMA statistics at boot (vm.numa_stat=1)"
-is "$(systemctl is-enabled "$UNIT" 2>&1)" disabled "numastatd.service is installed and not enabled yet"
+if [ -n "$NUMASTATD_DEB" ]; then
+        # As a user installs it: the package enables and starts it.
+        dpkg -i "$NUMASTATD_DEB" >"$STATE/dpkg-install.log" 2>&1
+        rc=$?
+        ok $rc "dpkg -i $(basename "$NUMASTATD_DEB")"
+        [ $rc -eq 0 ] || sed 's/^/#   /' "$STATE/dpkg-install.log" >"$OUT"
+        is "$(systemctl is-enabled "$UNIT" 2>&1)" enabled "the package enabled numastatd.service"
+        is "$(systemctl is-enabled "$SOCKET_UNIT" 2>&1)" enabled "  and numastatd.socket"
+        wait_for 10 is_active "$UNIT"
+        ok $? "  and started it"
+        is "$(dpkg-query -W -f='${Conffiles}' numastatd | awk '{ print $1 }')" /etc/numastatd.conf \
+           "/etc/numastatd.conf is a conffile"
+else
+        is "$(systemctl is-enabled "$UNIT" 2>&1)" disabled "numastatd.service is installed and not enabled yet"
+fi
 
 # ---- 1. enable --now; status answers ---------------------------------------------
 systemctl enable --now "$UNIT" >/dev/null 2>&1
@@ -260,6 +276,32 @@ is "$(numa_stat)" 1 "a clean stop leaves counting on (exit_mode=strict)"
 wait_for 5 test "$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev/null | grep -c .)" -gt "$n_exit"
 ok $? "the journal has the exit transition (NUMASTATD_KIND=exit)"
 is "$(systemctl show -p Result --value "$UNIT")" success "the unit's Result is success"
+
+# ---- 8. the package: reinstall keeps the admin's config, remove, purge ----------------
+if [ -n "$NUMASTATD_DEB" ]; then
+        echo "# numastatd-vmtest: the admin's line" >>"$NUMASTATD_CONF"
+        dpkg -i "$NUMASTATD_DEB" >"$STATE/dpkg-reinstall.log" 2>&1
+        ok $? "dpkg -i again (a reinstall of the same package)"
+        ok "$(grep -q "the admin's line" "$NUMASTATD_CONF"; echo $?)" "  a changed /etc/numastatd.conf survives it"
+        wait_for 10 is_active "$UNIT"
+        ok $? "  and the daemon runs again"
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- numastatctl status >/dev/null 2>&1
+        ok $? "numastatctl status works for uid 65534"
+        ctl set-policy coarse >/dev/null 2>&1
+        wait_for 10 numa_stat_is 0
+        ok $? "set-policy coarse: counting off before the removal"
+        apt-get remove -y numastatd >"$STATE/apt-remove.log" 2>&1
+        rc=$?
+        ok $rc "apt-get remove numastatd"
+        [ $rc -eq 0 ] || tail -5 "$STATE/apt-remove.log" | sed 's/^/#   /' >"$OUT"
+        ok "$(! is_active "$UNIT"; echo $?)" "  stopped the daemon"
+        is "$(numa_stat)" 1 "  and left counting on (exit_mode=strict)"
+        ok "$([ -e /etc/numastatd.conf ]; echo $?)" "  the config stays until purge"
+        apt-get purge -y numastatd >"$STATE/apt-purge.log" 2>&1
+        ok $? "apt-get purge numastatd"
+        left=$(ls -d /etc/numastatd* /run/numastatd /etc/systemd/system/*/numastatd* 2>/dev/null | tr '\n' ' ')
+        is "$left" "" "  nothing left in /etc and /run"
+fi
 
 trap - EXIT
 finish

@@ -94,7 +94,16 @@ T1=$(now)
 # ---- the project, staged ---------------------------------------------------------
 STAGE=$WORK/stage
 mkdir -p "$STAGE"
-if ! make -C "$BUILDDIR" install DESTDIR="$STAGE" >"$WORK/install.log" 2>&1; then
+DEB=${NUMASTATD_VM_DEB:-}
+if [ -n "$DEB" ]; then
+        # The Debian package (scripts/build-deb.sh): the guest installs it
+        # with dpkg, as a user would, instead of a staged make install.
+        [ -f "$DEB" ] || bail "NUMASTATD_VM_DEB=$DEB is not a file"
+        mkdir -p "$STAGE/usr/lib/numastatd-vmtest"
+        install -m 644 "$DEB" "$STAGE/usr/lib/numastatd-vmtest/"
+        DEB_GUEST=/usr/lib/numastatd-vmtest/$(basename "$DEB")
+        say "staged the package $(basename "$DEB")"
+elif ! make -C "$BUILDDIR" install DESTDIR="$STAGE" >"$WORK/install.log" 2>&1; then
         # Until every installed file exists (man pages are on their way),
         # install what the test needs piece by piece.
         echo "# make install failed ($(grep -m1 -E '\*\*\*|rror' "$WORK/install.log" | sed 's/^ *//')); installing the programs, units, interface and config piecewise"
@@ -103,6 +112,7 @@ if ! make -C "$BUILDDIR" install DESTDIR="$STAGE" >"$WORK/install.log" 2>&1; the
                 install-dist_varlinkDATA install-data-local DESTDIR="$STAGE" >>"$WORK/install.log" 2>&1 ||
                 { tail -n 20 "$WORK/install.log" >&2; bail "make install into $STAGE failed"; }
 fi
+if [ -z "$DEB" ]; then
 unit=$(find "$STAGE" -name numastatd.service -path '*/systemd/system/*' | head -1)
 [ -n "$unit" ] || bail "make install installed no numastatd.service"
 if [ ! -e "$(dirname "$unit")/numastatd.socket" ]; then
@@ -118,6 +128,10 @@ exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
 exec_start_post=$(sed -n 's/^ExecStopPost=\([^ ]*\).*/\1/p' "$unit")
 [ -x "$STAGE$exec_start_post" ] || bail "the installed unit's ExecStopPost=$exec_start_post is not in the install"
 say "installed $(ls "$(dirname "$unit")" | tr '\n' ' ')into ${unit#$STAGE}, ${sbin#$STAGE}, ${bin#$STAGE}, ${conf#$STAGE}"
+else
+        # Where the package puts them.
+        conf=$STAGE/etc/numastatd.conf sbin=$STAGE/usr/sbin/numastatd bin=$STAGE/usr/bin/numastatctl
+fi
 
 # The test unit and its scripts.
 mkdir -p "$STAGE/usr/lib/numastatd-vmtest" "$STAGE/etc/systemd/system/multi-user.target.wants"
@@ -127,6 +141,7 @@ cat >"$STAGE/etc/numastatd-vmtest.env" <<EOF
 NUMASTATD_CONF=${conf#$STAGE}
 NUMASTATD_SBIN=$(dirname "${sbin#$STAGE}")
 NUMASTATD_BIN=$(dirname "${bin#$STAGE}")
+NUMASTATD_DEB=${DEB_GUEST:-}
 EOF
 cat >"$STAGE/etc/systemd/system/numastatd-vmtest.service" <<'EOF'
 [Unit]
