@@ -1246,10 +1246,16 @@ static void parked_read_free(ParkedRead *p) {
  * /proc before it was gone) said, and drops it. */
 static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
         ParkedRead p = m->parked[i];
-        ReadEvent ev = {
+        char comm[TASKSTATS_COMM_MAX + 1];
+        ReadEvent ev;
+
+        /* A copy: handling the read may drain more records into the ring. */
+        if (e)
+                memcpy(comm, e->comm, sizeof comm);
+        ev = (ReadEvent) {
                 .pid = p.pid,
                 .path = p.path,
-                .comm = e ? e->comm : p.comm,
+                .comm = e ? comm : p.comm,
                 .has_uid = e ? true : p.has_uid,
                 .uid = e ? e->uid : p.uid,
                 .has_exe_id = e && e->has_exe,
