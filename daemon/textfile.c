@@ -51,37 +51,26 @@ int textfile_write(const char *path, const char *text, TextfileId *ret_id, char 
         int r;
 
         r = open_parent(path, &dfd, &name);
-        if (r < 0) {
-                if (ret_why)
-                        (void) asprintf(ret_why, "cannot open the directory of %s%s", path,
-                                        r == -ELOOP ? " (a symbolic link on the way)" : "");
-                return r;
-        }
+        if (r < 0)
+                return set_why(ret_why, r, "cannot open the directory of %s%s", path,
+                               r == -ELOOP ? " (a symbolic link on the way)" : "");
         /* Not *.prom: the collector never reads a half-written one. */
         if (asprintf(&tmp, ".%s.%d.tmp", name, (int) getpid()) < 0)
                 return -ENOMEM;
         (void) unlinkat(dfd, tmp, 0);   /* a leftover of ours, from a crash */
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0) {
-                r = -errno;
-                if (ret_why)
-                        (void) asprintf(ret_why, "cannot create a temporary file next to %s", path);
-                return r;
-        }
+        if (fd < 0)
+                return set_why(ret_why, -errno, "cannot create a temporary file next to %s", path);
         /* The daemon's umask (the unit's 0077) must not hide it from the collector. */
         if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t) len || fstat(fd, &st) < 0) {
                 r = errno > 0 ? -errno : -EIO;
                 (void) unlinkat(dfd, tmp, 0);
-                if (ret_why)
-                        (void) asprintf(ret_why, "cannot write %s", path);
-                return r;
+                return set_why(ret_why, r, "cannot write %s", path);
         }
         if (renameat(dfd, tmp, dfd, name) < 0) {
                 r = -errno;
                 (void) unlinkat(dfd, tmp, 0);
-                if (ret_why)
-                        (void) asprintf(ret_why, "cannot rename the new %s into place", path);
-                return r;
+                return set_why(ret_why, r, "cannot rename the new %s into place", path);
         }
         if (ret_id)
                 *ret_id = (TextfileId) { .dev = (uint64_t) st.st_dev, .ino = (uint64_t) st.st_ino };

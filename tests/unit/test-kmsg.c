@@ -92,7 +92,8 @@ static void test_monitor_on_fifo(void) {
         is_int(kmsg_monitor_new(e, "/nonexistent-root", on_kmsg, NULL, &k), -ENOENT, "no kmsg: -ENOENT");
         sd_event_unref(e);
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        (void) system(cmd);
+        if (system(cmd) != 0)
+                printf("# could not remove the test directory\n");
 }
 
 int main(void) {
