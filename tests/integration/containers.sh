@@ -85,6 +85,9 @@ conf 1h
 unshare --pid --fork --kill-child --mount --propagation private \
         sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; mount -t proc proc /proc; exec sleep 30' _ "$T/go" &
 LATE=$!
+# Its namespace exists before the daemon's first scan looks.
+in_own_ns() { [ "$(readlink "/proc/$LATE/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]; }
+wait_for 5 in_own_ns
 start_daemon "$T" --config="$T/conf"
 if [ "$(ctl --json=short | json_get sources.mount_events)" != true ]; then
         skip "no mount events here: $(ctl --json=short | json_get sources.mount_events_error)"
