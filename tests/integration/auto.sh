@@ -47,6 +47,7 @@ fake rate 50000
 wait_for 15 sysctl_is 0
 ok $? "allocation pressure with no reader: counting off"
 # Off by the counters, not the word: the fake kernel's numa_hit stops.
+wait_for 5 fake_state_is counting 0     # it applies the write a moment later
 fake grow on
 H0=$(fake_state hit)
 sleep 0.5

@@ -87,6 +87,18 @@ def events():
         i += 16 + n
     return out
 
+def settled(evs):
+    """evs, and the rest of a burst of sysctl writes: wait until the writer
+    has been quiet for a while, so that a writer slowed down between its two
+    writes (a loaded machine, a sanitizer build) is still seen as one."""
+    while any(w == wd_sysctl for w, _ in evs):
+        time.sleep(0.05)
+        more = events()
+        evs += more
+        if not any(w == wd_sysctl for w, _ in more):
+            break
+    return evs
+
 publish()
 watch_stats()
 t = time.monotonic()
@@ -107,8 +119,18 @@ while True:
     except (FileNotFoundError, IndexError):
         pass
     # In order: reads before a burst of writes happened in the old state.
-    evs = events()
+    evs = settled(events())
     new = open(sysctl).read().strip()
+    # A write that landed while the value was read belongs to this burst:
+    # the value may already be its. Take it in and read again.
+    time.sleep(0.005)
+    more = events()
+    while any(w == wd_sysctl for w, _ in more):
+        evs += settled(more)
+        new = open(sysctl).read().strip()
+        time.sleep(0.005)
+        more = events()
+    evs += more
     i = 0
     while i < len(evs):
         wd, mask = evs[i]

@@ -44,6 +44,9 @@ fake grow on
 fake rate 50000
 wait_for 10 armed
 ok $? "pressure, no reader within linger: the kernel's auto is armed"
+# The fake kernel applies a burst of writes once the writer is quiet.
+kernel_is() { [ "$(fake_state mode) $(fake_state counting)" = "$1" ]; }
+wait_for 5 kernel_is "auto 0"
 is "$(fake_state mode) $(fake_state counting)" "auto 0" "the kernel really stopped counting (coarse, then auto)"
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get counting)" false "status: counting off"
@@ -108,6 +111,7 @@ TOTAL1=$(status counters.total.numa_hit)
 ok $([ "$TOTAL1" -ge "$TOTAL0" ]; echo $?) "numa_hit since start is monotonic across the re-arms ($TOTAL0 -> $TOTAL1)"
 ok $([ "$(status counters.resets_compensated)" -ge 3 ]; echo $?) "every arm's reset was compensated ($(status counters.resets_compensated))"
 stop_daemon TERM
+wait_for 5 fake_state_is mode strict
 is "$(fake_state mode)" strict "exit leaves counting on"
 
 # ---- sampling while armed: the rate, and the pressure gone ----
@@ -155,6 +159,7 @@ is "$(status backend)" vmstat_mode "v2 tree: backend vmstat_mode"
 fake rate 50000
 wait_for 10 armed
 ok $? "vmstat_mode: armed under pressure"
+wait_for 5 fake_state_is counting 0
 is "$(fake_state counting)" 0 "  counting really off"
 ignored_read "$T/proc/vmstat"
 wait_for 5 status_is kernel_state.auto triggered
