@@ -424,6 +424,11 @@ static const char *dur(char buf[static DURATION_MAX], usec_t u) {
         return format_duration(buf, DURATION_MAX, u) ?: "?";
 }
 
+/* A learned period is measured: its microseconds are jitter. */
+static const char *period_str(char buf[static DURATION_MAX], usec_t u) {
+        return format_duration_approx(buf, DURATION_MAX, u, PERIOD_ACCURACY) ?: "?";
+}
+
 /* The last counted read, for "(last: ...)". */
 static const char *last_read_str(const Decision *d, const char *none, char *buf, size_t size) {
         char who[READER_REF_TEXT_MAX];
@@ -589,7 +594,7 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 if (d->reader_expected) {
                         char when[16], who2[READER_REF_TEXT_MAX];
                         add("%s%s, which reads every %s, expected again by %s", sep,
-                            reader_ref_format(&d->expected_reader, who2, sizeof who2), dur(a, d->expected_period),
+                            reader_ref_format(&d->expected_reader, who2, sizeof who2), period_str(a, d->expected_period),
                             clock_str(c, d->expected_until, when, sizeof when));
                         sep = ", ";
                 }

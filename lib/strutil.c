@@ -211,6 +211,18 @@ char *format_duration(char *buf, size_t size, usec_t usec) {
         return buf;
 }
 
+char *format_duration_approx(char *buf, size_t size, usec_t usec, usec_t accuracy) {
+        if (usec != USEC_INFINITY && accuracy > 1 && usec >= accuracy) {
+                usec_t rest = usec % accuracy;
+
+                usec -= rest;
+                /* Half up, short of infinity. */
+                if (rest >= accuracy - accuracy / 2 && usec < USEC_INFINITY - accuracy)
+                        usec += accuracy;
+        }
+        return format_duration(buf, size, usec);
+}
+
 int parse_boolean(const char *s) {
         static const char *const yes[] = { "1", "yes", "true", "on" };
         static const char *const no[] = { "0", "no", "false", "off" };

@@ -17,6 +17,11 @@ typedef uint64_t usec_t;
 int parse_duration(const char *s, usec_t *ret);
 /* Exact rendering in the largest units: "500ms", "1min 30s", "5min". */
 char *format_duration(char *buf, size_t size, usec_t usec);
+/* The same, rounded to the nearest multiple of accuracy: for durations the
+ * daemon measured (a learned period), whose last digits are jitter. */
+char *format_duration_approx(char *buf, size_t size, usec_t usec, usec_t accuracy);
+/* How learned reader periods are shown: "every 2s 170ms". */
+#define PERIOD_ACCURACY (10 * USEC_PER_MSEC)
 #define DURATION_MAX 64
 
 /* yes/no/true/false/on/off/1/0, case-insensitive: 1, 0, or -EINVAL. */

@@ -155,6 +155,17 @@ static void test_format_duration(void) {
         format_is(USEC_INFINITY, "infinity");
         format_is(UINT64_MAX - 1, "213503982d 8h 1min 49s 551ms 614us");
 
+        is_str(format_duration_approx(buf, sizeof buf, 2173862, 10 * USEC_PER_MSEC), "2s 170ms",
+               "approx: 2173862us to 10ms → \"2s 170ms\"");
+        is_str(format_duration_approx(buf, sizeof buf, 599995000, 10 * USEC_PER_MSEC), "10min",
+               "approx: half up carries into the next unit → \"10min\"");
+        is_str(format_duration_approx(buf, sizeof buf, 4999, 10 * USEC_PER_MSEC), "4ms 999us",
+               "approx: below the accuracy, exact");
+        is_str(format_duration_approx(buf, sizeof buf, USEC_INFINITY, 10 * USEC_PER_MSEC), "infinity",
+               "approx: infinity stays infinity");
+        is_str(format_duration_approx(buf, sizeof buf, UINT64_MAX - 1, USEC_PER_SEC), "213503982d 8h 1min 49s",
+               "approx: no overflow into infinity");
+        is_str(format_duration_approx(buf, sizeof buf, 1234, 1), "1ms 234us", "approx: accuracy 1 is exact");
         ok(format_duration(small, sizeof small, 500000) == small, "\"500ms\" fits in 6 bytes");
         is_str(small, "500ms", "  and is right");
         ok(!format_duration(small, 5, 500000), "\"500ms\" does not fit in 5 bytes");
