@@ -21,10 +21,51 @@ void readertab_done(ReaderTable *t) {
         t->n = 0;
 }
 
-static bool entry_is(const ReaderEntry *e, const char *comm, const char *exe, const char *unit, bool has_uid,
-                     uid_t uid, const char *path) {
-        return streq_ptr(e->comm, comm) && streq_ptr(e->exe, exe) && streq_ptr(e->unit, unit) &&
-               e->has_uid == has_uid && (!has_uid || e->uid == uid) && streq_ptr(e->path, path);
+static bool entry_is(const ReaderEntry *e, const ReaderIdentity *id) {
+        if (!streq_ptr(e->comm, id->comm) || !streq_ptr(e->exe, id->exe) || !streq_ptr(e->unit, id->unit) ||
+            e->has_uid != id->has_uid || (id->has_uid && e->uid != id->uid) || !streq_ptr(e->path, id->path))
+                return false;
+        /* Another binary is another program; without a path, the device
+         * and inode are the binary's only name. */
+        if (e->has_exe_id && id->has_exe_id)
+                return e->exe_dev == id->exe_dev && e->exe_ino == id->exe_ino;
+        return id->exe || e->has_exe_id == id->has_exe_id;
+}
+
+/* An identity named from an exit record: the binary, but no path or unit. */
+static bool id_from_exit(const ReaderIdentity *id) {
+        return id->has_exe_id && !id->exe && !id->unit;
+}
+
+/* Whether e and id are the same binary run by the same comm and uid, reading
+ * the same file; one side known only from an exit record. */
+static bool entry_same_binary(const ReaderEntry *e, const ReaderIdentity *id) {
+        return e->has_exe_id && id->has_exe_id && e->exe_dev == id->exe_dev && e->exe_ino == id->exe_ino &&
+               id->comm && streq_ptr(e->comm, id->comm) && e->has_uid == id->has_uid &&
+               (!id->has_uid || e->uid == id->uid) && streq_ptr(e->path, id->path);
+}
+
+/* The entry of the same binary that a read named from its exit record joins
+ * (the most recently seen, if it ran from several units), or the entry made
+ * from exit records that a read seen alive fills in. */
+static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, const char *rule) {
+        ReaderEntry *best = NULL;
+        bool exited = id_from_exit(id);
+
+        if (!exited && !(id->has_exe_id && id->exe))
+                return NULL;
+        for (size_t i = 0; i < t->n; i++) {
+                ReaderEntry *e = &t->entries[i];
+
+                /* Judged alike, or the entry's verdict would flip read by read. */
+                if (!entry_same_binary(e, id) || e->ignored != (rule != NULL) || !streq_ptr(e->rule, rule))
+                        continue;
+                if (!exited && (e->exe || e->unit))
+                        continue;       /* only an exit records' entry takes a live name */
+                if (!best || e->last_seen > best->last_seen)
+                        best = e;
+        }
+        return best;
 }
 
 static int strdup_opt(const char *s, char **ret) {
@@ -114,27 +155,43 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         else
                 t->counted_reads++;
 
-        for (size_t i = 0; i < t->n; i++)
-                if (entry_is(&t->entries[i], comm, exe, unit, has_uid, uid, path)) {
+        for (size_t i = 0; i < t->n && !e; i++)
+                if (entry_is(&t->entries[i], id))
                         e = &t->entries[i];
-                        e->count++;
-                        e->last_seen = now;
-                        e->last_pid = pid;
-                        e->pid_verified = pid_verified;
-                        /* The rules may have changed on reload. */
-                        if (e->ignored != ignored || !streq_ptr(e->rule, rule)) {
-                                char *r = NULL;
-                                if (strdup_opt(rule, &r) < 0)
-                                        return -ENOMEM;
-                                free(e->rule);
-                                e->rule = r;
-                                e->ignored = ignored;
-                        }
-                        /* Only a named, counted reader is one to wait for. */
-                        if (!ignored && comm)
-                                entry_learn(e, mono);
-                        return 0;
+        if (!e && (e = entry_for_binary(t, id, rule)) && !id_from_exit(id)) {
+                /* Seen alive at last: the entry gets the path and unit. */
+                if (strdup_opt(exe, &n.exe) < 0 || strdup_opt(unit, &n.unit) < 0) {
+                        entry_done(&n);
+                        return -ENOMEM;
                 }
+                e->exe = n.exe;
+                e->unit = n.unit;
+                n = (ReaderEntry) {};
+        }
+        if (e) {
+                e->count++;
+                e->last_seen = now;
+                e->last_pid = pid;
+                e->pid_verified = pid_verified;
+                if (!e->has_exe_id && id->has_exe_id) {
+                        e->has_exe_id = true;
+                        e->exe_dev = id->exe_dev;
+                        e->exe_ino = id->exe_ino;
+                }
+                /* The rules may have changed on reload. */
+                if (e->ignored != ignored || !streq_ptr(e->rule, rule)) {
+                        char *r = NULL;
+                        if (strdup_opt(rule, &r) < 0)
+                                return -ENOMEM;
+                        free(e->rule);
+                        e->rule = r;
+                        e->ignored = ignored;
+                }
+                /* Only a named, counted reader is one to wait for. */
+                if (!ignored && comm)
+                        entry_learn(e, mono);
+                return 0;
+        }
 
         if (strdup_opt(comm, &n.comm) < 0 || strdup_opt(exe, &n.exe) < 0 || strdup_opt(unit, &n.unit) < 0 ||
             strdup_opt(path, &n.path) < 0 || strdup_opt(rule, &n.rule) < 0) {
@@ -143,6 +200,9 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         }
         n.has_uid = has_uid;
         n.uid = uid;
+        n.has_exe_id = id->has_exe_id;
+        n.exe_dev = id->exe_dev;
+        n.exe_ino = id->exe_ino;
         n.last_pid = pid;
         n.pid_verified = pid_verified;
         n.first_seen = n.last_seen = now;

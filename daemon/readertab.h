@@ -4,8 +4,11 @@
 /* The table of who read the statistics files, for status and
  * `numastatctl readers`. Pure. Reads by the same program (comm, exe, uid,
  * unit) of the same file are one entry with a count, so a `watch -n1
- * numastat` is one line, not one per pid. Bounded: the least recently seen
- * entry makes room. */
+ * numastat` is one line, not one per pid. A read named from an exit record
+ * knows the binary (device and inode) but not its path or unit: it joins
+ * the entry of the same binary, comm, uid and file, so a program that is
+ * sometimes seen alive and sometimes only by its exit (sadc) is one line
+ * with one period. Bounded: the least recently seen entry makes room. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +28,8 @@ typedef struct ReaderEntry {
         char *comm, *exe, *unit, *path;
         bool has_uid;
         uid_t uid;
+        bool has_exe_id;                        /* the binary's device and inode */
+        uint64_t exe_dev, exe_ino;
         pid_t last_pid;
         bool pid_verified;                      /* a pidfd pinned last_pid while it was named */
         uint64_t first_seen, last_seen;         /* CLOCK_REALTIME µs */

@@ -45,8 +45,8 @@ ok $([ "$named" -gt 0 ]; echo $?) "  readers gone before the daemon looked were 
 is "$missed" 0 "  none missed its record"
 is "$(ctl --json=short readers | python3 -c 'import json,sys
 r = [r for r in json.load(sys.stdin) if r["comm"] == "quietcat"]
-print(sum(x["count"] for x in r) >= 200, all(x["ignored"] for x in r))')" "True True" \
-   "  readers: quietcat, every read ignored"
+print(sum(x["count"] for x in r) >= 200, all(x["ignored"] for x in r), len(r))')" "True True 1" \
+   "  readers: quietcat, every read ignored, one line (seen alive or by its exit record)"
 
 for _ in $(seq 200); do "$T/loudcat" "$T/proc/vmstat" > /dev/null; done
 sleep 0.3
@@ -55,8 +55,8 @@ is "$(echo "$R" | python3 -c 'import json,sys
 r = json.load(sys.stdin)
 loud = [x for x in r if x["comm"] == "loudcat"]
 print(sum(x["count"] for x in loud) >= 200, all(not x["ignored"] for x in loud),
-      len([x for x in r if not x["comm"]]))')" "True True 0" \
-   "200 one-off reads by a counted program: each named loudcat, counted, none unattributed"
+      len([x for x in r if not x["comm"]]), len(loud))')" "True True 0 1" \
+   "200 one-off reads by a counted program: each named loudcat, counted, none unattributed, one line"
 contains "$(ctl history)" "loudcat" "  and the switch it caused names it"
 stop_daemon
 

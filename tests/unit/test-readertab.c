@@ -66,6 +66,64 @@ static void test_period(void) {
         readertab_done(&t);
 }
 
+/* sadc runs as a new process each time: seen alive (its path, its unit)
+ * or gone before the daemon looked (its exit record: the binary's device
+ * and inode). One program, one entry, one period. */
+static void test_exit_records_join(void) {
+        ReaderTable t = {};
+        ReaderIdentity alive = {
+                .comm = "sadc", .exe = "/usr/lib/sysstat/sadc", .unit = "sysstat-collect.service",
+                .has_uid = true, .uid = 0, .path = "/proc/vmstat", .has_exe_id = true, .exe_dev = 8, .exe_ino = 77,
+        };
+        ReaderIdentity exited = {
+                .comm = "sadc", .has_uid = true, .uid = 0, .path = "/proc/vmstat",
+                .has_exe_id = true, .exe_dev = 8, .exe_ino = 77,
+        };
+        ReaderIdentity other_binary = exited, other_uid = exited, no_id = exited;
+
+        other_binary.exe_ino = 78;
+        other_uid.uid = 1000;
+        no_id.has_exe_id = false;
+
+        /* Exit records first: an entry without a path, then filled in. */
+        is_int(readertab_add(&t, &exited, 10, false, NULL, 1 * SEC, 1 * SEC), 1, "an exit record makes an entry");
+        is_int(readertab_add(&t, &exited, 11, false, NULL, 11 * SEC, 11 * SEC), 0, "  the next one joins it");
+        is_int(readertab_add(&t, &alive, 12, false, NULL, 21 * SEC, 21 * SEC), 0,
+               "a read seen alive, same binary: the same entry");
+        is_int(t.n, 1, "  one entry");
+        is_str(t.entries[0].exe, "/usr/lib/sysstat/sadc", "  which now has the path");
+        is_str(t.entries[0].unit, "sysstat-collect.service", "  and the unit");
+        is_int(readertab_add(&t, &exited, 13, false, NULL, 31 * SEC, 31 * SEC), 0,
+               "an exit record after that: the same entry");
+        is_int(t.n, 1, "  still one entry");
+        is_u64(t.entries[0].count, 4, "  four reads");
+        is_u64(t.entries[0].period, 10 * SEC, "  one period, learned across both kinds of name");
+
+        is_int(readertab_add(&t, &other_binary, 14, false, NULL, 32 * SEC, 32 * SEC), 1,
+               "another binary with the same comm: its own entry");
+        is_int(readertab_add(&t, &other_uid, 15, false, NULL, 33 * SEC, 33 * SEC), 1, "another uid: its own entry");
+        is_int(readertab_add(&t, &no_id, 16, false, NULL, 34 * SEC, 34 * SEC), 1,
+               "no device and inode: nothing to join by");
+        /* A second live entry, another unit: an exit record joins the most recent. */
+        alive.unit = "cron.service";
+        is_int(readertab_add(&t, &alive, 18, false, NULL, 40 * SEC, 40 * SEC), 1, "run from another unit: an entry");
+        is_int(readertab_add(&t, &exited, 19, false, NULL, 41 * SEC, 41 * SEC), 0, "an exit record joins");
+        is_u64(t.entries[t.n - 1].count, 2, "  the most recently seen of them");
+        is_str(t.entries[t.n - 1].unit, "cron.service", "  (cron.service)");
+        readertab_done(&t);
+
+        /* Judged otherwise: a unit= rule ignores it alive, its exit record
+         * (no unit) counts. Folded together, the entry's verdict would
+         * flip read by read. */
+        alive.unit = "sysstat-collect.service";
+        is_int(readertab_add(&t, &alive, 20, false, "unit=sysstat-collect.service", 50 * SEC, 50 * SEC), 1,
+               "ignored alive: an entry");
+        is_int(readertab_add(&t, &exited, 21, false, NULL, 51 * SEC, 51 * SEC), 1,
+               "counted from its exit record: not folded into the ignored entry");
+        is_int(readertab_add(&t, &exited, 22, false, NULL, 61 * SEC, 61 * SEC), 0, "  and the next joins that one");
+        readertab_done(&t);
+}
+
 int main(void) {
         ReaderTable t = {};
         size_t order[READERTAB_MAX];
@@ -135,5 +193,6 @@ int main(void) {
         readertab_done(&t);
         is_int(t.n, 0, "done empties");
         test_period();
+        test_exit_records_join();
         return tap_done();
 }
