@@ -331,8 +331,9 @@ static void print_status(json_object *s) {
 
                 printf("     Sources: fanotify%s%s", jbool(sources, "readers_pidfd") ? " with pidfds" : "",
                        jbool(sources, "exit_records") ? ", exit records (taskstats)" : "");
+                /* Not only containers: a sandboxed service has a procfs of its own. */
                 if (jget(sources, "container_scan"))
-                        printf(", %zu container procfs instance(s)%s", n_inst,
+                        printf(", %zu more procfs instance(s) (containers, sandboxed services)%s", n_inst,
                                jbool(sources, "mount_events") ? " (scan and mount events)" : " (scan)");
                 printf("\n");
         }

@@ -49,7 +49,7 @@ wait_for 10 has_instances 1
 ok $? "the container's procfs is found and watched"
 S=$(ctl --json=short)
 contains "$(echo "$S" | json_get sources.proc_instances.0.device)" ":" "  listed with its device"
-contains "$(ctl status)" "1 container procfs instance(s)" "  numastatctl status counts it"
+contains "$(ctl status)" "1 more procfs instance(s) (containers, sandboxed services)" "  numastatctl status counts it"
 wait_for 10 seen quietreader
 ok $? "an ignored reader in the container is seen"
 R=$(reader_json quietreader)
