@@ -238,7 +238,9 @@ static void print_reader_line(json_object *x, const char *indent) {
                format_time(when, sizeof when, jint(x, "last_seen")));
         if (jget(x, "period")) {
                 char every[DURATION_MAX];
-                printf(", every %s", format_duration_approx(every, sizeof every, (usec_t) jint(x, "period"), PERIOD_ACCURACY) ?: "?");
+                usec_t period = (usec_t) jint(x, "period");
+
+                printf(", every %s", format_duration_approx(every, sizeof every, period, PERIOD_ACCURACY) ?: "?");
         }
         printf("%s%s%s\n", jbool(x, "ignored") ? ", ignored by " : "", jbool(x, "ignored") ? jstr(x, "rule") : "",
                jbool(x, "pid_verified") ? ", pid verified" : "");

@@ -594,8 +594,8 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 if (d->reader_expected) {
                         char when[16], who2[READER_REF_TEXT_MAX];
                         add("%s%s, which reads every %s, expected again by %s", sep,
-                            reader_ref_format(&d->expected_reader, who2, sizeof who2), period_str(a, d->expected_period),
-                            clock_str(c, d->expected_until, when, sizeof when));
+                            reader_ref_format(&d->expected_reader, who2, sizeof who2),
+                            period_str(a, d->expected_period), clock_str(c, d->expected_until, when, sizeof when));
                         sep = ", ";
                 }
                 if (d->within_linger) {
