@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1417,6 +1418,19 @@ static int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* What status shows for a failed source, replacing what it showed; %m is
+ * error. Out of memory leaves none. */
+_printf_(3, 4) static void set_source_error(char **slot, int error, const char *fmt, ...) {
+        va_list ap;
+
+        *slot = mfree(*slot);
+        errno = abs(error);
+        va_start(ap, fmt);
+        if (vasprintf(slot, fmt, ap) < 0)
+                *slot = NULL;
+        va_end(ap);
+}
+
 static void on_readers_failed(Readers *r, int error, void *userdata) {
         Manager *m = userdata;
         usec_t delay = m->readers_backoff;
@@ -1424,10 +1438,7 @@ static void on_readers_failed(Readers *r, int error, void *userdata) {
         /* The group is gone for good; the policy goes blind (auto keeps
          * counting on) until a new one works. */
         m->readers = readers_free(m->readers);
-        free(m->readers_error);
-        errno = -error;
-        if (asprintf(&m->readers_error, "reader detection failed (fanotify: %m); retrying") < 0)
-                m->readers_error = NULL;
+        set_source_error(&m->readers_error, error, "reader detection failed (fanotify: %m); retrying");
         m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
         m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
         log_warning("Reader detection failed; policy auto keeps counting on; next try in %" PRIu64 " s.",
@@ -1758,12 +1769,9 @@ static void manager_metrics_write(Manager *m) {
                 return;         /* nothing changed: no write */
         r = textfile_write(m->config.metrics_textfile, text, &m->metrics_written, &why);
         if (r < 0) {
-                errno = -r;
                 if (!m->metrics_error)
                         log_warning_errno(r, "Cannot write the metrics: %s: %m", strnull(why));
-                free(m->metrics_error);
-                if (asprintf(&m->metrics_error, "%s: %m", strnull(why)) < 0)
-                        m->metrics_error = NULL;
+                set_source_error(&m->metrics_error, r, "%s: %m", strnull(why));
                 manager_state_changed(m);
                 return;
         }
@@ -1810,10 +1818,8 @@ static void manager_start_taskstats(Manager *m) {
                 return;
         r = taskstats_new(m->event, on_task_exits, m, &m->taskstats);
         if (r < 0) {
-                errno = -r;
-                if (asprintf(&m->taskstats_error, "taskstats unavailable: %m%s",
-                             r == -EPERM ? " (needs CAP_NET_ADMIN)" : "") < 0)
-                        m->taskstats_error = NULL;
+                set_source_error(&m->taskstats_error, r, "taskstats unavailable: %m%s",
+                                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
                 log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
                                   "looked at stay unnamed.");
                 m->taskstats = NULL;
@@ -1833,20 +1839,16 @@ static void manager_start_sources(Manager *m) {
 
         r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
         if (r < 0) {
-                errno = -r;
-                if (asprintf(&m->readers_error, "fanotify unavailable: %m%s",
-                             r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "") < 0)
-                        m->readers_error = NULL;
+                set_source_error(&m->readers_error, r, "fanotify unavailable: %m%s",
+                                 r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
                 log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
                                      "policy auto cannot see readers and keeps counting on.");
                 m->readers = NULL;
         } else {
                 r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
                 if (r < 0) {
-                        errno = -r;
-                        if (asprintf(&m->mounts_error, "mount events unavailable: %m%s",
-                                     r == -EINVAL ? " (kernel < 6.14)" : "") < 0)
-                                m->mounts_error = NULL;
+                        set_source_error(&m->mounts_error, r, "mount events unavailable: %m%s",
+                                         r == -EINVAL ? " (kernel < 6.14)" : "");
                         log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
                         m->mounts = NULL;
                 }
@@ -1872,9 +1874,7 @@ static void manager_start_sources(Manager *m) {
 
         r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
         if (r < 0) {
-                errno = -r;
-                if (asprintf(&m->uevents_error, "uevent socket unavailable: %m") < 0)
-                        m->uevents_error = NULL;
+                set_source_error(&m->uevents_error, r, "uevent socket unavailable: %m");
                 log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
                 m->uevents = NULL;
         }
