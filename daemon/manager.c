@@ -2020,23 +2020,24 @@ int manager_start(Manager *m) {
                 (void) sd_event_source_set_floating(s, true);
                 sd_event_source_unref(s);
         }
-        r = add_timer(m, &m->sample_timer, on_sample, "sample");
-        if (r >= 0)
-                r = add_timer(m, &m->deadline_timer, on_deadline, "policy-deadline");
-        if (r >= 0)
-                r = add_timer(m, &m->topology_timer, on_topology_settled, "topology-settle");
-        if (r >= 0)
-                r = add_timer(m, &m->readers_timer, on_readers_retry, "readers-retry");
-        if (r >= 0)
-                r = add_timer(m, &m->trigger_timer, on_trigger_settled, "trigger-settle");
-        if (r >= 0)
-                r = add_timer(m, &m->armed_timer, on_armed_sample, "armed-sample");
-        if (r >= 0)
-                r = add_timer(m, &m->park_timer, on_park_timer, "park");
-        if (r >= 0)
-                r = add_timer(m, &m->scan_timer, on_scan_timer, "container-scan");
-        if (r >= 0)
-                r = add_timer(m, &m->metrics_timer, on_metrics_timer, "metrics");
+        const struct {
+                sd_event_source **slot;
+                sd_event_time_handler_t handler;
+                const char *name;
+        } timers[] = {
+                { &m->sample_timer, on_sample, "sample" },
+                { &m->deadline_timer, on_deadline, "policy-deadline" },
+                { &m->topology_timer, on_topology_settled, "topology-settle" },
+                { &m->readers_timer, on_readers_retry, "readers-retry" },
+                { &m->trigger_timer, on_trigger_settled, "trigger-settle" },
+                { &m->armed_timer, on_armed_sample, "armed-sample" },
+                { &m->park_timer, on_park_timer, "park" },
+                { &m->scan_timer, on_scan_timer, "container-scan" },
+                { &m->metrics_timer, on_metrics_timer, "metrics" },
+        };
+        r = 0;
+        for (size_t i = 0; i < ELEMENTSOF(timers) && r >= 0; i++)
+                r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
         if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->scan_timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r < 0)
