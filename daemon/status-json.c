@@ -42,6 +42,11 @@ static json_object *json_u64(uint64_t v) {
         return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t) v);
 }
 
+/* 0 means none (never, not learned, off): null. */
+static json_object *json_u64_or_null(uint64_t v) {
+        return v ? json_u64(v) : NULL;
+}
+
 static json_object *reader_ref_json(const StatusViewer *v, const ReaderRef *ref) {
         json_object *o = json_object_new_object();
         ReaderRef shown = view_ref(v, ref);
@@ -137,7 +142,7 @@ static json_object *readers_json(const ReaderTable *t, const StatusViewer *v) {
                 json_object_object_add(o, "first_seen", json_u64(e->first_seen));
                 json_object_object_add(o, "last_seen", json_u64(e->last_seen));
                 json_object_object_add(o, "count", json_u64(e->count));
-                json_object_object_add(o, "period", e->period ? json_u64(e->period) : NULL);
+                json_object_object_add(o, "period", json_u64_or_null(e->period));
                 json_object_object_add(o, "ignored", json_object_new_boolean(e->ignored));
                 json_object_object_add(o, "rule", json_untrusted(e->rule));
                 json_object_array_add(a, o);
@@ -162,7 +167,7 @@ static json_object *holds_json(const Status *s, const StatusViewer *v) {
                 json_object_object_add(o, "unit", full && *h->owner.unit ? json_untrusted(h->owner.unit) : NULL);
                 json_object_object_add(o, "reason", full && h->reason ? json_untrusted(h->reason) : NULL);
                 json_object_object_add(o, "since", json_u64(h->since));
-                json_object_object_add(o, "until", h->until ? json_u64(h->until) : NULL);
+                json_object_object_add(o, "until", json_u64_or_null(h->until));
                 json_object_array_add(a, o);
         }
         return a;
@@ -288,7 +293,7 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "readers", json_object_new_boolean(src->readers));
         json_object_object_add(o, "readers_pidfd", json_object_new_boolean(src->readers_pidfd));
         json_object_object_add(o, "readers_error", json_string_or_null(src->readers_error));
-        json_object_object_add(o, "readers_retry_at", src->readers_retry_at ? json_u64(src->readers_retry_at) : NULL);
+        json_object_object_add(o, "readers_retry_at", json_u64_or_null(src->readers_retry_at));
         json_object_object_add(o, "watched", w);
         json_object_object_add(o, "exit_records", json_object_new_boolean(src->exit_records));
         json_object_object_add(o, "exit_records_error", json_string_or_null(src->exit_records_error));
@@ -296,18 +301,17 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
                                src->exit_records_version ? json_object_new_int(src->exit_records_version) : NULL);
         json_object_object_add(o, "exits_named", json_u64(src->exits_named));
         json_object_object_add(o, "exits_missed", json_u64(src->exits_missed));
-        json_object_object_add(o, "container_scan", src->container_scan ? json_u64(src->container_scan) : NULL);
+        json_object_object_add(o, "container_scan", json_u64_or_null(src->container_scan));
         json_object_object_add(o, "proc_instances", instances_json(src->instances, v));
         json_object_object_add(o, "scans", json_u64(src->scans));
         json_object_object_add(o, "scan_cost", json_u64(src->scan_cost));
-        json_object_object_add(o, "scanned_at", src->scanned_at ? json_u64(src->scanned_at) : NULL);
+        json_object_object_add(o, "scanned_at", json_u64_or_null(src->scanned_at));
         json_object_object_add(o, "mount_events", json_object_new_boolean(src->mount_events));
         json_object_object_add(o, "mount_events_error", json_string_or_null(src->mount_events_error));
         json_object_object_add(o, "mount_namespaces", json_u64(src->mount_namespaces));
         json_object_object_add(o, "metrics_textfile", json_string_or_null(src->metrics_textfile));
         json_object_object_add(o, "metrics_error", json_string_or_null(src->metrics_error));
-        json_object_object_add(o, "metrics_written_at",
-                               src->metrics_written_at ? json_u64(src->metrics_written_at) : NULL);
+        json_object_object_add(o, "metrics_written_at", json_u64_or_null(src->metrics_written_at));
         json_object_object_add(o, "rate_error", json_string_or_null(src->rate_error));
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));
