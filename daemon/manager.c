@@ -29,6 +29,16 @@ static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
 
+/* A one-shot timer due at when (CLOCK_MONOTONIC); USEC_INFINITY: off. */
+static void timer_at(sd_event_source *s, usec_t when) {
+        if (when == USEC_INFINITY) {
+                sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return;
+        }
+        sd_event_source_set_time(s, when);
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 usec_t manager_container_scan(const Manager *m) {
         if (m->config.container_scan != USEC_INFINITY)
                 return m->config.container_scan;
@@ -647,16 +657,9 @@ static int manager_arm(Manager *m, const char *why) {
 
 static void manager_arm_deadline(Manager *m) {
         PolicyConfig pc;
-        usec_t when;
 
         manager_policy_config(m, &pc);
-        when = policy_next_deadline(&m->engine, &pc);
-        if (when == USEC_INFINITY) {
-                sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_OFF);
-                return;
-        }
-        sd_event_source_set_time(m->deadline_timer, when);
-        sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_ONESHOT);
+        timer_at(m->deadline_timer, policy_next_deadline(&m->engine, &pc));
 }
 
 /* Finds changes made by someone else since we last looked. */
@@ -738,8 +741,7 @@ static int manager_decide(Manager *m, Step *step) {
         if (r == -EAGAIN) {
                 /* Arming waits for queued read events: right after them. The
                  * switch's reason is this decision's, kept for the record. */
-                sd_event_source_set_time(m->deadline_timer, step->now);
-                sd_event_source_set_enabled(m->deadline_timer, SD_EVENT_ONESHOT);
+                timer_at(m->deadline_timer, step->now);
                 m->arm_deferred = true;
                 if (!m->have_deferred)
                         m->deferred = d;
@@ -1297,11 +1299,7 @@ static void manager_resolve_parked(Manager *m) {
                 }
         }
         m->resolving = false;
-        if (next != USEC_INFINITY) {
-                sd_event_source_set_time(m->park_timer, next);
-                sd_event_source_set_enabled(m->park_timer, SD_EVENT_ONESHOT);
-        } else
-                sd_event_source_set_enabled(m->park_timer, SD_EVENT_OFF);
+        timer_at(m->park_timer, next);
 }
 
 static int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -1384,8 +1382,7 @@ static void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata) {
         /* Most likely a watched read whose event is on its way: give it a
          * moment to claim the trigger, then call it unseen. */
         m->kmsg_trigger_pending = true;
-        sd_event_source_set_time(m->trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
-        sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_ONESHOT);
+        timer_at(m->trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
 }
 
 /* ---- reader detection that dies, and comes back ---- */
@@ -1404,8 +1401,7 @@ static int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
                 m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
                 log_warning_errno(r, "Cannot re-create reader detection (fanotify: %m); next try in %" PRIu64 " s.",
                                   delay / USEC_PER_SEC);
-                sd_event_source_set_time(s, now_usec(CLOCK_MONOTONIC) + delay);
-                sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                timer_at(s, now_usec(CLOCK_MONOTONIC) + delay);
                 manager_state_changed(m);
                 return 0;
         }
@@ -1443,8 +1439,7 @@ static void on_readers_failed(Readers *r, int error, void *userdata) {
         m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
         log_warning("Reader detection failed; policy auto keeps counting on; next try in %" PRIu64 " s.",
                     delay / USEC_PER_SEC);
-        sd_event_source_set_time(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
-        sd_event_source_set_enabled(m->readers_timer, SD_EVENT_ONESHOT);
+        timer_at(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
         (void) manager_apply(m);
 }
 
@@ -1497,8 +1492,7 @@ static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
         /* A burst (memory blocks come online by the dozen) is one reload. */
         (void) sd_event_source_get_enabled(m->topology_timer, &enabled);
         if (enabled == SD_EVENT_OFF) {
-                sd_event_source_set_time(m->topology_timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
-                sd_event_source_set_enabled(m->topology_timer, SD_EVENT_ONESHOT);
+                timer_at(m->topology_timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
         }
 }
 
@@ -1553,8 +1547,7 @@ static void manager_arm_armed_sampling(Manager *m, usec_t now) {
                 sd_event_source_set_enabled(m->armed_timer, SD_EVENT_OFF);
                 return;
         }
-        sd_event_source_set_time(m->armed_timer, now + m->config.armed_interval);
-        sd_event_source_set_enabled(m->armed_timer, SD_EVENT_ONESHOT);
+        timer_at(m->armed_timer, now + m->config.armed_interval);
 }
 
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -1708,8 +1701,7 @@ static void on_mounts(MountWatch *w, void *userdata) {
         if (manager_container_scan(m) == 0 || !m->readers)
                 return;
         m->scan_for_mount = true;
-        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + MOUNT_SETTLE_USEC);
-        sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
+        timer_at(m->scan_timer, now_usec(CLOCK_MONOTONIC) + MOUNT_SETTLE_USEC);
 }
 
 /* Scans, and re-marks if containers came or went. */
@@ -1736,8 +1728,7 @@ static void manager_arm_scan(Manager *m) {
                 sd_event_source_set_enabled(m->scan_timer, SD_EVENT_OFF);
                 return;
         }
-        sd_event_source_set_time(m->scan_timer, now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
-        sd_event_source_set_enabled(m->scan_timer, SD_EVENT_ONESHOT);
+        timer_at(m->scan_timer, now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
 }
 
 /* ---- [metrics] textfile ---- */
@@ -1804,9 +1795,7 @@ static void manager_arm_metrics(Manager *m, bool now) {
                 sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_OFF);
                 return;
         }
-        sd_event_source_set_time(m->metrics_timer,
-                                 now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
-        sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_ONESHOT);
+        timer_at(m->metrics_timer, now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
 }
 
 /* Exit records name readers gone before we looked ([readers] exit_records). */
