@@ -1113,6 +1113,18 @@ static bool counting_for_sure(const Manager *m) {
                 m->kernel.confirmed);
 }
 
+/* ev, named by its exit record e; comm is e's, or a copy that outlives
+ * the ring entry. */
+static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
+        ev->comm = comm;
+        ev->has_uid = true;
+        ev->uid = e->uid;
+        ev->has_exe_id = e->has_exe;
+        ev->exe_dev = e->exe_dev;
+        ev->exe_ino = e->exe_ino;
+        ev->from_exit_record = true;
+}
+
 /* A reader that exited while we named it (it was running when judged):
  * its exit record is queued already, since the kernel sends it before the
  * process's memory and /proc entry go. */
@@ -1125,13 +1137,7 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         e = taskstats_find(m->taskstats, ev->pid, now_usec(CLOCK_MONOTONIC) - PARK_LOOKBACK_USEC);
         if (!e)
                 return;
-        ev->comm = e->comm;
-        ev->has_uid = true;
-        ev->uid = e->uid;
-        ev->has_exe_id = e->has_exe;
-        ev->exe_dev = e->exe_dev;
-        ev->exe_ino = e->exe_ino;
-        ev->from_exit_record = true;
+        read_event_name_from(ev, e, e->comm);
         m->exits_named++;
 }
 
@@ -1250,22 +1256,19 @@ static void parked_read_free(ParkedRead *p) {
 static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
         ParkedRead p = m->parked[i];
         char comm[TASKSTATS_COMM_MAX + 1];
-        ReadEvent ev;
-
-        /* A copy: handling the read may drain more records into the ring. */
-        if (e)
-                memcpy(comm, e->comm, sizeof comm);
-        ev = (ReadEvent) {
+        ReadEvent ev = {
                 .pid = p.pid,
                 .path = p.path,
-                .comm = e ? comm : p.comm,
-                .has_uid = e ? true : p.has_uid,
-                .uid = e ? e->uid : p.uid,
-                .has_exe_id = e && e->has_exe,
-                .exe_dev = e ? e->exe_dev : 0,
-                .exe_ino = e ? e->exe_ino : 0,
-                .from_exit_record = e != NULL,
+                .comm = p.comm,
+                .has_uid = p.has_uid,
+                .uid = p.uid,
         };
+
+        if (e) {
+                /* A copy: handling the read may drain more records into the ring. */
+                memcpy(comm, e->comm, sizeof comm);
+                read_event_name_from(&ev, e, comm);
+        }
 
         memmove(m->parked + i, m->parked + i + 1, (m->n_parked - i - 1) * sizeof *m->parked);
         m->n_parked--;
