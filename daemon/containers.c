@@ -19,9 +19,9 @@ void proc_instances_done(ProcInstances *p) {
                 *p = (ProcInstances) { .items = (free(p->items), NULL) };
 }
 
-static bool contains_dev(const ProcInstance *items, size_t n, uint64_t dev) {
-        for (size_t i = 0; i < n; i++)
-                if (items[i].dev == dev)
+bool proc_instances_have(const ProcInstances *p, uint64_t dev) {
+        for (size_t i = 0; i < p->n; i++)
+                if (p->items[i].dev == dev)
                         return true;
         return false;
 }
@@ -30,7 +30,7 @@ bool proc_instances_same(const ProcInstances *a, const ProcInstances *b) {
         if (a->n != b->n)
                 return false;
         for (size_t i = 0; i < a->n; i++)
-                if (!contains_dev(b->items, b->n, a->items[i].dev))
+                if (!proc_instances_have(b, a->items[i].dev))
                         return false;
         return true;
 }
@@ -91,7 +91,7 @@ static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
 
         snprintf(path, sizeof path, "%s/" PID_FMT "/root/proc/vmstat", s->proc, pid);
         if (s->oom || stat(path, &st) < 0 || u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) ||
-            contains_dev(s->found.items, s->found.n, (uint64_t) st.st_dev) || s->found.n >= PROC_INSTANCES_MAX)
+            proc_instances_have(&s->found, (uint64_t) st.st_dev) || s->found.n >= PROC_INSTANCES_MAX)
                 return;
         a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
         if (!a) {

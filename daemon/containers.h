@@ -42,6 +42,9 @@ int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, c
  * processes. Returns the number of namespaces, or a negative errno. */
 int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, void *userdata), void *userdata);
 
+/* Whether p holds the superblock dev. Pure. */
+bool proc_instances_have(const ProcInstances *p, uint64_t dev);
+
 /* Whether a and b hold the same superblocks (order aside). Pure. */
 bool proc_instances_same(const ProcInstances *a, const ProcInstances *b);
 

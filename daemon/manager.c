@@ -1628,12 +1628,8 @@ static bool manager_find_containers(Manager *m) {
                 skip[n_skip++] = (uint64_t) st.st_dev;
         r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
         if (r >= 0 && m->scan_for_mount)
-                for (size_t i = 0; i < found.n; i++) {
-                        bool known = false;
-                        for (size_t j = 0; j < m->instances.n; j++)
-                                known = known || m->instances.items[j].dev == found.items[i].dev;
-                        found.items[i].by_mount_event = !known;
-                }
+                for (size_t i = 0; i < found.n; i++)
+                        found.items[i].by_mount_event = !proc_instances_have(&m->instances, found.items[i].dev);
         m->scan_for_mount = false;
         manager_mark_namespaces(m);
         m->scans++;
@@ -1650,15 +1646,13 @@ static bool manager_find_containers(Manager *m) {
                 return false;
         }
         for (size_t i = 0; i < found.n; i++) {
-                _cleanup_free_ char *comm = cescape(found.items[i].comm ?: "");
-                bool known = false;
+                _cleanup_free_ char *comm = NULL;
 
-                for (size_t j = 0; j < m->instances.n; j++)
-                        known = known || m->instances.items[j].dev == found.items[i].dev;
-                if (!known)
-                        log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
-                                 major(found.items[i].dev), minor(found.items[i].dev), strnull(comm),
-                                 found.items[i].pid);
+                if (proc_instances_have(&m->instances, found.items[i].dev))
+                        continue;
+                comm = cescape(found.items[i].comm ?: "");
+                log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
+                         major(found.items[i].dev), minor(found.items[i].dev), strnull(comm), found.items[i].pid);
         }
         if (found.n < m->instances.n)
                 log_info("%zu container procfs instance(s) gone.", m->instances.n - found.n);
