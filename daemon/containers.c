@@ -13,10 +13,12 @@
 #include "time-util.h"
 
 void proc_instances_done(ProcInstances *p) {
-        for (size_t i = 0; p && i < p->n; i++)
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n; i++)
                 free(p->items[i].comm);
-        if (p)
-                *p = (ProcInstances) { .items = (free(p->items), NULL) };
+        free(p->items);
+        *p = (ProcInstances) {};
 }
 
 bool proc_instances_have(const ProcInstances *p, uint64_t dev) {

@@ -947,7 +947,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 rewatch = !streq_ptr(c.watch[i], m->config.watch[i]);
         config_done(&m->config);
         m->config = c;
-        m->config_error = (free(m->config_error), NULL);
+        m->config_error = mfree(m->config_error);
         m->policy = m->config.mode;
         m->policy_source = CAUSE_RELOAD;
         m->dry_run = effective_dry_run(m);
@@ -1409,7 +1409,7 @@ static int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         log_notice("Reader detection is back.");
-        m->readers_error = (free(m->readers_error), NULL);
+        m->readers_error = mfree(m->readers_error);
         m->readers_retry_at = 0;
         m->readers_backoff = READERS_RETRY_MIN_USEC;
         (void) manager_watch(m);
@@ -1799,7 +1799,7 @@ static void manager_arm_metrics(Manager *m, bool now) {
 static void manager_start_taskstats(Manager *m) {
         int r;
 
-        m->taskstats_error = (free(m->taskstats_error), NULL);
+        m->taskstats_error = mfree(m->taskstats_error);
         if (!m->config.exit_records || m->taskstats)
                 return;
         r = taskstats_new(m->event, on_task_exits, m, &m->taskstats);
@@ -1814,7 +1814,7 @@ static void manager_start_taskstats(Manager *m) {
 
 static void manager_stop_taskstats(Manager *m) {
         m->taskstats = taskstats_free(m->taskstats);
-        m->taskstats_error = (free(m->taskstats_error), NULL);
+        m->taskstats_error = mfree(m->taskstats_error);
         manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
 }
 
