@@ -99,6 +99,18 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
         return varlink_reply(link, r);
 }
 
+/* An error reply: a message for people, and the errno when there is one. */
+static int reply_error(Varlink *link, const char *error, const char *message, int error_number) {
+        _cleanup_json_ json_object *e = json_object_new_object();
+
+        if (!e)
+                return -ENOMEM;
+        json_object_object_add(e, "message", json_object_new_string(message));
+        if (error_number != 0)
+                json_object_object_add(e, "errno", json_object_new_int(abs(error_number)));
+        return varlink_error(link, error, e);
+}
+
 static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         _cleanup_json_ json_object *r = NULL;
         _cleanup_free_ char *text = NULL;
@@ -148,24 +160,12 @@ static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, 
                         return varlink_error_invalid_parameter(link, "timeout");
         }
         k = manager_hold_add(userdata, link, reason, (usec_t) timeout, &h, &why);
-        if (k < 0) {
-                _cleanup_json_ json_object *e = json_object_new_object();
-                if (!why)
-                        return k;
-                if (!e)
-                        return -ENOMEM;
-                json_object_object_add(e, "message", json_object_new_string(why));
-                return varlink_error(link, SERVICE_ERROR_HOLD_REFUSED, e);
-        }
+        if (k < 0)
+                return why ? reply_error(link, SERVICE_ERROR_HOLD_REFUSED, why, 0) : k;
         if (k == 0) {
                 /* In force, but the kernel did not take the write: say so, end it. */
-                _cleanup_json_ json_object *e = json_object_new_object();
                 manager_hold_remove(userdata, h);
-                if (!e)
-                        return -ENOMEM;
-                json_object_object_add(e, "message", json_object_new_string("the kernel did not turn counting on"));
-                json_object_object_add(e, "errno", json_object_new_int(EIO));
-                return varlink_error(link, SERVICE_ERROR_APPLY_FAILED, e);
+                return reply_error(link, SERVICE_ERROR_APPLY_FAILED, "the kernel did not turn counting on", EIO);
         }
         r = json_object_new_object();
         if (!r)
@@ -267,16 +267,8 @@ static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags f
         }
 
         r = manager_set_policy(m, policy, dry_run);
-        if (r < 0) {
-                _cleanup_json_ json_object *e = json_object_new_object();
-                if (!e)
-                        return -ENOMEM;
-                json_object_object_add(e, "message",
-                                       json_object_new_string(m->last_error.message ? m->last_error.message
-                                                                                    : "cannot apply"));
-                json_object_object_add(e, "errno", json_object_new_int(-r));
-                return varlink_error(link, SERVICE_ERROR_APPLY_FAILED, e);
-        }
+        if (r < 0)
+                return reply_error(link, SERVICE_ERROR_APPLY_FAILED, m->last_error.message ?: "cannot apply", r);
         return varlink_reply(link, NULL);
 }
 
@@ -287,14 +279,8 @@ static int method_reload(Varlink *link, json_object *p, VarlinkMethodFlags flags
         if (require_root(link) < 0 || check_parameters(link, p, NULL) < 0)
                 return 0;
         r = manager_reload(userdata, &error);
-        if (r < 0) {
-                _cleanup_json_ json_object *e = json_object_new_object();
-                if (!e)
-                        return -ENOMEM;
-                json_object_object_add(e, "message",
-                                       json_object_new_string(error ? error : "invalid configuration"));
-                return varlink_error(link, SERVICE_ERROR_CONFIG_INVALID, e);
-        }
+        if (r < 0)
+                return reply_error(link, SERVICE_ERROR_CONFIG_INVALID, error ?: "invalid configuration", 0);
         return varlink_reply(link, NULL);
 }
 
