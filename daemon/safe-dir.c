@@ -139,18 +139,15 @@ int safe_dir_open(const char *path, SafeDirFlags flags, int *ret_fd, char **ret_
 
 int safe_dir_open_parent(const char *path, SafeDirFlags flags, int *ret_fd, char **ret_name, char **ret_why) {
         _cleanup_free_ char *dir = NULL, *name = NULL;
-        const char *slash;
         int r;
 
         if (!path || path[0] != '/')
                 return set_why(ret_why, -EINVAL, "%s is not an absolute path", strnull(path));
-        slash = strrchr(path, '/');
-        name = strdup(slash + 1);
-        dir = strndup(path, slash == path ? 1 : (size_t) (slash - path));
-        if (!name || !dir)
-                return -ENOMEM;
-        if (!*name || streq(name, ".") || streq(name, ".."))
+        r = path_split_file(path, &dir, &name);
+        if (r == -EINVAL)
                 return set_why(ret_why, -EINVAL, "%s does not end in a file name", path);
+        if (r < 0)
+                return r;
         r = safe_dir_open(dir, flags, ret_fd, ret_why);
         if (r < 0)
                 return r;

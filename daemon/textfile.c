@@ -14,32 +14,25 @@
 #include "textfile.h"
 
 /* The directory of path, with no symbolic link anywhere on the way; and
- * path's last component. */
+ * path's last component. Not safe_dir_open_parent(): it refuses a directory
+ * on the way owned by anyone but root, and the collector's is under
+ * prometheus's /var/lib/prometheus. */
 static int open_parent(const char *path, int *ret_fd, char **ret_name) {
-        _cleanup_free_ char *dir = NULL;
+        _cleanup_free_ char *dir = NULL, *name = NULL;
         struct open_how how = {
                 .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
                 .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
         };
-        const char *slash = strrchr(path, '/');
-        char *name;
-        int fd;
+        int fd, r;
 
-        if (!slash || path[0] != '/' || isempty(slash + 1) || streq(slash + 1, ".") || streq(slash + 1, ".."))
-                return -EINVAL;
-        dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
-        name = strdup(slash + 1);
-        if (!dir || !name) {
-                free(name);
-                return -ENOMEM;
-        }
+        r = path_split_file(path, &dir, &name);
+        if (r < 0)
+                return r;
         fd = (int) syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
-        if (fd < 0) {
-                free(name);
+        if (fd < 0)
                 return -errno;
-        }
         *ret_fd = fd;
-        *ret_name = name;
+        *ret_name = TAKE_PTR(name);
         return 0;
 }
 

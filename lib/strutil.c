@@ -223,6 +223,24 @@ char *format_duration_approx(char *buf, size_t size, usec_t usec, usec_t accurac
         return format_duration(buf, size, usec);
 }
 
+int path_split_file(const char *path, char **ret_dir, char **ret_name) {
+        _cleanup_free_ char *dir = NULL, *name = NULL;
+        const char *slash;
+
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        slash = strrchr(path, '/');
+        if (!slash[1] || streq(slash + 1, ".") || streq(slash + 1, ".."))
+                return -EINVAL;
+        name = strdup(slash + 1);
+        dir = strndup(path, slash == path ? 1 : (size_t) (slash - path));
+        if (!name || !dir)
+                return -ENOMEM;
+        *ret_dir = TAKE_PTR(dir);
+        *ret_name = TAKE_PTR(name);
+        return 0;
+}
+
 int parse_boolean(const char *s) {
         static const char *const yes[] = { "1", "yes", "true", "on" };
         static const char *const no[] = { "0", "no", "false", "off" };

@@ -24,6 +24,11 @@ char *format_duration_approx(char *buf, size_t size, usec_t usec, usec_t accurac
 #define PERIOD_ACCURACY (10 * USEC_PER_MSEC)
 #define DURATION_MAX 64
 
+/* An absolute path's directory and last component: "/a/b/c" gives "/a/b"
+ * and "c", "/c" gives "/" and "c" (both malloc'd). -EINVAL unless path is
+ * absolute and ends in a file name (not empty, "." or ".."); -ENOMEM. */
+int path_split_file(const char *path, char **ret_dir, char **ret_name);
+
 /* yes/no/true/false/on/off/1/0, case-insensitive: 1, 0, or -EINVAL. */
 int parse_boolean(const char *s);
 /* Unsigned decimal, whole string, no sign: 0, -EINVAL or -ERANGE. */

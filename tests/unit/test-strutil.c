@@ -355,6 +355,35 @@ static void test_cescape(void) {
         is_str(cescape_buf(NULL, small, sizeof small), "", "NULL is empty");
 }
 
+static void split_is(const char *path, int expected_r, const char *expected_dir, const char *expected_name) {
+        char *dir = NULL, *name = NULL, what[128];
+        int r = path_split_file(path, &dir, &name);
+
+        snprintf(what, sizeof what, "split \"%s\"", path ? path : "(null)");
+        is_int(r, expected_r, what);
+        if (expected_r == 0) {
+                is_str(dir, expected_dir, "  directory");
+                is_str(name, expected_name, "  name");
+        }
+        free(dir);
+        free(name);
+}
+
+static void test_path_split_file(void) {
+        split_is("/a/b/c", 0, "/a/b", "c");
+        split_is("/c", 0, "/", "c");
+        split_is("/var/lib/prometheus/node-exporter/numastatd.prom", 0, "/var/lib/prometheus/node-exporter",
+                 "numastatd.prom");
+        split_is("relative/c", -EINVAL, NULL, NULL);
+        split_is("", -EINVAL, NULL, NULL);
+        split_is(NULL, -EINVAL, NULL, NULL);
+        split_is("/", -EINVAL, NULL, NULL);
+        split_is("/a/", -EINVAL, NULL, NULL);
+        split_is("/a/.", -EINVAL, NULL, NULL);
+        split_is("/a/..", -EINVAL, NULL, NULL);
+        split_is("/a/...", 0, "/a", "...");
+}
+
 int main(void) {
         test_cescape();
         test_parse_duration();
@@ -363,5 +392,6 @@ int main(void) {
         test_parse_uint64();
         test_strings();
         test_strv();
+        test_path_split_file();
         return tap_done();
 }
