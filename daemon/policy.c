@@ -343,9 +343,9 @@ void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision
                 s->counting = want;
                 s->last_switch = now;
                 s->switch_cause = ret->cause;
-                s->switch_reader = ret->cause == CAUSE_READ || ret->cause == CAUSE_HOLD ? ret->reader : (ReaderRef) {};
+                s->switch_reader = cause_has_reader(ret->cause) ? ret->reader : (ReaderRef) {};
         }
-        if (ret->cause != CAUSE_READ && ret->cause != CAUSE_HOLD)
+        if (!cause_has_reader(ret->cause))
                 ret->reader = (ReaderRef) {};
 
         if (c->policy == POLICY_COARSE)
