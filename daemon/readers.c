@@ -135,6 +135,15 @@ static int proc_read(pid_t pid, const char *what, size_t max, char **ret) {
         return root_read_file("/", path, max, ret);
 }
 
+/* Its system unit, else its user unit; NULL if it has neither. */
+static char *pid_unit(pid_t pid) {
+        char *unit = NULL;
+
+        if (sd_pid_get_unit(pid, &unit) < 0 && sd_pid_get_user_unit(pid, &unit) < 0)
+                return NULL;
+        return unit;
+}
+
 static int get_comm(pid_t pid, char **ret) {
         char *s;
         size_t n;
@@ -310,8 +319,7 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
                         log_debug_errno(r, "Cannot read uid of reader " PID_FMT ": %m", pid);
         }
         if (want & ATTRIBUTE_UNIT) {
-                if (sd_pid_get_unit(pid, &a->unit) < 0 && sd_pid_get_user_unit(pid, &a->unit) < 0)
-                        a->unit = NULL;
+                a->unit = pid_unit(pid);
                 if (sd_pid_get_session(pid, &a->session) < 0)
                         a->session = NULL;
         }
@@ -381,8 +389,7 @@ void process_describe(pid_t pid, uid_t uid, ReaderRef *ret) {
         _cleanup_free_ char *comm = NULL, *unit = NULL, *session = NULL;
 
         (void) get_comm(pid, &comm);
-        if (sd_pid_get_unit(pid, &unit) < 0 && sd_pid_get_user_unit(pid, &unit) < 0)
-                unit = NULL;
+        unit = pid_unit(pid);
         if (!unit && sd_pid_get_session(pid, &session) < 0)
                 session = NULL;
         reader_ref_set(ret, pid, false, true, uid, comm, unit ?: session, NULL);
