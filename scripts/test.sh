@@ -20,6 +20,13 @@ count() {  # count LOGFILE: adds automake's per-check result lines
         s=$(grep -cE '^SKIP: ' "$1")
         passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
+count_tap() {  # count_tap FILE: adds a TAP stream's checks ("ok ... # SKIP" is a skip); sets tap_failed
+        local p s
+        p=$(grep -cE '^ok [0-9]+' "$1")
+        s=$(grep -cE '^ok [0-9]+.*# SKIP' "$1")
+        tap_failed=$(grep -cE '^not ok [0-9]+' "$1")
+        passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + tap_failed))
+}
 
 cd build
 make -j"$(nproc)" check >check.out 2>&1
@@ -72,10 +79,8 @@ else
         make -s -C ../build-fuzz fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >../build-fuzz/fuzz.out 2>&1
         fuzz_status=$?
         cat ../build-fuzz/fuzz.out
-        p=$(grep -cE '^ok [0-9]+' ../build-fuzz/fuzz.out)
-        f=$(grep -cE '^not ok [0-9]+' ../build-fuzz/fuzz.out)
-        passed=$((passed + p)) failed=$((failed + f))
-        if [ $fuzz_status -ne 0 ] && [ "$f" -eq 0 ]; then
+        count_tap ../build-fuzz/fuzz.out
+        if [ $fuzz_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
                 echo "FAIL: make fuzz stopped before its harnesses ran"
                 failed=$((failed + 1))
         fi
@@ -89,9 +94,7 @@ if deb=$(../scripts/build-deb.sh "$PWD/deb" 2>deb.err | tail -n 1) && [ -f "$deb
         passed=$((passed + 1))
         bash ../tests/deb-files.sh . "$deb" >deb-files.out 2>&1
         cat deb-files.out
-        p=$(grep -cE '^ok [0-9]+' deb-files.out)
-        f=$(grep -cE '^not ok [0-9]+' deb-files.out)
-        passed=$((passed + p)) failed=$((failed + f))
+        count_tap deb-files.out
         export NUMASTATD_VM_DEB=$deb
 else
         tail -n 40 deb.err
@@ -113,11 +116,8 @@ else
         make check-vm > check-vm.out 2> check-vm.err
         vm_status=$?
         cat check-vm.out
-        p=$(grep -cE '^ok [0-9]+' check-vm.out)
-        s=$(grep -cE '^ok [0-9]+.*# SKIP' check-vm.out)
-        f=$(grep -cE '^not ok [0-9]+' check-vm.out)
-        passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
-        if [ $vm_status -ne 0 ] && [ "$f" -eq 0 ]; then
+        count_tap check-vm.out
+        if [ $vm_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
                 tail -40 check-vm.err
                 echo "FAIL: make check-vm stopped before its checks (see above)"
                 failed=$((failed + 1))
