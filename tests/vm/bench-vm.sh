@@ -22,39 +22,17 @@ WORK=$OUT/work
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 START=$SECONDS
 
-for b in numastatd numastatctl tests/vm/alloc-load tests/vm/react tests/vm/insn-count.so; do
-        [ -x "$BUILDDIR/$b" ] || [ -r "$BUILDDIR/$b" ] || { echo "Bail out! $BUILDDIR/$b is not built"; exit 1; }
-done
-K61=$("$HERE/build-kernel.sh" 6.1) || { echo "Bail out! cannot build the 6.1 kernel"; exit 1; }
-K510=$("$HERE/build-kernel.sh" 5.10) || { echo "Bail out! cannot build the patched 5.10 kernel"; exit 1; }
-KSTOCK=$("$HERE/stock-kernel.sh" --elf) || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
-"$HERE/mkinitramfs.sh" "$WORK/initrd.cpio.gz" \
-        --bin "$BUILDDIR/numastatd:/usr/bin/numastatd" "$BUILDDIR/numastatctl:/usr/bin/numastatctl" \
-        "$BUILDDIR/tests/vm/alloc-load:/usr/bin/alloc-load" "$BUILDDIR/tests/vm/react:/usr/bin/react" \
-        >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
+. "$HERE/lib.sh"
+vm_prepare || exit 1
 
-n=0 failed=0
-emit() {
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-# relay FILE: the checks and figures of a helper's TAP, renumbered.
-relay() {
-        local line
-        while IFS= read -r line; do
-                case $line in
-                "ok "*) emit 0 "${line#ok * - }" ;;
-                "not ok "*) emit 1 "${line#not ok * - }" ;;
-                "#"*) echo "$line" ;;
-                esac
-        done < "$1"
-}
-plugin_spec() {  # plugin_spec NAME SYSTEM_MAP
-        local spec="$BUILDDIR/tests/vm/insn-count.so"
-        if [ -r "$2" ] && "$HERE/insn-ranges.sh" "$2" > "$WORK/$1.ranges" 2>/dev/null; then
-                spec="$spec,ranges=$WORK/$1.ranges"
-        fi
-        echo "$spec"
+# boot NAME STUDY SCENARIO TIMEOUT APPEND: one boot of the study on the
+# kernel in $kernel with the plugin in $spec; its files are $WORK/NAME.STUDY.*
+boot() {
+        local base="$WORK/$1.$2"
+        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario "$3" --timeout "$4" \
+                --plugin "$spec" --plugin-log "$base.plugin" --append "$5" \
+                --results "$base.results" --console "$base.console" > "$base.tap"
+        emit $? "[$1] $2: the boot ran to the end"
 }
 
 KERNELS=("patched-5.10|$K510|$(dirname "$K510")/System.map|patched 5.10"
@@ -78,21 +56,13 @@ for k in "${KERNELS[@]}"; do
         IFS='|' read -r name kernel map kind <<< "$k"
         spec=$(plugin_spec "$name" "$map")
         echo "# micro: $kind" >&2
-        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario insn --timeout 1800 \
-                --plugin "$spec" --plugin-log "$WORK/$name.micro.plugin" \
-                --append "vm_insn_pages=$PAGES vm_insn_rounds=$ROUNDS" \
-                --results "$WORK/$name.micro.results" --console "$WORK/$name.micro.console" > "$WORK/$name.micro.tap"
-        emit $? "[$name] micro: the boot ran to the end"
+        boot "$name" micro insn 1800 "vm_insn_pages=$PAGES vm_insn_rounds=$ROUNDS"
         python3 "$HERE/insn-figure.py" "$WORK/$name.micro.plugin" "$PAGES" "$ROUNDS" 0 "$kind" "$OUT/micro.md" \
                 > "$WORK/$name.micro.fig"
         relay "$WORK/$name.micro.fig"
 
         echo "# macro: $kind" >&2
-        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario macro --timeout 3600 \
-                --plugin "$spec" --plugin-log "$WORK/$name.macro.plugin" \
-                --append "vm_macro_seconds=$SECONDS_EACH" \
-                --results "$WORK/$name.macro.results" --console "$WORK/$name.macro.console" > "$WORK/$name.macro.tap"
-        emit $? "[$name] macro: the boot ran to the end"
+        boot "$name" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH"
         relay "$WORK/$name.macro.tap"
         macro_args+=("$WORK/$name.macro.results" "$WORK/$name.macro.plugin")
 done

@@ -10,41 +10,8 @@ BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 WORK=$(mktemp -d /tmp/numastatd-vm-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-n=0 failed=0
-emit() {  # emit STATUS DESCRIPTION
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-
-for b in numastatd numastatctl tests/vm/alloc-load tests/vm/react tests/vm/insn-count.so; do
-        if [ ! -x "$BUILDDIR/$b" ]; then
-                echo "Bail out! $BUILDDIR/$b is not built (run make check-vm)"
-                exit 1
-        fi
-done
-
-echo "# building kernels (cached in ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm})" >&2
-K61=$("$HERE/build-kernel.sh" 6.1) || { echo "Bail out! cannot build the 6.1 kernel"; exit 1; }
-K510=$("$HERE/build-kernel.sh" 5.10) || { echo "Bail out! cannot build the patched 5.10 kernel"; exit 1; }
-KSTOCK=$("$HERE/stock-kernel.sh" --elf) || { echo "Bail out! cannot unpack Debian's stock 6.1 kernel"; exit 1; }
-
-# The guest scripts and scenarios go in as /guest and /scenarios by themselves.
-"$HERE/mkinitramfs.sh" "$WORK/initrd.cpio.gz" \
-        --bin "$BUILDDIR/numastatd:/usr/bin/numastatd" "$BUILDDIR/numastatctl:/usr/bin/numastatctl" \
-        "$BUILDDIR/tests/vm/alloc-load:/usr/bin/alloc-load" "$BUILDDIR/tests/vm/react:/usr/bin/react" \
-        >&2 || { echo "Bail out! cannot pack the initramfs"; exit 1; }
-
-# merge NAME RC: re-numbers the checks of $WORK/NAME.tap into this stream.
-merge() {
-        local name=$1 rc=$2 line
-        while IFS= read -r line; do
-                case "$line" in
-                "ok "*) emit 0 "[$name] ${line#ok * - }" ;;
-                "not ok "*) emit 1 "[$name] ${line#not ok * - }" ;;
-                "#"*) echo "$line" | sed "s/^# /# [$name] /" ;;
-                esac
-        done < "$WORK/$name.tap"
-}
+. "$HERE/lib.sh"
+vm_prepare || exit 1
 
 boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         local name=$1 kernel=$2 scenario=$3
@@ -53,7 +20,7 @@ boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
         "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario "$scenario" \
                 --results "$results" --console "$console" "$@" > "$WORK/$name.tap"
         rc=$?
-        merge "$name" $rc
+        relay "$WORK/$name.tap" "$name"
         emit $rc "[$name] boot ran the scenario to the end ($((SECONDS - start)) s)"
         if [ $rc -ne 0 ]; then
                 echo "# [$name] last console lines:"
@@ -65,17 +32,15 @@ boot() {  # boot NAME KERNEL SCENARIO [run-vm.sh options]
 # and off, counted by the TCG plugin (tests/vm/insn-count.c): a short run
 # here (sanity bounds only); make bench-vm runs the full study.
 insn() {
-        local name=$1 kernel=$2 map=$3 kind=$4 spec="$BUILDDIR/tests/vm/insn-count.so" start=$SECONDS rc
+        local name=$1 kernel=$2 map=$3 kind=$4 spec start=$SECONDS rc
         local pages=${NUMASTATD_INSN_PAGES:-4000} rounds=${NUMASTATD_INSN_ROUNDS:-3}
-        if [ -r "$map" ]; then
-                "$HERE/insn-ranges.sh" "$map" > "$WORK/$name.ranges" 2>/dev/null && spec="$spec,ranges=$WORK/$name.ranges"
-        fi
+        spec=$(plugin_spec "$name" "$map")
         "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario insn \
                 --plugin "$spec" --plugin-log "$WORK/$name.plugin" --append "vm_insn_pages=$pages vm_insn_rounds=$rounds" \
                 --results "$WORK/$name.results" --console "$WORK/$name.console" > "$WORK/$name.tap"
         rc=$?
         python3 "$HERE/insn-figure.py" "$WORK/$name.plugin" "$pages" "$rounds" 0 "$kind" >> "$WORK/$name.tap" || rc=1
-        merge "$name" $rc
+        relay "$WORK/$name.tap" "$name"
         emit $rc "[$name] counted instructions on and off to the end ($((SECONDS - start)) s)"
         [ $rc -eq 0 ] || tail -30 "$WORK/$name.console" 2>/dev/null | sed 's/^/#   /'
 }
@@ -98,7 +63,7 @@ if want systemd; then
         start=$SECONDS
         TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" > "$WORK/systemd.tap" 2> "$WORK/systemd.err"
         rc=$?
-        merge systemd $rc
+        relay "$WORK/systemd.tap" systemd
         emit $rc "[systemd] Debian 12 with systemd as PID 1 ran the test to the end ($((SECONDS - start)) s)"
         [ $rc -eq 0 ] || tail -30 "$WORK/systemd.err" | sed 's/^/#   /'
 fi

@@ -55,11 +55,7 @@ bail() { failed=1; echo "Bail out! $*"; exit 1; }
 now() { date +%s.%N; }
 secs() { printf '%.1f' "$(echo "$2 - $1" | bc)"; }
 
-n=0 failed=0
-emit() {  # emit STATUS DESCRIPTION
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$VMDIR/lib.sh"        # emit
 
 [ "$(id -u)" -eq 0 ] || bail "run as root (debootstrap)"
 command -v qemu-system-x86_64 >/dev/null || bail "qemu-system-x86_64 missing: scripts/install-vm-deps.sh"
