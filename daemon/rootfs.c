@@ -24,18 +24,9 @@ int root_path(const char *root, const char *path, char **ret) {
         return 0;
 }
 
-int root_read_file(const char *root, const char *path, size_t max, char **ret) {
-        _cleanup_free_ char *full = NULL, *buf = NULL;
-        _cleanup_close_ int fd = -1;
+int fd_read_all(int fd, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *buf = NULL;
         size_t len = 0, alloc = 0;
-        int r;
-
-        r = root_path(root, path, &full);
-        if (r < 0)
-                return r;
-        fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
 
         for (;;) {
                 ssize_t n;
@@ -67,7 +58,27 @@ int root_read_file(const char *root, const char *path, size_t max, char **ret) {
         }
         buf[len] = 0;
         *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
         return 0;
+}
+
+int root_read_file_len(const char *root, const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *full = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = root_path(root, path, &full);
+        if (r < 0)
+                return r;
+        fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return fd_read_all(fd, max, ret, ret_len);
+}
+
+int root_read_file(const char *root, const char *path, size_t max, char **ret) {
+        return root_read_file_len(root, path, max, ret, NULL);
 }
 
 int root_write_string(const char *root, const char *path, const char *value) {
