@@ -44,6 +44,7 @@ static void help(void) {
                "  history              the kernel mode switches, oldest first\n"
                "  counters             the per-node NUMA counters like numastat, never reset\n"
                "  metrics              the state in Prometheus text format\n"
+               "  known-readers        the catalogue of readers that need no counting, with evidence\n"
                "  hold [-- COMMAND...] keep counting on while COMMAND runs (or for --timeout)\n"
                "  set-policy POLICY    strict | coarse | auto, until the next reload (root)\n"
                "  reload               re-read the configuration file (root)\n\n"
@@ -223,6 +224,24 @@ static void print_transition(json_object *t) {
                jstr(t, "policy"), jstr(t, "cause"), jstr(t, "reason"));
 }
 
+/* Why a reader's reads count or not: the daemon's words, or (another
+ * user's reader, redacted) what the verdict alone says. Unknown readers
+ * count, as they always did: nothing is said. */
+static void print_verdict(json_object *x) {
+        const char *verdict = jstr(x, "verdict") ?: "unknown", *why = jstr(x, "why"), *known = jstr(x, "known");
+
+        if (strcmp(verdict, "unknown") == 0)
+                return;
+        if (why)
+                printf(", %s", why);
+        else if (known)
+                printf(", %s %s", strcmp(verdict, "known") == 0 ? "known" : "counts: known", known);
+        else if (jbool(x, "ignored"))
+                printf(", ignored by rule");
+        else
+                printf(", counts by rule");
+}
+
 static void print_reader_line(json_object *x, const char *indent) {
         char when[64];
         json_object *uid = jget(x, "uid");
@@ -242,8 +261,8 @@ static void print_reader_line(json_object *x, const char *indent) {
 
                 printf(", every %s", format_duration_approx(every, sizeof every, period, PERIOD_ACCURACY) ?: "?");
         }
-        printf("%s%s%s\n", jbool(x, "ignored") ? ", ignored by " : "", jbool(x, "ignored") ? jstr(x, "rule") : "",
-               jbool(x, "pid_verified") ? ", pid verified" : "");
+        print_verdict(x);
+        printf("%s\n", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 
 static void print_hold_line(json_object *x, const char *indent) {
@@ -260,6 +279,52 @@ static void print_hold_line(json_object *x, const char *indent) {
         if (jget(x, "until"))
                 printf(", until %s", format_time(until, sizeof until, jint(x, "until")));
         printf("\n");
+}
+
+/* The readers whose reads keep counting on now, those that read most
+ * often (and so keep it on longest) first. */
+static void print_kept_on_by(json_object *readers) {
+        size_t n = readers ? json_object_array_length(readers) : 0, order[64], k = 0;
+
+        for (size_t i = 0; i < n && k < ELEMENTSOF(order); i++)
+                if (jbool(json_object_array_get_idx(readers, i), "keeps_counting_on"))
+                        order[k++] = i;
+        /* Insertion sort by period (periodic first, shortest first), then count. */
+        for (size_t i = 1; i < k; i++) {
+                size_t v = order[i], j = i;
+                json_object *b = json_object_array_get_idx(readers, v);
+                while (j > 0) {
+                        json_object *a = json_object_array_get_idx(readers, order[j - 1]);
+                        int64_t pa = jint(a, "period"), pb = jint(b, "period");
+                        bool before = pb && (!pa || pb < pa);
+                        if (!before && !(pa == pb && jint(b, "count") > jint(a, "count")))
+                                break;
+                        order[j] = order[j - 1];
+                        j--;
+                }
+                order[j] = v;
+        }
+        for (size_t i = 0; i < k && i < 3; i++) {
+                json_object *x = json_object_array_get_idx(readers, order[i]);
+                const char *why = jstr(x, "why");
+                char every[DURATION_MAX];
+
+                printf("%s%s (", i == 0 ? "  Kept on by: " : "              ", jstr(x, "comm") ?: "unattributed");
+                if (jget(x, "period"))
+                        printf("every %s", format_duration_approx(every, sizeof every, (usec_t) jint(x, "period"),
+                                                                  PERIOD_ACCURACY) ?: "?");
+                else
+                        printf("%" PRId64 " read(s)", jint(x, "count"));
+                if (why)
+                        printf("; %s", why);
+                else if (strcmp(jstr(x, "verdict") ?: "unknown", "unknown") == 0)
+                        printf("; not a known reader");
+                printf(")\n");
+        }
+        if (k > 3)
+                printf("              and %zu more (numastatctl readers)\n", k - 3);
+        if (k > 0)
+                printf("              see numastatd.conf(5), KNOWN READERS, for readers that need no counting\n");
 }
 
 static void print_status(json_object *s) {
@@ -300,6 +365,7 @@ static void print_status(json_object *s) {
         } else
                 printf("     Readers: none seen%s\n",
                        jbool(sources, "readers") ? "" : " (reader detection unavailable)");
+        print_kept_on_by(readers);
         if (holds && json_object_array_length(holds) > 0) {
                 printf("       Holds: %zu, counting held on:\n", json_object_array_length(holds));
                 for (size_t i = 0; i < json_object_array_length(holds); i++)
@@ -456,6 +522,73 @@ static int verb_metrics(const Args *a) {
                         putchar(c);
                 else
                         printf("\\x%02x", c);
+        }
+        return EXIT_OK;
+}
+
+static void print_known_reader(json_object *k) {
+        json_object *exes = jget(k, "exe"), *files = jget(k, "files");
+
+        printf("%s (%s)\n", jstr(k, "name"), jstr(k, "source"));
+        if (jstr(k, "description"))
+                printf("    %s\n", jstr(k, "description"));
+        printf("    recognised by:");
+        for (size_t i = 0; exes && i < json_object_array_length(exes); i++)
+                printf(" %s", terminal_safe(json_object_get_string(json_object_array_get_idx(exes, i))));
+        printf("\n");
+        for (size_t i = 0; files && i < json_object_array_length(files); i++) {
+                json_object *f = json_object_array_get_idx(files, i);
+
+                printf("    reads of %s need no counting: %s\n", jstr(f, "path"), jstr(f, "why"));
+                if (jstr(f, "arg"))
+                        printf("      unless %s matches a numa_* name (default %s)\n", jstr(f, "arg"),
+                               jstr(f, "arg_default") ?: "none: counts");
+                if (jstr(f, "config"))
+                        printf("      unless %s%s%s%s lacks [%s] %s = %s\n", jstr(f, "config"),
+                               jstr(f, "config_arg") ? " (or the file " : "", jstr(f, "config_arg") ?: "",
+                               jstr(f, "config_arg") ? " names)" : "", jstr(f, "config_section"), jstr(f, "config_key"),
+                               jstr(f, "config_value"));
+        }
+        printf("    %s%s\n", files && json_object_array_length(files) > 0 ? "other reads count" : "its reads count",
+               jstr(k, "counts") ? ": " : "");
+        if (jstr(k, "counts"))
+                printf("      %s\n", jstr(k, "counts"));
+        if (jstr(k, "evidence"))
+                printf("    evidence: %s\n", jstr(k, "evidence"));
+        if (jstr(k, "advice"))
+                printf("    to need no counting: %s\n", jstr(k, "advice"));
+}
+
+/* The catalogue in effect, entry by entry. */
+static int verb_known_readers(const Args *a) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *list, *masked;
+        int r = call(a, "io.numastatd.ListKnownReaders", NULL, &reply);
+
+        if (r < 0)
+                return -r;
+        if (a->json) {
+                print_json(a, reply);
+                return EXIT_OK;
+        }
+        list = jget(reply, "known_readers");
+        masked = jget(reply, "masked");
+        if (!jbool(reply, "enabled")) {
+                printf("Known readers are off ([readers] known = no): every read counts unless a rule ignores it.\n");
+                return EXIT_OK;
+        }
+        if (!list || json_object_array_length(list) == 0)
+                printf("No known readers: every read counts unless a rule ignores it.\n");
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                if (i > 0)
+                        printf("\n");
+                print_known_reader(json_object_array_get_idx(list, i));
+        }
+        if (masked && json_object_array_length(masked) > 0) {
+                printf("\nmasked:");
+                for (size_t i = 0; i < json_object_array_length(masked); i++)
+                        printf(" %s", terminal_safe(json_object_get_string(json_object_array_get_idx(masked, i))));
+                printf("\n");
         }
         return EXIT_OK;
 }
@@ -773,6 +906,8 @@ int main(int argc, char *argv[]) {
                 return verb_counters(&a);
         if (strcmp(verb, "metrics") == 0)
                 return verb_metrics(&a);
+        if (strcmp(verb, "known-readers") == 0)
+                return verb_known_readers(&a);
         fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);
         return EXIT_USAGE;
 }

@@ -31,7 +31,7 @@ _numastatctl_files() {
 _numastatctl() {
         local cur=${COMP_WORDS[COMP_CWORD]}
         local prev=${COMP_WORDS[COMP_CWORD - 1]}
-        local commands='status monitor readers history counters metrics hold set-policy reload'
+        local commands='status monitor readers history counters metrics known-readers hold set-policy reload'
         local policies='strict coarse auto'
         local formats='pretty short'
         local opt='' value='' prefix=''

@@ -14,13 +14,11 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include <ini.h>
-
 #include "conf.h"
+#include "ini-file.h"
+#include "known-load.h"
 #include "macro.h"
 #include "strutil.h"
-
-#define WHITESPACE " \t\n\r\v\f"
 
 /* The kernel's TASK_COMM_LEN is 16 including the NUL: a longer comm= can never match. */
 #define COMM_MAX 15
@@ -62,7 +60,16 @@ void ignore_rule_done(IgnoreRule *r) {
         free(r->exe);
         free(r->unit);
         free(r->path);
+        free(r->source);
         *r = (IgnoreRule) {};
+}
+
+void rules_free(IgnoreRule **rules, size_t *n) {
+        for (size_t i = 0; i < *n; i++)
+                ignore_rule_done(&(*rules)[i]);
+        free(*rules);
+        *rules = NULL;
+        *n = 0;
 }
 
 static int rule_set_string(char **field, const char *name, const char *value, char **ret_error) {
@@ -165,6 +172,7 @@ void config_init(Config *c) {
                 .linger = 5 * 60 * USEC_PER_SEC,
                 .linger_max = 3600 * USEC_PER_SEC,
                 .exit_records = true,
+                .known = true,
                 .container_scan = USEC_INFINITY,        /* unset: by root */
                 .metrics_interval = 15 * USEC_PER_SEC,
         };
@@ -179,11 +187,9 @@ void config_done(Config *c) {
         if (!c)
                 return;
         c->watch = strv_free(c->watch);
-        for (size_t i = 0; i < c->n_ignore; i++)
-                ignore_rule_done(&c->ignore[i]);
-        free(c->ignore);
-        c->ignore = NULL;
-        c->n_ignore = 0;
+        rules_free(&c->ignore, &c->n_ignore);
+        rules_free(&c->count, &c->n_count);
+        catalogue_done(&c->known_readers);
         free(c->socket);
         c->socket = NULL;
         free(c->metrics_textfile);
@@ -308,9 +314,12 @@ static int parse_watch(Config *c _unused_, void *data, const char *value, char *
         return 0;
 }
 
-static int parse_ignore(Config *c, void *data _unused_, const char *value, char **reason) {
+/* ignore = and count = lines: each adds a rule, which remembers where it
+ * was written ("numastatd.conf:57"). */
+static int parse_rule(Config *c, IgnoreRule **rules, size_t *n_rules, const char *value, char **reason) {
         _cleanup_free_ char *why = NULL;
         IgnoreRule rule;
+        const char *base;
         int r;
 
         r = ignore_rule_parse(value, &rule, &why);
@@ -318,15 +327,30 @@ static int parse_ignore(Config *c, void *data _unused_, const char *value, char 
                 return r;
         if (r < 0)
                 return make_error(reason, -EINVAL, "%s", why ? why : "invalid rule");
+        base = c->parsing_file ? strrchr(c->parsing_file, '/') : NULL;
+        base = base ? base + 1 : c->parsing_file;
+        if (base && asprintf(&rule.source, "%s:%u", base, c->parsing_line) < 0) {
+                rule.source = NULL;
+                ignore_rule_done(&rule);
+                return -ENOMEM;
+        }
 
-        IgnoreRule *a = reallocarray(c->ignore, c->n_ignore + 1, sizeof(IgnoreRule));
+        IgnoreRule *a = reallocarray(*rules, *n_rules + 1, sizeof(IgnoreRule));
         if (!a) {
                 ignore_rule_done(&rule);
                 return -ENOMEM;
         }
-        a[c->n_ignore++] = rule;
-        c->ignore = a;
+        a[(*n_rules)++] = rule;
+        *rules = a;
         return 0;
+}
+
+static int parse_ignore(Config *c, void *data _unused_, const char *value, char **reason) {
+        return parse_rule(c, &c->ignore, &c->n_ignore, value, reason);
+}
+
+static int parse_count(Config *c, void *data _unused_, const char *value, char **reason) {
+        return parse_rule(c, &c->count, &c->n_count, value, reason);
 }
 
 static int parse_socket(Config *c _unused_, void *data, const char *value, char **reason) {
@@ -413,162 +437,67 @@ static const ConfigItem items[] = {
         { "readers",  "container_scan",     parse_container_scan,       offsetof(Config, container_scan)     },
         { "readers",  "watch",              parse_watch,                offsetof(Config, watch)              },
         { "readers",  "ignore",             parse_ignore,               offsetof(Config, ignore)             },
+        { "readers",  "count",              parse_count,                offsetof(Config, count)              },
+        { "readers",  "known",              parse_bool,                 offsetof(Config, known)              },
         { "varlink",  "socket",             parse_socket,               offsetof(Config, socket)             },
         { "metrics",  "textfile",           parse_textfile,             offsetof(Config, metrics_textfile)   },
         { "metrics",  "interval",           parse_metrics_interval,     offsetof(Config, metrics_interval)   },
         { "ledger",   "insns_per_page",     parse_insns_per_page,       offsetof(Config, insns_per_page)     },
 };
 
-static bool section_is_known(const char *s, size_t n) {
+/* "[policy], [pressure], ... or [ledger]", from the table. */
+static void format_sections(char *buf, size_t size) {
+        size_t n = 0, count = 0, k = 0;
+
         for (size_t i = 0; i < ELEMENTSOF(items); i++)
-                if (strlen(items[i].section) == n && strncmp(items[i].section, s, n) == 0)
-                        return true;
-        return false;
+                if (i == 0 || !streq(items[i].section, items[i - 1].section))
+                        count++;
+        buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(items) && n < size; i++) {
+                if (i > 0 && streq(items[i].section, items[i - 1].section))
+                        continue;
+                k++;
+                n += (size_t) snprintf(buf + n, size - n, "%s[%s]", k == 1 ? "" : k == count ? " or " : ", ",
+                                       items[i].section);
+        }
 }
 
 typedef struct ParseState {
         const char *path;
-        FILE *f;
         Config *config;
-        char *buf;
-        size_t bufsize;
-        unsigned line;                          /* of the line inih is working on */
         unsigned item_line[ELEMENTSOF(items)];  /* where each key was last set, 0 if not */
-        int error;                              /* the first error, if any */
-        unsigned error_line;
-        char *error_message;
 } ParseState;
 
-/* Records the first error only: later ones are often fallout. */
-_printf_(4, 5)
-static void state_fail(ParseState *st, int error, unsigned line, const char *fmt, ...) {
-        _cleanup_free_ char *m = NULL;
-        va_list ap;
-        int k;
+static int config_section(void *userdata _unused_, const char *section, unsigned line _unused_, char **reason) {
+        char expected[128];
 
-        if (st->error != 0)
-                return;
-
-        st->error = error;
-        st->error_line = line;
-
-        va_start(ap, fmt);
-        k = vasprintf(&m, fmt, ap);
-        va_end(ap);
-        if (k >= 0)
-                k = line > 0 ? asprintf(&st->error_message, "%s:%u: %s", st->path, line, m)
-                             : asprintf(&st->error_message, "%s: %s", st->path, m);
-        if (k < 0) {
-                st->error_message = NULL;
-                st->error = -ENOMEM;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(items); i++)
+                if (streq(items[i].section, section))
+                        return 0;
+        format_sections(expected, sizeof expected);
+        return make_error(reason, -EINVAL, "[%s]: unknown section (expected %s)", section, expected);
 }
 
-static void strip_inline_comment(char *s) {
-        /* ';' or '#' at the start or after white space begins a comment, so
-         * "mode = auto   # strict | coarse" works; "a#b" stays a value.
-         * inih itself only knows ';', and only inline. */
-        for (char *p = s; *p; p++)
-                if ((*p == ';' || *p == '#') && (p == s || strchr(WHITESPACE, p[-1]))) {
-                        *p = 0;
-                        return;
-                }
-}
-
-/* inih's ini_reader. We hand inih one cleaned-up line per call, which gives
- * us: our own line count (Debian's inih is built without
- * INI_HANDLER_LINENO), '#' inline comments, no silent splitting of lines
- * longer than inih's buffer, no continuation lines (inih would take an
- * indented "key = value" as more of the previous value), and errors that
- * say what is wrong where inih would only give a line number. */
-static char *config_reader(char *str, int num, void *userdata) {
+static int config_key(void *userdata, const char *section, const char *name, const char *value, unsigned line,
+                      char **reason) {
         ParseState *st = userdata;
-        ssize_t n;
-
-        if (st->error != 0)
-                return NULL;    /* stop: only the first error is reported */
-
-        errno = 0;
-        n = getline(&st->buf, &st->bufsize, st->f);
-        if (n < 0) {
-                if (ferror(st->f)) {
-                        int r = negative_errno();
-                        state_fail(st, r, 0, "%s", strerror(-r));
-                }
-                return NULL;
-        }
-        st->line++;
-
-        char *l = st->buf;
-        if (strlen(l) != (size_t) n) {
-                state_fail(st, -EINVAL, st->line, "line contains a NUL byte");
-                return NULL;
-        }
-        if (st->line == 1 && startswith(l, "\xEF\xBB\xBF"))
-                l += 3;
-
-        strip_inline_comment(l);
-        strstrip(l);
-
-        size_t len = strlen(l);
-        if (l[0] == '[') {
-                if (l[len - 1] != ']' || len < 3) {
-                        state_fail(st, -EINVAL, st->line, "syntax error: expected '[section]'");
-                        return NULL;
-                }
-                if (!section_is_known(l + 1, len - 2)) {
-                        state_fail(st, -EINVAL, st->line,
-                                   "%s: unknown section (expected [policy], [pressure], [readers] or [varlink])", l);
-                        return NULL;
-                }
-        } else if (len > 0 && !strpbrk(l, "=:")) {
-                /* inih also accepts "key: value", as Python's configparser does. */
-                state_fail(st, -EINVAL, st->line, "syntax error: expected 'key = value', '[section]' or a comment");
-                return NULL;
-        }
-
-        if (num <= 0 || len >= (size_t) num) {
-                state_fail(st, -EINVAL, st->line, "line too long (at most %d characters without comments)",
-                           num > 0 ? num - 1 : 0);
-                return NULL;
-        }
-
-        memcpy(str, l, len + 1);
-        return str;
-}
-
-static int config_handler(void *userdata, const char *section, const char *name, const char *value) {
-        ParseState *st = userdata;
-        _cleanup_free_ char *reason = NULL;
+        _cleanup_free_ char *why = NULL;
         int r;
 
-        if (st->error != 0)
-                return 0;
-
-        if (!value)
-                value = "";
-
-        if (isempty(section)) {
-                state_fail(st, -EINVAL, st->line, "%s: key outside of any section", name);
-                return 0;
-        }
-
         for (size_t i = 0; i < ELEMENTSOF(items); i++) {
-                if (!streq_ptr(items[i].section, section) || !streq_ptr(items[i].key, name))
+                if (!streq(items[i].section, section) || !streq(items[i].key, name))
                         continue;
 
-                r = items[i].parse(st->config, (uint8_t *) st->config + items[i].offset, value, &reason);
-                if (r < 0) {
-                        state_fail(st, r == -ENOMEM ? -ENOMEM : -EINVAL, st->line, "[%s] %s: %s", section, name,
-                                   reason ? reason : strerror(-r));
-                        return 0;
-                }
-                st->item_line[i] = st->line;
-                return 1;
+                st->config->parsing_line = line;
+                r = items[i].parse(st->config, (uint8_t *) st->config + items[i].offset, value, &why);
+                if (r < 0)
+                        return make_error(reason, r == -ENOMEM ? -ENOMEM : -EINVAL, "[%s] %s: %s", section, name,
+                                          why ? why : strerror(-r));
+                st->item_line[i] = line;
+                return 0;
         }
 
-        state_fail(st, -EINVAL, st->line, "[%s] %s: unknown key", section, name);
-        return 0;
+        return make_error(reason, -EINVAL, "[%s] %s: unknown key", section, name);
 }
 
 static unsigned item_line(const ParseState *st, const char *key) {
@@ -578,13 +507,14 @@ static unsigned item_line(const ParseState *st, const char *key) {
         return 0;
 }
 
-static void config_check(ParseState *st) {
+/* Returns 0, or -EINVAL with *ret_error = "PATH:LINE: why". */
+static int config_check(const ParseState *st, char **ret_error) {
         const Config *c = st->config;
         unsigned lc = item_line(st, "coarse_above"), ls = item_line(st, "strict_below");
         char where[32];
 
         if (c->strict_below <= c->coarse_above)
-                return;
+                return 0;
 
         /* An inverted hysteresis band. Blame the later of the two keys: that
          * is where the contradiction arose; name the other one and its line. */
@@ -594,11 +524,12 @@ static void config_check(ParseState *st) {
         else
                 snprintf(where, sizeof where, "default");
         if (ls >= lc)
-                state_fail(st, -EINVAL, ls, "[pressure] strict_below: %" PRIu64 " is above coarse_above (%" PRIu64 ", %s)",
-                           c->strict_below, c->coarse_above, where);
-        else
-                state_fail(st, -EINVAL, lc, "[pressure] coarse_above: %" PRIu64 " is below strict_below (%" PRIu64 ", %s)",
-                           c->coarse_above, c->strict_below, where);
+                return make_error(ret_error, -EINVAL,
+                                  "%s:%u: [pressure] strict_below: %" PRIu64 " is above coarse_above (%" PRIu64 ", %s)",
+                                  st->path, ls, c->strict_below, c->coarse_above, where);
+        return make_error(ret_error, -EINVAL,
+                          "%s:%u: [pressure] coarse_above: %" PRIu64 " is below strict_below (%" PRIu64 ", %s)",
+                          st->path, lc, c->coarse_above, c->strict_below, where);
 }
 
 static int config_new_defaults(Config *c) {
@@ -638,34 +569,27 @@ int config_load(Config *c, const char *path, bool must_exist, char **ret_error) 
 
         st = (ParseState) {
                 .path = path,
-                .f = f,
                 .config = &tmp,
         };
-
-        r = ini_parse_stream(config_reader, &st, config_handler, &st);
-        free(st.buf);
-        if (r < 0 && st.error == 0)
-                state_fail(&st, r == -2 ? -ENOMEM : -EIO, 0, "inih failed (%d)", r);
-        else if (r > 0 && (st.error == 0 || (unsigned) r < st.error_line)) {
-                /* Something inih rejected that our reader let through. */
-                free(st.error_message);
-                st.error_message = NULL;
-                st.error = 0;
-                state_fail(&st, -EINVAL, (unsigned) r, "syntax error");
-        }
-
-        if (st.error == 0)
-                config_check(&st);
-
-        if (st.error != 0) {
-                if (ret_error)
-                        *ret_error = st.error_message;
-                else
-                        free(st.error_message);
-                return st.error;
-        }
+        tmp.parsing_file = path;
+        r = ini_file_parse(f, path, config_section, config_key, &st, ret_error);
+        if (r >= 0)
+                r = config_check(&st, ret_error);
+        tmp.parsing_file = NULL;
+        if (r < 0)
+                return r;
 
 apply:
+        if (tmp.known) {
+                _cleanup_strv_free_ char **dirs = NULL;
+
+                r = catalogue_dirs(&dirs);
+                if (r < 0)
+                        return make_error(ret_error, r, "Out of memory");
+                r = catalogue_load(dirs, &tmp.known_readers, ret_error);
+                if (r < 0)
+                        return r;
+        }
         config_done(c);
         *c = tmp;
         tmp = (Config) {};

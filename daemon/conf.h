@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "known.h"
 #include "mode.h"
 #include "strutil.h"
 
@@ -40,6 +41,7 @@ typedef struct IgnoreRule {
          * one run through another path to the same file (/bin vs /usr/bin). */
         bool has_exe_id;
         uint64_t exe_dev, exe_ino;
+        char *source;   /* "numastatd.conf:57": where it was written, for "ignored by rule ..." */
 } IgnoreRule;
 
 typedef struct Config {
@@ -65,6 +67,10 @@ typedef struct Config {
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;
+        IgnoreRule *count;      /* count = rules: reads that count whatever the catalogue says */
+        size_t n_count;
+        bool known;             /* judge known readers by the catalogue (readers.d) */
+        Catalogue known_readers;        /* loaded with the file when known = yes */
         /* [varlink] */
         char *socket;
         /* [metrics] */
@@ -72,6 +78,10 @@ typedef struct Config {
         usec_t metrics_interval;        /* how often it is rewritten, when something changed */
         /* [ledger] */
         double insns_per_page;  /* the bench figure for this kernel; 0: unset */
+
+        /* While config_load() parses: where the key being parsed is. */
+        const char *parsing_file;
+        unsigned parsing_line;
 } Config;
 
 void config_init(Config *c);    /* the documented defaults */
@@ -85,3 +95,4 @@ int config_load(Config *c, const char *path, bool must_exist, char **ret_error);
 /* "comm=node_exporter path=/proc/vmstat" → rule. On error *ret_error says why. */
 int ignore_rule_parse(const char *s, IgnoreRule *ret, char **ret_error);
 void ignore_rule_done(IgnoreRule *r);
+void rules_free(IgnoreRule **rules, size_t *n);

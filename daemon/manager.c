@@ -20,6 +20,7 @@
 #include "socket-file.h"
 #include "stats.h"
 #include "time-util.h"
+#include "verdict.h"
 
 /* Events are stamped with the clock itself, not sd_event_now(): events
  * handled in one loop turn must keep their order (a read handled after a
@@ -840,17 +841,16 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
 /* Each exe= rule's binary by device and inode: a reader known only by its
  * exit record is matched so, and one run through another path to the same
  * file. The path as the reader's /proc shows it, on the daemon's own root. */
-static void manager_resolve_rules(Manager *m) {
-        for (size_t i = 0; i < m->config.n_ignore; i++) {
-                IgnoreRule *rule = &m->config.ignore[i];
+static void resolve_rules(IgnoreRule *rules, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                IgnoreRule *rule = &rules[i];
                 struct stat st;
 
                 rule->has_exe_id = false;
                 if (!rule->exe)
                         continue;
                 if (stat(rule->exe, &st) < 0) {
-                        log_debug_errno(errno, "Cannot stat %s of an ignore rule, matching it by path only: %m",
-                                        rule->exe);
+                        log_debug_errno(errno, "Cannot stat %s of a rule, matching it by path only: %m", rule->exe);
                         continue;
                 }
                 rule->has_exe_id = true;
@@ -859,16 +859,28 @@ static void manager_resolve_rules(Manager *m) {
         }
 }
 
-/* The fields the ignore rules look at: attributed before the decision. */
-static unsigned rules_fields(const Config *c) {
+static void manager_resolve_rules(Manager *m) {
+        resolve_rules(m->config.ignore, m->config.n_ignore);
+        resolve_rules(m->config.count, m->config.n_count);
+        known_cache_clear(&m->known_cache);     /* the catalogue was (re)loaded with the config */
+}
+
+static unsigned rule_fields(const IgnoreRule *rules, size_t n) {
         unsigned f = 0;
 
-        for (size_t i = 0; i < c->n_ignore; i++) {
-                const IgnoreRule *r = &c->ignore[i];
+        for (size_t i = 0; i < n; i++) {
+                const IgnoreRule *r = &rules[i];
                 f |= (r->comm ? ATTRIBUTE_COMM : 0) | (r->exe ? ATTRIBUTE_EXE : 0) |
                      (r->unit ? ATTRIBUTE_UNIT : 0) | (r->has_uid ? ATTRIBUTE_UID : 0);
         }
         return f;
+}
+
+/* The fields the rules and the catalogue look at: attributed before the
+ * decision. The catalogue knows readers by their binary. */
+static unsigned rules_fields(const Config *c) {
+        return rule_fields(c->ignore, c->n_ignore) | rule_fields(c->count, c->n_count) |
+               (c->known && c->known_readers.n > 0 ? ATTRIBUTE_EXE : 0);
 }
 
 static int manager_watch(Manager *m) {
@@ -1143,13 +1155,15 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
 
 static void manager_handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        _cleanup_free_ char *rule = NULL, *comm = NULL, *unit = NULL, *path = NULL;
+        _cleanup_free_ char *comm = NULL, *unit = NULL, *path = NULL, *why = NULL;
+        _cleanup_(read_judgement_done) ReadJudgement j = {};
         KernelState armed;
         ReaderIdentity id;
         ReaderRef ref;
         Step step = { .now = now };
         bool decided = false, triggered;
-        int idx, r;
+        bool counts;
+        int r;
 
         if (ev->overflow) {
                 m->readertab.overflows++;
@@ -1166,7 +1180,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
          * more) it is judged, and if it needs counting on, the kernel is
          * switched; naming it in full, the record and the log come after. */
         id = read_event_identity(ev);
-        idx = rules_match(m->config.ignore, m->config.n_ignore, &id);
+        read_judge(&m->config, &m->known_cache, &id, ev->pid, !ev->from_exit_record, &j);
+        counts = j.v.counts;
         ref = read_event_ref(ev);
         armed = m->kernel;
         triggered = read_triggered(m);
@@ -1176,10 +1191,10 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                         .mode = KERNEL_MODE_AUTO,
                         .auto_state = AUTO_STATE_TRIGGERED,
                         .confirmed = m->kmsg != NULL,
-                        .trigger_cause = idx < 0 ? CAUSE_READ : CAUSE_IGNORED_READ,
+                        .trigger_cause = counts ? CAUSE_READ : CAUSE_IGNORED_READ,
                         .triggered_by = ref,
                 };
-        if (idx < 0) {
+        if (counts) {
                 policy_on_counted_read(&m->engine, now, &ref);
                 /* A trigger the kernel's log did not confirm is not trusted
                  * to count: the decision writes strict then. */
@@ -1194,10 +1209,10 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         id = read_event_identity(ev);
         ref = read_event_ref(ev);
         if (triggered) {
-                manager_triggered(m, &armed, idx < 0 ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kmsg != NULL);
+                manager_triggered(m, &armed, counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kmsg != NULL);
                 step.from.triggered_by = ref;
         }
-        if (idx < 0) {
+        if (counts) {
                 PolicyConfig pc;
 
                 policy_on_reader_named(&m->engine, &ref);
@@ -1210,12 +1225,10 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                         manager_commit(m, &step);
                 else
                         manager_arm_deadline(m);        /* already counting: only linger moves */
-        } else
-                rule = rule_to_string(&m->config.ignore[idx]);
+        }
 
-        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, idx >= 0 ? (rule ?: "") : NULL,
-                          now_usec(CLOCK_REALTIME), now);
-        if (r >= 0 && idx < 0) {
+        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, now_usec(CLOCK_REALTIME), now);
+        if (r >= 0 && counts) {
                 /* Its period may now be known: wait for its next read too. */
                 manager_update_expected(m, now);
                 manager_arm_deadline(m);
@@ -1227,12 +1240,13 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 comm = cescape(ev->comm ?: "(gone)");
                 unit = cescape(ev->unit ?: "");
                 path = cescape(ev->path);
+                why = cescape(j.v.why ?: "");
                 log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s%s) read %s%s%s.", strnull(comm), ev->pid,
                          ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit),
                          ev->from_exit_record ? ", named from its exit record" : "", strnull(path),
-                         idx >= 0 ? ": ignored by rule " : "", idx >= 0 ? strnull(rule) : "");
+                         j.v.why ? ": " : "", strnull(why));
         }
-        if (triggered && idx >= 0)
+        if (triggered && !counts)
                 (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
         else
                 manager_state_changed(m);

@@ -25,6 +25,7 @@
 #include "parsers.h"
 #include "policy.h"
 #include "readers.h"
+#include "known-probe.h"
 #include "readertab.h"
 #include "socket-file.h"
 #include "status.h"
@@ -119,6 +120,7 @@ typedef struct Manager {
         uint64_t readers_retry_at;      /* CLOCK_REALTIME µs, for status; 0: no retry pending */
         sd_event_source *readers_timer;
         ReaderTable readertab;
+        KnownCache known_cache;         /* the catalogue's per-process verdicts */
         KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
         bool kmsg_trigger_pending;      /* the log said "on read"; no read event has claimed it yet */
         sd_event_source *trigger_timer; /* ...until TRIGGER_SETTLE_USEC after */

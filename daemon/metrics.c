@@ -38,7 +38,8 @@ static void reads(FILE *f, const ReaderTable *t) {
         bool *done = calloc(t->n ? t->n : 1, sizeof *done);
 
         family(f, "numastatd_reads_total", "counter",
-               "Reads of the statistics files by program (comm) and file, and whether an ignore rule matched.");
+               "Reads of the statistics files by program (comm) and file, whether they count (ignored), how that was "
+               "judged (verdict: unknown, count-rule, ignore-rule, known, known-counts) and by what (source, FILE:LINE).");
         /* Entries differ by exe, uid and unit too: summed per label set. */
         for (size_t i = 0; done && i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
@@ -49,7 +50,8 @@ static void reads(FILE *f, const ReaderTable *t) {
                 for (size_t j = i; j < t->n; j++) {
                         const ReaderEntry *o = &t->entries[j];
                         if (!done[j] && streq_ptr(o->comm, e->comm) && streq_ptr(o->path, e->path) &&
-                            o->ignored == e->ignored) {
+                            o->ignored == e->ignored && streq_ptr(o->verdict, e->verdict) &&
+                            streq_ptr(o->source, e->source)) {
                                 sum += o->count;
                                 done[j] = true;
                         }
@@ -58,7 +60,10 @@ static void reads(FILE *f, const ReaderTable *t) {
                 put_label(f, e->comm ? e->comm : "(unattributed)");
                 fputs("\",file=\"", f);
                 put_label(f, e->path);
-                fprintf(f, "\",ignored=\"%s\"} %" PRIu64 "\n", e->ignored ? "true" : "false", sum);
+                fprintf(f, "\",ignored=\"%s\",verdict=\"%s\",source=\"", e->ignored ? "true" : "false",
+                        e->verdict ?: READ_VERDICT_UNKNOWN);
+                put_label(f, e->source ?: "");
+                fprintf(f, "\"} %" PRIu64 "\n", sum);
         }
         free(done);
 }

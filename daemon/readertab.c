@@ -12,6 +12,9 @@ static void entry_done(ReaderEntry *e) {
         free(e->unit);
         free(e->path);
         free(e->rule);
+        free(e->why);
+        free(e->source);
+        free(e->known);
         memset(e, 0, sizeof *e);
 }
 
@@ -48,7 +51,11 @@ static bool entry_same_binary(const ReaderEntry *e, const ReaderIdentity *id) {
 /* The entry of the same binary that a read named from its exit record joins
  * (the most recently seen, if it ran from several units), or the entry made
  * from exit records that a read seen alive fills in. */
-static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, const char *rule) {
+static bool entry_judged(const ReaderEntry *e, const ReaderVerdict *v) {
+        return e->ignored == !v->counts && streq_ptr(e->why, v->why);
+}
+
+static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, const ReaderVerdict *v) {
         ReaderEntry *best = NULL;
         bool exited = id_from_exit(id);
 
@@ -58,7 +65,7 @@ static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, c
                 ReaderEntry *e = &t->entries[i];
 
                 /* Judged alike, or the entry's verdict would flip read by read. */
-                if (!entry_same_binary(e, id) || e->ignored != (rule != NULL) || !streq_ptr(e->rule, rule))
+                if (!entry_same_binary(e, id) || !entry_judged(e, v))
                         continue;
                 if (!exited && (e->exe || e->unit))
                         continue;       /* only an exit records' entry takes a live name */
@@ -114,6 +121,27 @@ static void entry_learn(ReaderEntry *e, uint64_t mono) {
         e->last_visit = mono;
 }
 
+/* When e's next read is due, with a margin, or 0 if it is not periodic. */
+static uint64_t entry_expected(const ReaderEntry *e, uint64_t linger_max) {
+        uint64_t margin, keep;
+
+        if (e->ignored || e->period == 0 || !e->comm || linger_max == 0)
+                return 0;
+        margin = e->period / 4 > 2 * 1000 * 1000 ? e->period / 4 : 2 * 1000 * 1000;
+        keep = e->period + margin < linger_max ? e->period + margin : linger_max;
+        return e->last_visit + keep;
+}
+
+uint64_t readertab_holds_until(const ReaderEntry *e, uint64_t linger, uint64_t linger_max) {
+        uint64_t lingering, expected;
+
+        if (e->ignored)
+                return 0;
+        lingering = linger == UINT64_MAX ? UINT64_MAX : e->last_visit + linger;
+        expected = entry_expected(e, linger_max);
+        return lingering > expected ? lingering : expected;
+}
+
 int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
                        size_t *ret_index) {
         uint64_t best = 0;
@@ -123,13 +151,8 @@ int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, 
                 return -1;
         for (size_t i = 0; i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
-                uint64_t margin, keep, until;
+                uint64_t until = entry_expected(e, linger_max);
 
-                if (e->ignored || e->period == 0 || !e->comm)
-                        continue;
-                margin = e->period / 4 > 2 * 1000 * 1000 ? e->period / 4 : 2 * 1000 * 1000;
-                keep = e->period + margin < linger_max ? e->period + margin : linger_max;
-                until = e->last_visit + keep;
                 if (until > now && until > best) {
                         best = until;
                         which = (int) i;
@@ -142,10 +165,35 @@ int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, 
         return which;
 }
 
-int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
+/* Sets e's verdict to v (a reload may change the rules or the catalogue). */
+static int entry_judge(ReaderEntry *e, const ReaderVerdict *v) {
+        char *rule = NULL, *why = NULL, *source = NULL, *known = NULL;
+
+        if (strdup_opt(v->rule, &rule) < 0 || strdup_opt(v->why, &why) < 0 || strdup_opt(v->source, &source) < 0 ||
+            strdup_opt(v->known, &known) < 0) {
+                free(rule);
+                free(why);
+                free(source);
+                free(known);
+                return -ENOMEM;
+        }
+        free(e->rule);
+        free(e->why);
+        free(e->source);
+        free(e->known);
+        e->rule = rule;
+        e->why = why;
+        e->source = source;
+        e->known = known;
+        e->ignored = !v->counts;
+        e->verdict = v->verdict;
+        return 0;
+}
+
+int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
                   uint64_t now, uint64_t mono) {
         const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
-        bool has_uid = id->has_uid, ignored = rule != NULL;
+        bool has_uid = id->has_uid, ignored = !v->counts;
         uid_t uid = id->uid;
         ReaderEntry *e = NULL, n = {};
 
@@ -158,7 +206,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         for (size_t i = 0; i < t->n && !e; i++)
                 if (entry_is(&t->entries[i], id))
                         e = &t->entries[i];
-        if (!e && (e = entry_for_binary(t, id, rule)) && !id_from_exit(id)) {
+        if (!e && (e = entry_for_binary(t, id, v)) && !id_from_exit(id)) {
                 /* Seen alive at last: the entry gets the path and unit. */
                 if (strdup_opt(exe, &n.exe) < 0 || strdup_opt(unit, &n.unit) < 0) {
                         entry_done(&n);
@@ -179,14 +227,8 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
                         e->exe_ino = id->exe_ino;
                 }
                 /* The rules may have changed on reload. */
-                if (e->ignored != ignored || !streq_ptr(e->rule, rule)) {
-                        char *r = NULL;
-                        if (strdup_opt(rule, &r) < 0)
-                                return -ENOMEM;
-                        free(e->rule);
-                        e->rule = r;
-                        e->ignored = ignored;
-                }
+                if ((!entry_judged(e, v) || !streq_ptr(e->source, v->source)) && entry_judge(e, v) < 0)
+                        return -ENOMEM;
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
                         entry_learn(e, mono);
@@ -194,7 +236,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         }
 
         if (strdup_opt(comm, &n.comm) < 0 || strdup_opt(exe, &n.exe) < 0 || strdup_opt(unit, &n.unit) < 0 ||
-            strdup_opt(path, &n.path) < 0 || strdup_opt(rule, &n.rule) < 0) {
+            strdup_opt(path, &n.path) < 0 || entry_judge(&n, v) < 0) {
                 entry_done(&n);
                 return -ENOMEM;
         }
@@ -207,7 +249,6 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         n.pid_verified = pid_verified;
         n.first_seen = n.last_seen = now;
         n.count = 1;
-        n.ignored = ignored;
         n.last_visit = mono;
 
         if (t->n < READERTAB_MAX)

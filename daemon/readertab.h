@@ -34,8 +34,12 @@ typedef struct ReaderEntry {
         bool pid_verified;                      /* a pidfd pinned last_pid while it was named */
         uint64_t first_seen, last_seen;         /* CLOCK_REALTIME µs */
         uint64_t count;
-        bool ignored;
+        bool ignored;                           /* its reads do not count (a rule, or the catalogue) */
         char *rule;                             /* the ignore rule that matched */
+        const char *verdict;                    /* a static READ_VERDICT_* word */
+        char *why;                              /* why its reads count or not, for people */
+        char *source;                           /* "FILE:LINE" of what decided, or NULL */
+        char *known;                            /* the catalogue entry it is, or NULL */
 
         /* Its period, learned from its counted reads (CLOCK_MONOTONIC µs). */
         uint64_t last_visit;                    /* the last visit's first read; 0: none */
@@ -44,6 +48,22 @@ typedef struct ReaderEntry {
         uint64_t period;                        /* 0: not (yet) seen to be periodic */
 } ReaderEntry;
 
+/* How a read was judged (verdict.c decides). */
+#define READ_VERDICT_UNKNOWN "unknown"          /* no rule, not in the catalogue: counts */
+#define READ_VERDICT_COUNT_RULE "count-rule"    /* a count = rule: counts */
+#define READ_VERDICT_IGNORE_RULE "ignore-rule"  /* an ignore = rule: does not count */
+#define READ_VERDICT_KNOWN "known"              /* the catalogue: needs no counting */
+#define READ_VERDICT_KNOWN_COUNTS "known-counts"        /* the catalogue: counts */
+
+typedef struct ReaderVerdict {
+        bool counts;
+        const char *verdict;    /* READ_VERDICT_* */
+        const char *rule;       /* the ignore rule's text, for READ_VERDICT_IGNORE_RULE */
+        const char *why;
+        const char *source;
+        const char *known;
+} ReaderVerdict;
+
 typedef struct ReaderTable {
         ReaderEntry entries[READERTAB_MAX];
         size_t n;
@@ -51,10 +71,9 @@ typedef struct ReaderTable {
 } ReaderTable;
 
 /* Records a read by id at now (CLOCK_REALTIME µs, for people) and mono
- * (CLOCK_MONOTONIC µs, for its period). rule: the ignore rule that
- * matched, NULL for a counted read. Returns 1 if it made a new entry, 0 if
- * it updated one, -ENOMEM. */
-int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const char *rule,
+ * (CLOCK_MONOTONIC µs, for its period), judged v. Returns 1 if it made a
+ * new entry, 0 if it updated one, -ENOMEM. */
+int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
                   uint64_t now, uint64_t mono);
 
 /* The period of a series of intervals between visits, or 0 if they do not
@@ -71,6 +90,10 @@ uint64_t readertab_period(const uint64_t *intervals, unsigned n);
  * after now. linger_max 0: none is. */
 int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
                        size_t *ret_index);
+/* Until when e's counted reads keep counting on (CLOCK_MONOTONIC µs):
+ * linger after its last visit, or its next expected read; 0 if its reads
+ * do not count. linger UINT64_MAX: for good. */
+uint64_t readertab_holds_until(const ReaderEntry *e, uint64_t linger, uint64_t linger_max);
 void readertab_done(ReaderTable *t);
 /* Indices of entries sorted by count, highest first; ret has t->n slots. */
 void readertab_by_count(const ReaderTable *t, size_t *ret);

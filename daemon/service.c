@@ -99,6 +99,28 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
         return varlink_reply(link, r);
 }
 
+static int method_list_known_readers(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        _cleanup_json_ json_object *r = json_object_new_object();
+        json_object *masked = json_object_new_array();
+        Status st;
+
+        if (check_parameters(link, p, NULL) < 0) {
+                json_object_put(masked);
+                return 0;
+        }
+        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        if (!r || !masked) {
+                json_object_put(masked);
+                return -ENOMEM;
+        }
+        for (char **n = st.known_readers ? st.known_readers->masked : NULL; n && *n; n++)
+                json_object_array_add(masked, json_object_new_string(*n));
+        json_object_object_add(r, "enabled", json_object_new_boolean(st.known_readers != NULL));
+        json_object_object_add(r, "known_readers", catalogue_to_json(st.known_readers));
+        json_object_object_add(r, "masked", masked);
+        return varlink_reply(link, r);
+}
+
 /* An error reply: a message for people, and the errno when there is one. */
 static int reply_error(Varlink *link, const char *error, const char *message, int error_number) {
         _cleanup_json_ json_object *e = json_object_new_object();
@@ -301,6 +323,8 @@ int service_setup(Manager *m) {
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetCounters", method_get_counters);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.GetMetrics", method_get_metrics);
+        if (r >= 0)
+                r = varlink_server_bind_method(m->varlink, "io.numastatd.ListKnownReaders", method_list_known_readers);
         if (r >= 0)
                 r = varlink_server_bind_method(m->varlink, "io.numastatd.Hold", method_hold);
         if (r >= 0)

@@ -120,7 +120,14 @@ static json_object *transitions_json(const History *h, const StatusViewer *v) {
         return a;
 }
 
-static json_object *readers_json(const ReaderTable *t, const StatusViewer *v) {
+/* Whether e's reads keep counting on now (policy auto, counting on). */
+static bool keeps_counting_on(const Status *s, const ReaderEntry *e) {
+        return s->policy == POLICY_AUTO && s->counting &&
+               readertab_holds_until(e, s->policy_config.linger, s->linger_max) > s->now;
+}
+
+static json_object *readers_json(const Status *s, const StatusViewer *v) {
+        const ReaderTable *t = s->readers;
         json_object *a = json_object_new_array();
         size_t order[READERTAB_MAX];
 
@@ -145,6 +152,12 @@ static json_object *readers_json(const ReaderTable *t, const StatusViewer *v) {
                 json_object_object_add(o, "period", json_u64_or_null(e->period));
                 json_object_object_add(o, "ignored", json_object_new_boolean(e->ignored));
                 json_object_object_add(o, "rule", json_untrusted(e->rule));
+                json_object_object_add(o, "verdict", json_object_new_string(e->verdict ?: READ_VERDICT_UNKNOWN));
+                json_object_object_add(o, "known", json_untrusted(e->known));
+                /* Why may name what the reader's command line or config says. */
+                json_object_object_add(o, "why", full ? json_untrusted(e->why) : NULL);
+                json_object_object_add(o, "source", full ? json_untrusted(e->source) : NULL);
+                json_object_object_add(o, "keeps_counting_on", json_object_new_boolean(keeps_counting_on(s, e)));
                 json_object_array_add(a, o);
         }
         return a;
@@ -403,7 +416,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "config_error", json_untrusted(s->config_error));
         json_object_object_add(o, "last_error", err);
         json_object_object_add(o, "nodes", nodes_json(s->topology));
-        json_object_object_add(o, "readers", readers_json(s->readers, v));
+        json_object_object_add(o, "readers", readers_json(s, v));
         json_object_object_add(o, "holds", holds_json(s, v));
         json_object_object_add(o, "sources", sources_json(s, v));
         json_object_object_add(o, "counters", counters_json(&s->counters));
@@ -414,4 +427,47 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "started", json_u64(s->started));
         json_object_object_add(o, "pid", json_object_new_int(s->pid));
         return o;
+}
+
+static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
+        json_object *o = json_object_new_object();
+        char source[512];
+
+        snprintf(source, sizeof source, "%s:%u", k->source, f->line);
+        json_object_object_add(o, "path", json_untrusted(f->glob));
+        json_object_object_add(o, "why", json_untrusted(f->why));
+        json_object_object_add(o, "arg", json_untrusted(f->arg));
+        json_object_object_add(o, "arg_default", json_untrusted(f->arg_default));
+        json_object_object_add(o, "config", json_untrusted(f->config));
+        json_object_object_add(o, "config_arg", json_untrusted(f->config_arg));
+        json_object_object_add(o, "config_section", json_untrusted(f->config_section));
+        json_object_object_add(o, "config_key", json_untrusted(f->config_key));
+        json_object_object_add(o, "config_value", json_untrusted(f->config_value));
+        json_object_object_add(o, "source", json_untrusted(source));
+        return o;
+}
+
+json_object *catalogue_to_json(const Catalogue *c) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && c && i < c->n; i++) {
+                const KnownReader *k = &c->readers[i];
+                json_object *o = json_object_new_object(), *exes = json_object_new_array(),
+                            *files = json_object_new_array();
+
+                for (size_t j = 0; j < k->n_exes; j++)
+                        json_object_array_add(exes, json_untrusted(k->exes[j].path));
+                for (size_t j = 0; j < k->n_files; j++)
+                        json_object_array_add(files, known_file_json(k, &k->files[j]));
+                json_object_object_add(o, "name", json_untrusted(k->name));
+                json_object_object_add(o, "source", json_untrusted(k->source));
+                json_object_object_add(o, "description", json_untrusted(k->description));
+                json_object_object_add(o, "evidence", json_untrusted(k->evidence));
+                json_object_object_add(o, "counts", json_untrusted(k->counts));
+                json_object_object_add(o, "advice", json_untrusted(k->advice));
+                json_object_object_add(o, "exe", exes);
+                json_object_object_add(o, "files", files);
+                json_object_array_add(a, o);
+        }
+        return a;
 }

@@ -41,6 +41,9 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .zones_stale = m->zones_stale,
 
                 .readers = &m->readertab,
+                .now = now,
+                .linger_max = m->config.linger_max,
+                .known_readers = m->config.known ? &m->config.known_readers : NULL,
                 .holds = m->holds,
                 .n_holds = m->n_holds,
                 .sources = {

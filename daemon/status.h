@@ -24,6 +24,7 @@
 #include "mode.h"
 #include "parsers.h"
 #include "policy.h"
+#include "known.h"
 #include "readertab.h"
 #include "topology.h"
 
@@ -121,6 +122,9 @@ typedef struct Status {
         bool zones_stale;
 
         const ReaderTable *readers;
+        uint64_t now;                   /* CLOCK_MONOTONIC µs: when it was built */
+        usec_t linger_max;              /* for which readers keep counting on now */
+        const Catalogue *known_readers; /* the catalogue in effect, NULL with [readers] known = no */
         Hold *const *holds;           /* numastatctl hold, oldest first */
         size_t n_holds;
         StatusSources sources;
@@ -155,6 +159,9 @@ typedef struct StatusViewer {
 
 /* The io.numastatd status object, as viewer may see it. NULL on OOM. */
 json_object *status_to_json(const Status *s, const StatusViewer *viewer);
+
+/* ListKnownReaders' known_readers: the catalogue's entries. NULL on OOM. */
+json_object *catalogue_to_json(const Catalogue *c);
 
 /* GetCounters' object: the counters as the kernel would show them had
  * nothing been reset since the daemon started. fresh: read for this call. */

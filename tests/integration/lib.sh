@@ -93,6 +93,10 @@ for k in sys.argv[1].split("."):
 print(json.dumps(v) if isinstance(v,(dict,list)) or v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1"
 }
 
+# The daemon judges known readers by the catalogue it ships, not by what
+# this machine may have installed in /etc or /usr/lib.
+export NUMASTATD_KNOWN_READERS_PATH=${NUMASTATD_KNOWN_READERS_PATH:-$SRCDIR/conf/readers.d}
+
 # start_daemon TREE [ARGS...]: starts numastatd on TREE with its socket and
 # runtime directory (the crash-restore state) in TREE/run/numastatd; sets
 # DAEMON_PID and SOCK.

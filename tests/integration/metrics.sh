@@ -53,7 +53,7 @@ S=$(ctl --json=short)
 is "$(value numastatd_transitions_total 'cause="pressure-above"' <<< "$M")" \
    "$(echo "$S" | python3 -c 'import json,sys; print(sum(t["cause"] == "pressure-above" for t in json.load(sys.stdin)["transitions"]))')" \
    "numastatd_transitions_total{cause=\"pressure-above\"} matches the history"
-is "$(value numastatd_reads_total 'comm="we\\\"ird\\nname",file="/proc/vmstat",ignored="false"' <<< "$M")" 1 \
+is "$(value numastatd_reads_total 'comm="we\\\"ird\\nname",file="/proc/vmstat",ignored="false",verdict="unknown",source=""' <<< "$M")" 1 \
    "a reader named we\"ird<newline>name is one series, its label C-escaped"
 ok $(python3 -c 'import sys; v = float(sys.argv[1]); sys.exit(0 if v > 0 else 1)' "$(value numastatd_counting_on_seconds_total <<< "$M")"; echo $?) \
    "  numastatd_counting_on_seconds_total moves"

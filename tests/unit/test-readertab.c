@@ -6,12 +6,16 @@
 #include "tap.h"
 
 /* The old positional form, kept for the tables below. */
+/* The verdict of an ignore rule r, or of a reader nobody knows (NULL). */
+#define V(r) (&(ReaderVerdict) { .counts = (r) == NULL, .verdict = (r) ? READ_VERDICT_IGNORE_RULE : READ_VERDICT_UNKNOWN, \
+                                 .rule = (r), .why = (r) })
+
 static int add(ReaderTable *t, const char *comm, const char *exe, const char *unit, bool has_uid, uid_t uid,
                pid_t pid, const char *path, bool ignored, const char *rule, uint64_t now) {
         ReaderIdentity id = {
                 .comm = comm, .exe = exe, .unit = unit, .has_uid = has_uid, .uid = uid, .path = path,
         };
-        return readertab_add(t, &id, pid, false, ignored ? (rule ? rule : "") : NULL, now, now);
+        return readertab_add(t, &id, pid, false, V(ignored ? (rule ? rule : "") : NULL), now, now);
 }
 
 #define SEC (1000 * 1000ULL)
@@ -21,7 +25,7 @@ static ReaderEntry *read_at(ReaderTable *t, const char *comm, const double *at, 
         for (size_t i = 0; i < n; i++) {
                 ReaderIdentity id = { .comm = comm, .exe = "/usr/bin/x", .has_uid = true, .path = "/proc/vmstat" };
                 uint64_t mono = 1000 * SEC + (uint64_t) (at[i] * SEC);
-                readertab_add(t, &id, 42, false, ignored ? "" : NULL, mono, mono);
+                readertab_add(t, &id, 42, false, V(ignored ? "" : NULL), mono, mono);
         }
         for (size_t i = 0; i < t->n; i++)
                 if (t->entries[i].comm && strcmp(t->entries[i].comm, comm) == 0)
@@ -86,28 +90,28 @@ static void test_exit_records_join(void) {
         no_id.has_exe_id = false;
 
         /* Exit records first: an entry without a path, then filled in. */
-        is_int(readertab_add(&t, &exited, 10, false, NULL, 1 * SEC, 1 * SEC), 1, "an exit record makes an entry");
-        is_int(readertab_add(&t, &exited, 11, false, NULL, 11 * SEC, 11 * SEC), 0, "  the next one joins it");
-        is_int(readertab_add(&t, &alive, 12, false, NULL, 21 * SEC, 21 * SEC), 0,
+        is_int(readertab_add(&t, &exited, 10, false, V(NULL), 1 * SEC, 1 * SEC), 1, "an exit record makes an entry");
+        is_int(readertab_add(&t, &exited, 11, false, V(NULL), 11 * SEC, 11 * SEC), 0, "  the next one joins it");
+        is_int(readertab_add(&t, &alive, 12, false, V(NULL), 21 * SEC, 21 * SEC), 0,
                "a read seen alive, same binary: the same entry");
         is_int(t.n, 1, "  one entry");
         is_str(t.entries[0].exe, "/usr/lib/sysstat/sadc", "  which now has the path");
         is_str(t.entries[0].unit, "sysstat-collect.service", "  and the unit");
-        is_int(readertab_add(&t, &exited, 13, false, NULL, 31 * SEC, 31 * SEC), 0,
+        is_int(readertab_add(&t, &exited, 13, false, V(NULL), 31 * SEC, 31 * SEC), 0,
                "an exit record after that: the same entry");
         is_int(t.n, 1, "  still one entry");
         is_u64(t.entries[0].count, 4, "  four reads");
         is_u64(t.entries[0].period, 10 * SEC, "  one period, learned across both kinds of name");
 
-        is_int(readertab_add(&t, &other_binary, 14, false, NULL, 32 * SEC, 32 * SEC), 1,
+        is_int(readertab_add(&t, &other_binary, 14, false, V(NULL), 32 * SEC, 32 * SEC), 1,
                "another binary with the same comm: its own entry");
-        is_int(readertab_add(&t, &other_uid, 15, false, NULL, 33 * SEC, 33 * SEC), 1, "another uid: its own entry");
-        is_int(readertab_add(&t, &no_id, 16, false, NULL, 34 * SEC, 34 * SEC), 1,
+        is_int(readertab_add(&t, &other_uid, 15, false, V(NULL), 33 * SEC, 33 * SEC), 1, "another uid: its own entry");
+        is_int(readertab_add(&t, &no_id, 16, false, V(NULL), 34 * SEC, 34 * SEC), 1,
                "no device and inode: nothing to join by");
         /* A second live entry, another unit: an exit record joins the most recent. */
         alive.unit = "cron.service";
-        is_int(readertab_add(&t, &alive, 18, false, NULL, 40 * SEC, 40 * SEC), 1, "run from another unit: an entry");
-        is_int(readertab_add(&t, &exited, 19, false, NULL, 41 * SEC, 41 * SEC), 0, "an exit record joins");
+        is_int(readertab_add(&t, &alive, 18, false, V(NULL), 40 * SEC, 40 * SEC), 1, "run from another unit: an entry");
+        is_int(readertab_add(&t, &exited, 19, false, V(NULL), 41 * SEC, 41 * SEC), 0, "an exit record joins");
         is_u64(t.entries[t.n - 1].count, 2, "  the most recently seen of them");
         is_str(t.entries[t.n - 1].unit, "cron.service", "  (cron.service)");
         readertab_done(&t);
@@ -116,11 +120,11 @@ static void test_exit_records_join(void) {
          * (no unit) counts. Folded together, the entry's verdict would
          * flip read by read. */
         alive.unit = "sysstat-collect.service";
-        is_int(readertab_add(&t, &alive, 20, false, "unit=sysstat-collect.service", 50 * SEC, 50 * SEC), 1,
+        is_int(readertab_add(&t, &alive, 20, false, V("unit=sysstat-collect.service"), 50 * SEC, 50 * SEC), 1,
                "ignored alive: an entry");
-        is_int(readertab_add(&t, &exited, 21, false, NULL, 51 * SEC, 51 * SEC), 1,
+        is_int(readertab_add(&t, &exited, 21, false, V(NULL), 51 * SEC, 51 * SEC), 1,
                "counted from its exit record: not folded into the ignored entry");
-        is_int(readertab_add(&t, &exited, 22, false, NULL, 61 * SEC, 61 * SEC), 0, "  and the next joins that one");
+        is_int(readertab_add(&t, &exited, 22, false, V(NULL), 61 * SEC, 61 * SEC), 0, "  and the next joins that one");
         readertab_done(&t);
 }
 

@@ -95,7 +95,7 @@ ok $? "a reader (cat of node1/numastat) turns counting on"
 is "$(cat $SYSCTL)" "$ON" "  $SYSCTL reads $ON"
 ctl readers | grep -q "^cat (pid $CATPID, uid 0) read /sys/devices/system/node/node1/numastat"
 ok $? "attributed to cat, its pid and file"
-ctl readers | grep -q "^head .*ignored by comm=head"
+ctl readers | grep -q "^head .*ignored by rule .*(comm=head)"
 ok $? "the ignored reader is listed as ignored"
 kill $LOAD 2>/dev/null
 stop

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "known-probe.h"
+#include "log.h"
+#include "macro.h"
+#include "rootfs.h"
+#include "strutil.h"
+
+#define CMDLINE_MAX (64 * 1024)
+#define CONFIG_MAX (1024 * 1024)
+
+/* Texts are cut where they would overflow: they are for people. */
+_printf_(3, 4)
+static void format_to(char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+}
+
+void known_cache_clear(KnownCache *c) {
+        *c = (KnownCache) {};
+}
+
+/* Opens path inside the process's root: absolute links and ".." stay in
+ * it, no magic links, and no mount is crossed (a FUSE mount a user made
+ * could block us). */
+static int open_in_root(int rootfd, const char *path, int flags) {
+        struct open_how how = {
+                /* openat2() refuses O_PATH with any flag but a few. */
+                .flags = (uint64_t) (flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY | O_NONBLOCK)),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+        };
+        int fd = (int) syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+
+        return fd < 0 ? -errno : fd;
+}
+
+static int proc_root_open(pid_t pid) {
+        char p[64];
+        int fd;
+
+        snprintf(p, sizeof p, "/proc/" PID_FMT "/root", pid);
+        fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* Whether the process's root is the daemon's own. */
+static bool same_root(int rootfd) {
+        struct stat a, b;
+
+        return fstat(rootfd, &a) >= 0 && stat("/", &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {
+        _cleanup_close_ int fd = open_in_root(rootfd, e->path, O_PATH);
+        struct stat st;
+
+        return fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
+               (uint64_t) st.st_ino == rd->exe_ino;
+}
+
+/* The entry whose executable the reader runs: by device and inode as
+ * stat() on our root sees it, else (a live process with a root of its own:
+ * a container) at the entry's path inside its root. Never by comm. */
+static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd, const KnownExe **ret_exe) {
+        _cleanup_close_ int rootfd = -1;
+
+        if (!rd->has_exe_id)
+                return NULL;
+        for (size_t i = 0; i < cat->n; i++)
+                for (size_t j = 0; j < cat->readers[i].n_exes; j++) {
+                        const KnownExe *e = &cat->readers[i].exes[j];
+                        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino) {
+                                *ret_exe = e;
+                                return &cat->readers[i];
+                        }
+                }
+        if (!rd->alive || rd->pid <= 0)
+                return NULL;
+        rootfd = proc_root_open(rd->pid);
+        if (rootfd < 0 || same_root(rootfd))
+                return NULL;
+        for (size_t i = 0; i < cat->n; i++)
+                for (size_t j = 0; j < cat->readers[i].n_exes; j++)
+                        if (exe_in_root(rootfd, &cat->readers[i].exes[j], rd)) {
+                                *ret_exe = &cat->readers[i].exes[j];
+                                return &cat->readers[i];
+                        }
+        return NULL;
+}
+
+static int proc_start_time(pid_t pid, uint64_t *ret) {
+        _cleanup_free_ char *stat = NULL;
+        char path[64];
+        const char *p;
+        unsigned long long start;
+        int r;
+
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/stat", pid);
+        r = root_read_file("/", path, 4096, &stat);
+        if (r < 0)
+                return r;
+        /* After the comm's closing parenthesis (the comm may hold one):
+         * state is field 3, starttime field 22. */
+        p = strrchr(stat, ')');
+        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                         &start) != 1)
+                return -EIO;
+        *ret = start;
+        return 0;
+}
+
+/* argv from /proc/PID/cmdline: NUL-separated words. */
+static int proc_argv(pid_t pid, char ***ret, size_t *ret_n) {
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_strv_free_ char **argv = NULL;
+        char path[64];
+        size_t len, n = 0;
+        int r;
+
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/cmdline", pid);
+        r = root_read_file_len("/", path, CMDLINE_MAX, &buf, &len);
+        if (r < 0)
+                return r;
+        if (len == 0)
+                return -ENODATA;        /* a zombie, or a kernel thread */
+        for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+                r = strv_extend(&argv, buf + i);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        *ret = TAKE_PTR(argv);
+        *ret_n = n;
+        return 0;
+}
+
+static int read_in_root(pid_t pid, const char *path, char **ret) {
+        _cleanup_close_ int rootfd = -1, fd = -1;
+        struct stat st;
+
+        if (!path || path[0] != '/')
+                return -EINVAL;         /* relative to a cwd we do not follow */
+        rootfd = proc_root_open(pid);
+        if (rootfd < 0)
+                return rootfd;
+        fd = open_in_root(rootfd, path, O_RDONLY);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;         /* a FIFO or a device would block or lie */
+        return fd_read_all(fd, CONFIG_MAX, ret, NULL);
+}
+
+/* Judges file f of entry k for a live process, from its own facts. */
+static bool judge_live(const KnownFile *f, pid_t pid, char *why, size_t size) {
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *config = NULL;
+        KnownFacts facts = {};
+        int r;
+
+        r = proc_argv(pid, &argv, &facts.argc);
+        if (r < 0)
+                log_debug_errno(r, "Cannot read the command line of reader " PID_FMT ": %m", pid);
+        facts.argv = argv;
+        if (f->config) {
+                facts.config_path = known_file_config_path(f, argv, facts.argc);
+                r = read_in_root(pid, facts.config_path, &config);
+                facts.config_error = r < 0 ? r : 0;
+                facts.config_text = config;
+        }
+        return known_file_counts(f, &facts, why, size);
+}
+
+static KnownCacheEntry *cache_find(KnownCache *c, pid_t pid, bool any_start, uint64_t start, size_t reader,
+                                   size_t file) {
+        for (size_t i = 0; i < KNOWN_CACHE_MAX; i++) {
+                KnownCacheEntry *e = &c->entries[i];
+                if (e->pid == pid && pid > 0 && (any_start || e->start == start) && e->reader == reader &&
+                    e->file == file)
+                        return e;
+        }
+        return NULL;
+}
+
+void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret) {
+        const KnownExe *exe = NULL;
+        const KnownReader *k;
+        const KnownFile *f;
+        KnownCacheEntry *e;
+        size_t ki, fi;
+        uint64_t start = 0;
+        bool have_start;
+
+        *ret = (KnownVerdict) { .counts = true };
+        k = cat ? find_reader(cat, rd, &exe) : NULL;
+        if (!k)
+                return;
+        ret->reader = k;
+        f = known_reader_file(k, rd->path);
+        if (!f) {
+                format_to(ret->why, sizeof ret->why, "counts: %s", k->counts ?: "known, but these reads are not listed");
+                format_to(ret->source, sizeof ret->source, "%s", k->source);
+                return;
+        }
+        format_to(ret->source, sizeof ret->source, "%s:%u", k->source, f->line);
+        if (!f->arg && !f->config) {
+                ret->counts = false;
+                format_to(ret->why, sizeof ret->why, "known %s: %s", k->name, f->why);
+                return;
+        }
+
+        ki = (size_t) (k - cat->readers);
+        fi = (size_t) (f - k->files);
+        have_start = rd->alive && rd->pid > 0 && proc_start_time(rd->pid, &start) >= 0;
+        /* A process gone before we looked: its verdict from an earlier read,
+         * if it had one; otherwise nothing can be checked, and it counts. */
+        e = cache_find(cache, rd->pid, !have_start, start, ki, fi);
+        if (!e && !have_start) {
+                format_to(ret->why, sizeof ret->why, "counts: gone before its command line could be checked");
+                return;
+        }
+        if (!e) {
+                e = &cache->entries[cache->next];
+                cache->next = (cache->next + 1) % KNOWN_CACHE_MAX;
+                *e = (KnownCacheEntry) { .pid = rd->pid, .start = start, .reader = ki, .file = fi };
+                e->counts = judge_live(f, rd->pid, e->why, sizeof e->why);
+        }
+        ret->counts = e->counts;
+        if (e->counts)
+                format_to(ret->why, sizeof ret->why, "%s", e->why);
+        else
+                format_to(ret->why, sizeof ret->why, "known %s: %s", k->name, e->why);
+}

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* asprintf(), vasprintf() */
+#endif
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ini-file.h"
+#include "known.h"
+#include "macro.h"
+#include "strutil.h"
+
+/* Far more than any program needs; a file is data an admin may get wrong. */
+#define KNOWN_EXES_MAX 16
+#define KNOWN_FILES_MAX 16
+
+static const char *const numa_counters[] = { NUMA_COUNTER_NAMES };
+
+_printf_(3, 4)
+static int fail(char **reason, int error, const char *fmt, ...) {
+        va_list ap;
+        int k;
+
+        va_start(ap, fmt);
+        k = vasprintf(reason, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *reason = NULL;
+                return -ENOMEM;
+        }
+        return error;
+}
+
+static void known_file_done(KnownFile *f) {
+        free(f->glob);
+        free(f->why);
+        free(f->arg);
+        free(f->arg_default);
+        free(f->config);
+        free(f->config_arg);
+        free(f->config_section);
+        free(f->config_key);
+        free(f->config_value);
+        *f = (KnownFile) {};
+}
+
+void known_reader_done(KnownReader *k) {
+        if (!k)
+                return;
+        free(k->name);
+        free(k->source);
+        free(k->description);
+        free(k->evidence);
+        free(k->counts);
+        free(k->advice);
+        for (size_t i = 0; i < k->n_exes; i++)
+                free(k->exes[i].path);
+        free(k->exes);
+        for (size_t i = 0; i < k->n_files; i++)
+                known_file_done(&k->files[i]);
+        free(k->files);
+        *k = (KnownReader) {};
+}
+
+void catalogue_done(Catalogue *c) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < c->n; i++)
+                known_reader_done(&c->readers[i]);
+        free(c->readers);
+        strv_free(c->masked);
+        *c = (Catalogue) {};
+}
+
+typedef struct EntryState {
+        KnownReader *k;
+        KnownFile *file;        /* the [file] section being read, NULL in [reader] */
+} EntryState;
+
+static int entry_section(void *userdata, const char *section, unsigned line, char **reason) {
+        EntryState *st = userdata;
+        const char *glob;
+        KnownFile *a;
+
+        if (streq(section, "reader")) {
+                st->file = NULL;
+                return 0;
+        }
+        glob = startswith(section, "file ");
+        if (!glob)
+                return fail(reason, -EINVAL, "[%s]: unknown section (expected [reader] or [file PATH])", section);
+        glob += strspn(glob, " \t");
+        if (glob[0] != '/')
+                return fail(reason, -EINVAL, "[%s]: '%s' is not an absolute path (glob)", section, glob);
+        if (st->k->n_files >= KNOWN_FILES_MAX)
+                return fail(reason, -EINVAL, "[%s]: more than %d [file] sections", section, KNOWN_FILES_MAX);
+        a = reallocarray(st->k->files, st->k->n_files + 1, sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        st->k->files = a;
+        st->file = &a[st->k->n_files];
+        *st->file = (KnownFile) { .glob = strdup(glob), .line = line };
+        if (!st->file->glob)
+                return -ENOMEM;
+        st->k->n_files++;
+        return 0;
+}
+
+static int set_once(char **field, const char *section, const char *key, const char *value, char **reason) {
+        if (*field)
+                return fail(reason, -EINVAL, "[%s] %s: set twice", section, key);
+        if (isempty(value))
+                return fail(reason, -EINVAL, "[%s] %s: empty value", section, key);
+        *field = strdup(value);
+        return *field ? 0 : -ENOMEM;
+}
+
+/* Prose keys may be repeated: each line adds to the text (lines are at
+ * most 199 characters). */
+static int append_text(char **field, const char *section, const char *key, const char *value, char **reason) {
+        char *n;
+
+        if (isempty(value))
+                return fail(reason, -EINVAL, "[%s] %s: empty value", section, key);
+        if (!*field)
+                n = strdup(value);
+        else if (asprintf(&n, "%s %s", *field, value) < 0)
+                n = NULL;
+        if (!n)
+                return -ENOMEM;
+        free(*field);
+        *field = n;
+        return 0;
+}
+
+static int entry_key(void *userdata, const char *section, const char *key, const char *value, unsigned line,
+                     char **reason) {
+        EntryState *st = userdata;
+        KnownReader *k = st->k;
+        KnownFile *f = st->file;
+
+        if (!f) {
+                if (streq(key, "exe")) {
+                        KnownExe *a;
+
+                        if (value[0] != '/')
+                                return fail(reason, -EINVAL, "[%s] exe: '%s' is not an absolute path", section, value);
+                        if (k->n_exes >= KNOWN_EXES_MAX)
+                                return fail(reason, -EINVAL, "[%s] exe: more than %d", section, KNOWN_EXES_MAX);
+                        a = reallocarray(k->exes, k->n_exes + 1, sizeof *a);
+                        if (!a)
+                                return -ENOMEM;
+                        k->exes = a;
+                        a[k->n_exes] = (KnownExe) { .path = strdup(value), .line = line };
+                        if (!a[k->n_exes].path)
+                                return -ENOMEM;
+                        k->n_exes++;
+                        return 0;
+                }
+                if (streq(key, "description"))
+                        return append_text(&k->description, section, key, value, reason);
+                if (streq(key, "evidence"))
+                        return append_text(&k->evidence, section, key, value, reason);
+                if (streq(key, "counts"))
+                        return append_text(&k->counts, section, key, value, reason);
+                if (streq(key, "advice"))
+                        return append_text(&k->advice, section, key, value, reason);
+                return fail(reason, -EINVAL, "[%s] %s: unknown key", section, key);
+        }
+
+#define FILE_KEY(name)                                                          \
+        if (streq(key, #name))                                                  \
+                return set_once(&f->name, section, key, value, reason)
+        FILE_KEY(why);
+        FILE_KEY(arg);
+        FILE_KEY(arg_default);
+        FILE_KEY(config_arg);
+        FILE_KEY(config_section);
+        FILE_KEY(config_key);
+        FILE_KEY(config_value);
+#undef FILE_KEY
+        if (streq(key, "config")) {
+                if (value[0] != '/')
+                        return fail(reason, -EINVAL, "[%s] config: '%s' is not an absolute path", section, value);
+                return set_once(&f->config, section, key, value, reason);
+        }
+        return fail(reason, -EINVAL, "[%s] %s: unknown key", section, key);
+}
+
+/* What the parser cannot check key by key: the keys that go together. */
+static int entry_check(const KnownReader *k, const char *path, char **ret_error) {
+        if (k->n_exes == 0)
+                return fail(ret_error, -EINVAL, "%s: no exe= in [reader]: a known reader is recognised by its executable",
+                            path);
+        for (size_t i = 0; i < k->n_files; i++) {
+                const KnownFile *f = &k->files[i];
+                bool any_config = f->config || f->config_arg || f->config_section || f->config_key || f->config_value;
+
+                if (!f->why)
+                        return fail(ret_error, -EINVAL, "%s:%u: [file %s]: no why= (what makes these reads need no counting)",
+                                    path, f->line, f->glob);
+                if (f->arg_default && !f->arg)
+                        return fail(ret_error, -EINVAL, "%s:%u: [file %s]: arg_default= without arg=", path, f->line,
+                                    f->glob);
+                if (f->arg_default && numa_regex_matches(f->arg_default, NULL) != 0)
+                        return fail(ret_error, -EINVAL,
+                                    "%s:%u: [file %s]: arg_default= '%s' matches a numa_* name or does not compile",
+                                    path, f->line, f->glob, f->arg_default);
+                if (any_config && !(f->config && f->config_section && f->config_key && f->config_value))
+                        return fail(ret_error, -EINVAL,
+                                    "%s:%u: [file %s]: config=, config_section=, config_key= and config_value= go together",
+                                    path, f->line, f->glob);
+        }
+        return 0;
+}
+
+int known_reader_parse(FILE *f, const char *path, const char *name, KnownReader *ret, char **ret_error) {
+        _cleanup_(known_reader_done) KnownReader k = {};
+        EntryState st = { .k = &k };
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        k.name = strdup(name);
+        k.source = strdup(path);
+        if (!k.name || !k.source)
+                return -ENOMEM;
+
+        r = ini_file_parse(f, path, entry_section, entry_key, &st, ret_error);
+        if (r < 0)
+                return r;
+        r = entry_check(&k, path, ret_error);
+        if (r < 0)
+                return r;
+
+        *ret = k;
+        k = (KnownReader) {};
+        return 0;
+}
+
+const KnownFile *known_reader_file(const KnownReader *k, const char *path) {
+        if (!k || !path)
+                return NULL;
+        for (size_t i = 0; i < k->n_files; i++)
+                if (fnmatch(k->files[i].glob, path, FNM_PATHNAME) == 0)
+                        return &k->files[i];
+        return NULL;
+}
+
+const char *argv_option(char * const *argv, size_t n, const char *option) {
+        const char *value = NULL;
+        size_t l = strlen(option);
+
+        /* The last one wins, as with Go's kingpin and most parsers. */
+        for (size_t i = 0; i < n; i++) {
+                if (strncmp(argv[i], option, l) != 0)
+                        continue;
+                if (argv[i][l] == '=')
+                        value = argv[i] + l + 1;
+                else if (argv[i][l] == '\0' && i + 1 < n)
+                        value = argv[++i];
+        }
+        return value;
+}
+
+int numa_regex_matches(const char *regex, const char **ret_name) {
+        regex_t re;
+
+        if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(numa_counters); i++)
+                if (regexec(&re, numa_counters[i], 0, NULL, 0) == 0) {
+                        regfree(&re);
+                        if (ret_name)
+                                *ret_name = numa_counters[i];
+                        return 1;
+                }
+        regfree(&re);
+        return 0;
+}
+
+int netdata_conf_get(const char *text, const char *section, const char *key, char **ret_value) {
+        _cleanup_free_ char *copy = strdup(text), *value = NULL;
+        bool in_section = false;
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        /* strtok_r() skips empty lines, which netdata skips too. */
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *eq;
+
+                strstrip(line);
+                if (line[0] == '\0' || line[0] == '#')
+                        continue;
+                if (line[0] == '[') {
+                        size_t n = strlen(line);
+                        if (n < 2 || line[n - 1] != ']')
+                                return -EINVAL;
+                        line[n - 1] = '\0';
+                        in_section = streq(strstrip(line + 1), section);
+                        continue;
+                }
+                eq = strchr(line, '=');
+                if (!eq)
+                        return -EINVAL;
+                *eq = '\0';
+                if (in_section && streq(strstrip(line), key)) {
+                        free(value);
+                        value = strdup(strstrip(eq + 1));       /* the last one wins */
+                        if (!value)
+                                return -ENOMEM;
+                }
+        }
+        if (!value)
+                return 0;
+        *ret_value = TAKE_PTR(value);
+        return 1;
+}
+
+const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc) {
+        const char *p = NULL;
+
+        if (!f->config)
+                return NULL;
+        if (f->config_arg && argv)
+                p = argv_option(argv, argc, f->config_arg);
+        return p ?: f->config;
+}
+
+static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) _printf_(4, 5);
+static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+        return counts;
+}
+
+bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size) {
+        if (f->arg) {
+                const char *value = facts->argv ? argv_option(facts->argv, facts->argc, f->arg) : NULL, *name = NULL;
+                int r;
+
+                if (!facts->argv)
+                        return verdict(true, buf, size, "counts: its command line cannot be read to check %s", f->arg);
+                r = numa_regex_matches(value ?: f->arg_default ?: "", &name);
+                if (r < 0)
+                        return verdict(true, buf, size, "counts: %s '%s' is not a regular expression we can check",
+                                       f->arg, value);
+                if (r > 0)
+                        return verdict(true, buf, size, "counts: %s matches %s", f->arg, name);
+        }
+        if (f->config) {
+                _cleanup_free_ char *value = NULL;
+                const char *path = facts->config_path ?: f->config;
+                int r;
+
+                if (!facts->config_text)
+                        return verdict(true, buf, size, "counts: %s cannot be read (%s)", path,
+                                       strerror(-(facts->config_error ?: -ENOENT)));
+                r = netdata_conf_get(facts->config_text, f->config_section, f->config_key, &value);
+                if (r < 0)
+                        return verdict(true, buf, size, "counts: %s cannot be parsed", path);
+                if (r == 0 || !streq(value, f->config_value))
+                        return verdict(true, buf, size, "counts: %s has [%s] %s = %s (not %s)", path,
+                                       f->config_section, f->config_key, r == 0 ? "(unset)" : value, f->config_value);
+        }
+        return verdict(false, buf, size, "%s", f->why);
+}

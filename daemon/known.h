@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The catalogue of known readers: programs that read the statistics files
+ * but, as their sources show, export none of the six NUMA counters there,
+ * so their reads need no counting. One file per program, in the INI dialect
+ * of numastatd.conf (numastatd.conf(5), KNOWN READERS). Pure: parsing from
+ * a FILE the caller opened, and the judgements on facts the caller read
+ * from the process (known-probe.c does that I/O). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The six counters counting off stops and zeroes. */
+#define NUMA_COUNTER_NAMES "numa_hit", "numa_miss", "numa_foreign", "numa_interleave", "numa_local", "numa_other"
+
+/* One [file GLOB] section: reads of these files need no counting, unless
+ * its condition says the process does use a NUMA counter after all. */
+typedef struct KnownFile {
+        char *glob;             /* fnmatch(3) with FNM_PATHNAME over the watched path */
+        unsigned line;          /* of the section header */
+        char *why;              /* "default collectors export no numa_* of /proc/vmstat" */
+        /* arg: an option whose value is a POSIX extended regex over field
+         * names ("--collector.vmstat.fields"); arg_default when absent. */
+        char *arg, *arg_default;
+        /* config: a file, in the process's root, that decides: reads need
+         * no counting only if [config_section] config_key = config_value
+         * there. config_arg: an option that names another config file. */
+        char *config, *config_arg, *config_section, *config_key, *config_value;
+} KnownFile;
+
+typedef struct KnownExe {
+        char *path;             /* absolute: on the host, or inside the process's root */
+        unsigned line;
+        bool has_id;            /* stat() on the daemon's root found it (known-load.c) */
+        uint64_t dev, ino;
+} KnownExe;
+
+typedef struct KnownReader {
+        char *name;             /* the file name without ".conf" */
+        char *source;           /* the file it was read from */
+        char *description, *evidence;
+        char *counts;           /* why reads not covered by a [file] count ("default pmlogger config logs ...") */
+        char *advice;           /* how a counting reader stops needing the counters */
+        KnownExe *exes;
+        size_t n_exes;
+        KnownFile *files;
+        size_t n_files;
+} KnownReader;
+
+typedef struct Catalogue {
+        KnownReader *readers;
+        size_t n;
+        char **masked;          /* names masked by an empty file */
+} Catalogue;
+
+/* Parses one entry; name is its file name without ".conf", path names it
+ * in messages. An entry must name at least one exe. Returns 0 or a
+ * negative errno with *ret_error = "PATH:LINE: why" (malloc'd). */
+int known_reader_parse(FILE *f, const char *path, const char *name, KnownReader *ret, char **ret_error);
+void known_reader_done(KnownReader *k);
+void catalogue_done(Catalogue *c);
+
+/* The file section of k that covers path, or NULL. */
+const KnownFile *known_reader_file(const KnownReader *k, const char *path);
+
+/* The value of the last "OPTION=VALUE" or "OPTION VALUE" in argv (n
+ * words), or NULL. */
+const char *argv_option(char * const *argv, size_t n, const char *option);
+
+/* Tests regex (POSIX extended, unanchored search like Go's MatchString)
+ * against the six counter names: 0 if none matches, 1 if one does (its
+ * name in *ret_name), -EINVAL if it does not compile. */
+int numa_regex_matches(const char *regex, const char **ret_name);
+
+/* A value from a netdata-style configuration (netdata.conf): "[section]",
+ * "name = value", '#' comments, every line stripped (netdata's own
+ * appconfig rules; inih would take its tab-indented keys for continuation
+ * lines). Returns 1 and *ret_value (malloc'd) if set, 0 if not, -EINVAL
+ * if a line is neither, -ENOMEM. */
+int netdata_conf_get(const char *text, const char *section, const char *key, char **ret_value);
+
+/* What the process's own facts say about a read of a file section.
+ * argv: its command line (n words), NULL if unreadable; config_text: the
+ * config file's contents, NULL if unreadable (config_error says why). */
+typedef struct KnownFacts {
+        char **argv;
+        size_t argc;
+        const char *config_path;        /* the config file as the process names it */
+        const char *config_text;
+        int config_error;               /* why config_text is NULL (negative errno) */
+} KnownFacts;
+
+/* Whether a read of f by a process with these facts counts, with why
+ * (written to buf: "counts: --collector.vmstat.fields matches numa_hit" or
+ * f's why). Facts that cannot be read count. */
+bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size);
+
+/* The config file that decides for f: config_arg's value, else config. */
+const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verdict.h"
+
+static void judge_by_rule(ReadJudgement *j, const IgnoreRule *r, int idx, bool counts) {
+        j->rule = idx;
+        j->rule_text = rule_to_string(r);
+        snprintf(j->source, sizeof j->source, "%s", r->source ?: "");
+        snprintf(j->why, sizeof j->why, "%s rule %s (%s)", counts ? "counts: by" : "ignored by",
+                 r->source ?: "numastatd.conf", j->rule_text ?: "?");
+        j->v = (ReaderVerdict) {
+                .counts = counts,
+                .verdict = counts ? READ_VERDICT_COUNT_RULE : READ_VERDICT_IGNORE_RULE,
+                .rule = counts ? NULL : (j->rule_text ?: ""),
+                .why = j->why,
+                .source = r->source ? j->source : NULL,
+        };
+}
+
+void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
+                ReadJudgement *ret) {
+        KnownRead rd = {
+                .pid = pid,
+                .alive = alive,
+                .has_exe_id = id->has_exe_id,
+                .exe_dev = id->exe_dev,
+                .exe_ino = id->exe_ino,
+                .path = id->path,
+        };
+        int idx;
+
+        *ret = (ReadJudgement) { .rule = -1, .v = { .counts = true, .verdict = READ_VERDICT_UNKNOWN } };
+
+        /* The operator's word wins over the catalogue; count wins over ignore. */
+        idx = rules_match(c->count, c->n_count, id);
+        if (idx >= 0)
+                return judge_by_rule(ret, &c->count[idx], idx, true);
+        idx = rules_match(c->ignore, c->n_ignore, id);
+        if (idx >= 0)
+                return judge_by_rule(ret, &c->ignore[idx], idx, false);
+        if (!c->known)
+                return;
+
+        known_judge(&c->known_readers, cache, &rd, &ret->known);
+        if (!ret->known.reader)
+                return;
+        ret->v = (ReaderVerdict) {
+                .counts = ret->known.counts,
+                .verdict = ret->known.counts ? READ_VERDICT_KNOWN_COUNTS : READ_VERDICT_KNOWN,
+                .why = ret->known.why,
+                .source = ret->known.source,
+                .known = ret->known.reader->name,
+        };
+}
+
+void read_judgement_done(ReadJudgement *j) {
+        free(j->rule_text);
+        j->rule_text = NULL;
+}

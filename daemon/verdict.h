@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Whether a read counts: the operator's count = rules, then ignore =
+ * rules, then the known-readers catalogue ([readers] known = yes); a
+ * reader none of them knows counts (the safe side). */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "known-probe.h"
+#include "readertab.h"
+#include "rules.h"
+
+typedef struct ReadJudgement {
+        ReaderVerdict v;        /* its strings point into this struct */
+        int rule;               /* the count or ignore rule's index, or -1 */
+        char *rule_text;        /* "comm=head" (malloc'd) */
+        char why[KNOWN_WHY_MAX + 64];
+        char source[KNOWN_SOURCE_MAX];
+        KnownVerdict known;
+} ReadJudgement;
+
+/* alive: /proc/PID still shows the reader (not named from its exit record). */
+void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
+                ReadJudgement *ret);
+void read_judgement_done(ReadJudgement *j);

@@ -1,0 +1,210 @@
+#!/bin/bash
+# Known readers, judged by what they export: the real prometheus-node-exporter
+# scraped every 300 ms on a --root tree under allocation pressure, with the
+# shipped catalogue (conf/readers.d). With its default collectors its reads of
+# /proc/vmstat need no counting and counting stays off; with a
+# --collector.vmstat.fields that matches numa_* they count. Operator rules win
+# (count =, known = no); an override masks an entry; a broken one is reported
+# with FILE:LINE. A copy at /bin/node_exporter inside a process's own root
+# (the upstream image) is recognised, and such a verdict only affects the
+# process that earned it: an unknown reader still turns counting on.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN"
+NE=$(command -v prometheus-node-exporter || true)
+if [ -z "$NE" ]; then
+        echo "1..0 # SKIP prometheus-node-exporter is missing (scripts/install-deps.sh --test installs it)"
+        exit 0
+fi
+fake_kernel_tree known
+auto_conf > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with the shipped catalogue"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+NEPID=
+# exporter ARGS...: (re)starts node_exporter on the tree, as a collector on a
+# monitored host runs it, and waits until it serves.
+exporter() {
+        [ -z "$NEPID" ] || { kill "$NEPID"; wait "$NEPID" 2>/dev/null; }
+        "$@" --web.listen-address="127.0.0.1:$PORT" --path.procfs="$T/proc" --path.sysfs="$T/sys" \
+                > "$T/node_exporter.log" 2>&1 &
+        NEPID=$!
+        wait_for 10 scrape_once
+}
+exporter_in() {  # exporter_in ROOT ARGS...: the same, chrooted in a mount namespace of its own
+        local root=$1
+        shift
+        [ -z "$NEPID" ] || { kill "$NEPID"; wait "$NEPID" 2>/dev/null; }
+        unshare -m sh -c 'tree=$1 root=$2 port=$3; shift 3
+                mount --bind "$tree/proc" "$root/host/proc" && mount --bind "$tree/sys" "$root/host/sys" &&
+                exec chroot "$root" "$@" --web.listen-address="127.0.0.1:$port" --path.procfs=/host/proc --path.sysfs=/host/sys' \
+                sh "$T" "$root" "$PORT" "$@" > "$T/node_exporter.log" 2>&1 &
+        NEPID=$!
+        wait_for 10 scrape_once
+}
+scrape_once() { python3 -c 'import sys, urllib.request
+urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read()' "$PORT" 2>/dev/null; }
+# scrapes N: N scrapes 300 ms apart; prints how many of them found counting on
+# right after (the daemon reacts to a counted read within milliseconds).
+scrapes() {
+        python3 - "$PORT" "$SYSCTL" "$1" <<'PY'
+import sys, time, urllib.request
+port, sysctl, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+on = 0
+for _ in range(n):
+    urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read()
+    time.sleep(0.3)
+    on += open(sysctl).read().strip() == "1"
+print(on)
+PY
+}
+reader_json() {  # reader_json FIELD: FIELD of the prometheus-node (or node_exporter) reader of /proc/vmstat
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] in ("prometheus-node", "node_exporter") and r["path"] == "/proc/vmstat"]
+v = r[-1][sys.argv[1]] if r else "none"
+print(json.dumps(v) if not isinstance(v, str) else v)' "$1"
+}
+
+# ---- default collectors: known, counting stays off ----
+exporter "$NE"
+ok $? "node_exporter serves on 127.0.0.1:$PORT, reading the tree"
+is "$(scrapes 15)" 0 "15 scrapes with default collectors: counting stayed off after every one"
+is "$(reader_json verdict)" known "  its reads were judged known"
+is "$(reader_json known)" prometheus-node-exporter "  by the prometheus-node-exporter entry"
+contains "$(reader_json source)" "conf/readers.d/prometheus-node-exporter.conf:" "  whose file and line are the source"
+is "$(reader_json ignored)" true "  so they do not count"
+contains "$(ctl readers)" "prometheus-node (pid $NEPID, uid 0) read /proc/vmstat" "numastatctl readers names it"
+contains "$(ctl readers | grep prometheus-node)" \
+         "known prometheus-node-exporter: default collectors export no numa_* of /proc/vmstat" "  and says why its reads need no counting"
+ok $(ctl metrics | grep -q '^numastatd_reads_total{comm="prometheus-node",file="/proc/vmstat",ignored="true",verdict="known",source=".*prometheus-node-exporter.conf:[0-9]*"} [0-9]'; echo $?) \
+   "the metrics carry the verdict and its source"
+conforms Status "a status with a known reader conforms to the interface file" <<< "$(ctl --json=short)"
+
+# ---- a fields regex that matches numa_*: its reads count ----
+exporter "$NE" '--collector.vmstat.fields=^(numa_|pg).*'
+ok $? "node_exporter restarted with --collector.vmstat.fields=^(numa_|pg).*"
+wait_for 10 sysctl_is 1
+ok $? "  its first scrape turns counting on"
+is "$(scrapes 10)" 10 "  and every scrape after finds it on"
+is "$(reader_json verdict)" known-counts "  judged known-counts"
+is "$(reader_json why)" "counts: --collector.vmstat.fields matches numa_hit" "  because the regex matches numa_hit"
+contains "$(ctl)" "Kept on by: prometheus-node (" "numastatctl status says what keeps counting on"
+contains "$(ctl | grep -A1 'Kept on by')" "counts: --collector.vmstat.fields matches numa_hit" "  and why"
+# The same option spelled as two words, and a regex matching no numa_* name.
+exporter "$NE" --collector.vmstat.fields '^(pgpg|pswp).*'
+ok $? "node_exporter restarted with --collector.vmstat.fields '^(pgpg|pswp).*'"
+wait_for 10 sysctl_is 0
+ok $? "  counting goes off again under pressure"
+is "$(scrapes 10)" 0 "  its scrapes leave it off"
+
+# ---- the operator's rules win ----
+auto_conf "count = comm=prometheus-node path=/proc/vmstat" > "$T/conf"
+ctl reload > /dev/null
+is "$(scrapes 3)" 3 "count = comm=prometheus-node: every scrape counts"
+is "$(reader_json verdict)" count-rule "  judged by the count rule"
+contains "$(reader_json why)" "counts: by rule conf:11 (comm=prometheus-node path=/proc/vmstat)" "  which it names by file and line"
+auto_conf "known = no" > "$T/conf"
+ctl reload > /dev/null
+is "$(scrapes 3)" 3 "known = no: every scrape counts"
+is "$(reader_json verdict)" unknown "  judged as an unknown reader"
+is "$(ctl --json=short known-readers | json_get enabled)" false "  and known-readers says the catalogue is off"
+auto_conf > "$T/conf"
+ctl reload > /dev/null
+wait_for 10 sysctl_is 0
+ok $? "the catalogue back: counting off again"
+
+# ---- the catalogue: listed, overridden, masked, checked ----
+K=$(ctl known-readers)
+for e in atop collectd netdata numastat pcp procps-vmstat prometheus-node-exporter sysstat; do
+        ok $(echo "$K" | grep -q "^$e ($SRCDIR/conf/readers.d/$e.conf)$"; echo $?) "known-readers lists $e with its file"
+done
+contains "$K" "evidence: collector/vmstat_linux.go (1.5.0)" "  with the evidence"
+contains "$K" "unless --collector.vmstat.fields matches a numa_* name (default ^(oom_kill|pgpg|pswp|pg.*fault).*)" \
+         "  and the condition that makes node_exporter's reads count"
+conforms KnownReader "the catalogue's entries conform to the interface file" \
+         <<< "$(ctl --json=short known-readers | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["known_readers"][0]))')"
+
+mkdir -p "$T/etc-readers"
+: > "$T/etc-readers/prometheus-node-exporter.conf"
+stop_daemon
+NUMASTATD_KNOWN_READERS_PATH="$T/etc-readers:$SRCDIR/conf/readers.d" start_daemon "$T" --config="$T/conf"
+ok $? "daemon restarted with an empty prometheus-node-exporter.conf of higher precedence"
+contains "$(ctl known-readers)" "masked: prometheus-node-exporter" "  known-readers says it is masked"
+wait_for 10 sysctl_is 1
+ok $? "  node_exporter's next scrape counts"
+printf '[reader]\nexe = /usr/bin/prometheus-node-exporter\n[file /proc/vmstat]\nwhy = local override\n' \
+        > "$T/etc-readers/prometheus-node-exporter.conf"
+ctl reload > /dev/null
+scrapes 1 > /dev/null
+wait_for 15 sysctl_is 0
+ok $? "an override of the same name replaces the shipped entry on reload: counting off"
+contains "$(ctl readers | grep prometheus-node)" "known prometheus-node-exporter: local override" "  judged by the override"
+printf '[reader]\nexe = /usr/bin/prometheus-node-exporter\n[file /proc/vmstat]\nwhy = x\nbogus = 1\n' \
+        > "$T/etc-readers/prometheus-node-exporter.conf"
+out=$(NUMASTATD_KNOWN_READERS_PATH="$T/etc-readers" "$NUMASTATD" --config="$T/conf" --check-config 2>&1)
+ok $([ $? -ne 0 ]; echo $?) "--check-config rejects a broken entry"
+contains "$out" "$T/etc-readers/prometheus-node-exporter.conf:5: [file /proc/vmstat] bogus: unknown key" "  naming FILE:LINE"
+out=$(ctl reload 2>&1)
+ok $([ $? -ne 0 ]; echo $?) "a reload with a broken entry is rejected"
+contains "$(ctl)" "prometheus-node-exporter.conf:5" "  and status shows the error"
+wait_for 5 sysctl_is 0
+ok $? "  the running catalogue stays: counting still off"
+stop_daemon
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon restarted with the shipped catalogue"
+wait_for 15 sysctl_is 0
+ok $? "  counting off"
+
+# ---- the upstream image: /bin/node_exporter inside its own root ----
+R=$(mktemp -d "$T/image-XXXXXX")
+mkdir -p "$R/bin" "$R/host/proc" "$R/host/sys" "$R/lib64" "$R/lib/x86_64-linux-gnu"
+cp "$NE" "$R/bin/node_exporter"
+for l in $(ldd "$NE" | grep -o '/[^ ]*'); do cp "$l" "$R$l"; done
+exporter_in "$R" /bin/node_exporter
+ok $? "node_exporter as /bin/node_exporter, chrooted, reads the tree through /host/proc"
+is "$(scrapes 10)" 0 "  10 scrapes: counting stayed off"
+is "$(reader_json known)" prometheus-node-exporter "  recognised by its executable inside its root"
+exporter_in "$R" /bin/node_exporter '--collector.vmstat.fields=numa_hit'
+wait_for 10 sysctl_is 1
+ok $? "  with --collector.vmstat.fields=numa_hit its reads count"
+kill "$NEPID"; wait "$NEPID" 2>/dev/null; NEPID=
+
+# An unprivileged user who names any binary /bin/node_exporter in a root of
+# their own fools the catalogue about their own reads only.
+wait_for 15 sysctl_is 0
+ok $? "counting off again"
+U=$(mktemp -d /tmp/numastatd-user-XXXXXX)
+cleanup_trees+=("$U")
+mkdir -p "$U/bin" "$U/host/proc" "$U/lib64" "$U/lib/x86_64-linux-gnu"
+cp /bin/dash "$U/bin/node_exporter"
+for l in $(ldd /bin/dash | grep -o '/[^ ]*'); do cp "$l" "$U$l"; done
+chown -R 65534:65534 "$U"
+chmod 755 "$U"
+mkfifo "$U/wait"
+chown 65534:65534 "$U/wait"
+# dash as /bin/node_exporter (its read builtin reads the file), alive until
+# released through the FIFO: a reader gone before the daemon looks counts.
+as_nobody unshare -Urm sh -c 'mount --bind "$1/proc" "$2/host/proc" && exec chroot "$2" /bin/node_exporter -c "
+i=0; while [ \$i -lt 20 ]; do read x < /host/proc/vmstat; i=\$((i + 1)); done; : > /done; read x < /wait"' \
+        sh "$T" "$U" > "$T/fake-exporter.log" 2>&1 &
+FAKE_NE=$!
+fake_reads() {
+        ctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "node_exporter" and r["uid"] == 65534))'
+}
+# (Reads queued together are one event: fewer than 20 are seen.)
+wait_for 10 test -e "$U/done" && wait_for 10 test "$(fake_reads)" -ge 1
+ok $? "uid 65534 read /proc/vmstat 20 times as a fake /bin/node_exporter in its own root"
+sysctl_is 0
+ok $? "  counting stayed off: its own reads were judged known"
+echo > "$U/wait"
+wait "$FAKE_NE"
+cat "$T/proc/vmstat" > /dev/null
+wait_for 5 sysctl_is 1
+ok $? "  an unknown reader's read still turns counting on"
+
+done_testing

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "known-load.h"
+#include "known-probe.h"
+#include "known.h"
+#include "macro.h"
+#include "strutil.h"
+#include "tap.h"
+#include "verdict.h"
+
+static int parse(const char *text, KnownReader *ret, char **error) {
+        FILE *f = fmemopen((void *) text, strlen(text), "r");
+        int r = known_reader_parse(f, "/x/e.conf", "e", ret, error);
+        fclose(f);
+        return r;
+}
+
+static void parse_fails(const char *what, const char *text, const char *message) {
+        _cleanup_free_ char *error = NULL;
+        KnownReader k = {};
+
+        ok(parse(text, &k, &error) == -EINVAL, "%s: rejected", what);
+        ok(error && strstr(error, message), "  says \"%s\" (%s)", message, strnull(error));
+        known_reader_done(&k);
+}
+
+static void test_parse(void) {
+        _cleanup_free_ char *error = NULL;
+        KnownReader k = {};
+
+        ok(parse("[reader]\ndescription = a\ndescription = b\nexe = /usr/bin/x\nexe = /bin/x\n"
+                     "evidence = src/x.c\n[file /proc/vmstat]\nwhy = no numa\narg = --fields\n"
+                     "arg_default = ^pg.*\n[file /sys/devices/system/node/node*/numastat]\nwhy = off in x.conf\n"
+                     "config = /etc/x.conf\nconfig_arg = -c\nconfig_section = s\nconfig_key = numa metrics\n"
+                     "config_value = no\n", &k, &error) == 0, "an entry parses (%s)", strnull(error));
+        is_str(k.name, "e", "  named after its file");
+        is_str(k.description, "a b", "  a repeated prose key adds to the text");
+        is_int((int) k.n_exes, 2, "  two executables");
+        is_int((int) k.exes[1].line, 5, "  each with its line");
+        is_int((int) k.n_files, 2, "  two file sections");
+        is_int((int) k.files[0].line, 7, "  the first at line 7");
+        ok(known_reader_file(&k, "/proc/vmstat") == &k.files[0], "/proc/vmstat is the first section's");
+        ok(known_reader_file(&k, "/sys/devices/system/node/node12/numastat") == &k.files[1], "  node12 the glob's");
+        ok(!known_reader_file(&k, "/proc/zoneinfo"), "  /proc/zoneinfo nobody's");
+        known_reader_done(&k);
+
+        parse_fails("an unknown key", "[reader]\nexe = /x\nbogus = 1\n", "/x/e.conf:3: [reader] bogus: unknown key");
+        parse_fails("an unknown section", "[reader]\nexe = /x\n[files /proc/vmstat]\n", "/x/e.conf:3: [files /proc/vmstat]: unknown section");
+        parse_fails("no exe", "[reader]\ndescription = x\n", "no exe=");
+        parse_fails("a relative exe", "[reader]\nexe = x\n", "/x/e.conf:2: [reader] exe: 'x' is not an absolute path");
+        parse_fails("a file section without why", "[reader]\nexe = /x\n[file /proc/vmstat]\narg = --a\n",
+                    "/x/e.conf:3: [file /proc/vmstat]: no why=");
+        parse_fails("a relative file", "[reader]\nexe = /x\n[file proc/vmstat]\n", "is not an absolute path (glob)");
+        parse_fails("a default that exports numa_*", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
+                    "arg_default = numa\n", "matches a numa_* name or does not compile");
+        parse_fails("a default that does not compile", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
+                    "arg_default = (\n", "does not compile");
+        parse_fails("config without its keys", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\n",
+                    "go together");
+        parse_fails("why twice", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nwhy = v\n", "why: set twice");
+        parse_fails("a line too long", "[reader]\nexe = /x\nevidence = "
+                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+                    "/x/e.conf:3: line too long");
+}
+
+static void test_conditions(void) {
+        char *argv[] = { "exporter", "--collector.vmstat.fields=^pg", "--collector.vmstat.fieldsx=1",
+                         "--collector.vmstat.fields", "^numa_miss$", "-c" };
+        const char *name = NULL;
+        _cleanup_free_ char *v = NULL;
+
+        is_str(argv_option(argv, 5, "--collector.vmstat.fields"), "^numa_miss$", "argv_option: the last one wins, two words");
+        is_str(argv_option(argv, 2, "--collector.vmstat.fields"), "^pg", "  OPTION=VALUE");
+        ok(!argv_option(argv, 6, "-c"), "  an option with no value after it has none");
+        ok(!argv_option(argv, 1, "--collector.vmstat.fields"), "  absent");
+
+        is_int(numa_regex_matches("^(oom_kill|pgpg|pswp|pg.*fault).*", NULL), 0, "node_exporter's default matches no numa_*");
+        is_int(numa_regex_matches("^(numa_|pg).*", &name), 1, "^(numa_|pg).* matches");
+        is_str(name, "numa_hit", "  numa_hit first");
+        is_int(numa_regex_matches("miss", &name), 1, "an unanchored regex matches inside a name");
+        is_str(name, "numa_miss", "  numa_miss");
+        is_int(numa_regex_matches("(", NULL), -EINVAL, "a regex that does not compile");
+        is_int(numa_regex_matches("numa_pages_migrated", NULL), 0, "numa_pages_migrated is not one of the six");
+
+        const char *nd = "[global]\n\t# memory mode = dbengine\n[plugin:proc:/proc/vmstat]\n"
+                         "\t# filename to monitor = /proc/vmstat\n\tsystem-wide numa metric summary = auto\n"
+                         "\tswap i/o = auto\n\tsystem-wide numa metric summary = no\n[other]\n"
+                         "\tsystem-wide numa metric summary = yes\n";
+        is_int(netdata_conf_get(nd, "plugin:proc:/proc/vmstat", "system-wide numa metric summary", &v), 1,
+               "netdata.conf: a tab-indented key is found");
+        is_str(v, "no", "  the last one wins, other sections do not count");
+        is_int(netdata_conf_get(nd, "plugin:proc:/proc/vmstat", "enable per-node numa metrics", &v), 0, "  unset");
+        is_int(netdata_conf_get("[a]\nno equals sign\n", "a", "b", &v), -EINVAL, "  a line that is neither is an error");
+}
+
+static void test_file_counts(void) {
+        KnownFile arg = { .why = "no numa", .arg = "--fields", .arg_default = "^pg" };
+        KnownFile cfg = { .why = "off", .config = "/etc/x.conf", .config_section = "s", .config_key = "numa",
+                          .config_value = "no" };
+        char *plain[] = { "x" }, *numa[] = { "x", "--fields=numa_other" }, *bad[] = { "x", "--fields=(" };
+        char why[KNOWN_WHY_MAX];
+
+        ok(!known_file_counts(&arg, &(KnownFacts) { .argv = plain, .argc = 1 }, why, sizeof why), "the default: no counting");
+        is_str(why, "no numa", "  why: the section's");
+        ok(known_file_counts(&arg, &(KnownFacts) { .argv = numa, .argc = 2 }, why, sizeof why), "a numa_* regex counts");
+        is_str(why, "counts: --fields matches numa_other", "  and says so");
+        ok(known_file_counts(&arg, &(KnownFacts) { .argv = bad, .argc = 2 }, why, sizeof why), "a regex that does not compile counts");
+        ok(known_file_counts(&arg, &(KnownFacts) {}, why, sizeof why), "an unreadable command line counts");
+        is_str(why, "counts: its command line cannot be read to check --fields", "  and says so");
+
+        ok(known_file_counts(&cfg, &(KnownFacts) { .config_text = "[s]\nnuma = no\n" }, why, sizeof why) == false,
+           "config: the value that turns numa off: no counting");
+        ok(known_file_counts(&cfg, &(KnownFacts) { .config_text = "[s]\nnuma = auto\n" }, why, sizeof why), "  auto counts");
+        is_str(why, "counts: /etc/x.conf has [s] numa = auto (not no)", "  and says so");
+        ok(known_file_counts(&cfg, &(KnownFacts) { .config_text = "[s]\n" }, why, sizeof why), "  unset counts");
+        ok(known_file_counts(&cfg, &(KnownFacts) { .config_text = "junk\n" }, why, sizeof why), "  unparsable counts");
+        ok(known_file_counts(&cfg, &(KnownFacts) { .config_error = -EACCES }, why, sizeof why), "  unreadable counts");
+        is_str(why, "counts: /etc/x.conf cannot be read (Permission denied)", "  and says why");
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        _cleanup_free_ char *p = NULL;
+        FILE *f;
+
+        if (asprintf(&p, "%s/%s", dir, name) < 0)
+                abort();
+        f = fopen(p, "we");
+        if (!f)
+                abort();
+        fputs(text, f);
+        fclose(f);
+}
+
+static void test_load(void) {
+        char high[] = "/tmp/test-known-XXXXXX", low[] = "/tmp/test-known-XXXXXX";
+        _cleanup_free_ char *error = NULL;
+        Catalogue c = {};
+
+        if (!mkdtemp(high) || !mkdtemp(low))
+                abort();
+        write_file(low, "a.conf", "[reader]\nexe = /bin/sh\n[file /proc/vmstat]\nwhy = low\n");
+        write_file(low, "b.conf", "[reader]\nexe = /bin/b\n");
+        write_file(low, "c.conf", "[reader]\nexe = /bin/c\n");
+        write_file(low, "README", "not an entry");
+        write_file(high, "a.conf", "[reader]\nexe = /bin/sh\n[file /proc/vmstat]\nwhy = high\n");
+        write_file(high, "c.conf", "");
+        ok(catalogue_load((char *[]) { high, low, "/nonexistent", NULL }, &c, &error) == 0, "the catalogue loads (%s)",
+           strnull(error));
+        is_int((int) c.n, 2, "  a and b (c masked, README no entry)");
+        is_str(c.readers[0].name, "a", "  sorted by name");
+        is_str(c.readers[0].files[0].why, "high", "  a from the directory of higher precedence");
+        ok(strstr(c.readers[0].source, high) != NULL, "  whose file is its source");
+        ok(c.readers[0].exes[0].has_id, "  /bin/sh resolved to its device and inode");
+        ok(!c.readers[1].exes[0].has_id, "  /bin/b (not installed) is matched in a process's root only");
+        ok(c.masked && streq_ptr(c.masked[0], "c") && !c.masked[1], "  c is listed as masked");
+        catalogue_done(&c);
+
+        write_file(high, "b.conf", "[reader]\nexe = /bin/b\nbad\n");
+        is_int(catalogue_load((char *[]) { high, low, NULL }, &c, &error), -EINVAL, "a broken entry fails the load");
+        ok(error && strstr(error, "/b.conf:3: syntax error"), "  naming FILE:LINE (%s)", strnull(error));
+        catalogue_done(&c);
+        error = mfree(error);
+
+        /* What ships: every entry parses, and the table's verdicts hold. */
+        const char *dir = getenv("TEST_CONF_DIR");
+        _cleanup_free_ char *shipped = NULL;
+        if (!dir || asprintf(&shipped, "%s/readers.d", dir) < 0) {
+                tap_skip("TEST_CONF_DIR is not set (make check sets it)");
+                return;
+        }
+        ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
+        is_int((int) c.n, 8, "  8 entries");
+        for (size_t i = 0; i < c.n; i++) {
+                const KnownReader *k = &c.readers[i];
+                bool counts_default = streq(k->name, "netdata") || streq(k->name, "pcp") || streq(k->name, "numastat");
+                ok(k->evidence && k->description, "  %s has a description and its evidence", k->name);
+                ok(counts_default == (k->counts != NULL), "  %s %s by default", k->name,
+                   counts_default ? "counts" : "needs no counting");
+        }
+        catalogue_done(&c);
+}
+
+/* The test program itself as a known reader. */
+static void self_catalogue(Catalogue *c, KnownFile *f, KnownExe *e, KnownReader *k) {
+        struct stat st;
+
+        if (stat("/proc/self/exe", &st) < 0)
+                abort();
+        *e = (KnownExe) { .path = "/self", .has_id = true, .dev = st.st_dev, .ino = st.st_ino };
+        *k = (KnownReader) { .name = "self", .source = "/x/self.conf", .exes = e, .n_exes = 1, .files = f, .n_files = 1 };
+        *c = (Catalogue) { .readers = k, .n = 1 };
+}
+
+static void test_judge(void) {
+        KnownFile f = { .glob = "/proc/vmstat", .line = 4, .why = "exports no numa", .arg = "--fields", .arg_default = "^pg" };
+        static KnownCache cache;
+        KnownExe e;
+        KnownReader k;
+        Catalogue c;
+        KnownVerdict v;
+        struct stat st;
+        KnownRead rd = { .pid = getpid(), .alive = true, .has_exe_id = true, .path = "/proc/vmstat" };
+
+        self_catalogue(&c, &f, &e, &k);
+        stat("/proc/self/exe", &st);
+        rd.exe_dev = st.st_dev;
+        rd.exe_ino = st.st_ino;
+
+        known_judge(&c, &cache, &(KnownRead) { .has_exe_id = true, .exe_dev = 1, .exe_ino = 2, .path = "/proc/vmstat" }, &v);
+        ok(!v.reader && v.counts, "another binary: not known, counts");
+        known_judge(&c, &cache, &(KnownRead) { .pid = getpid(), .alive = true, .path = "/proc/vmstat" }, &v);
+        ok(!v.reader && v.counts, "no binary known: counts (never by comm)");
+
+        known_judge(&c, &cache, &(KnownRead) { .pid = 999999, .alive = false, .has_exe_id = true, .exe_dev = st.st_dev,
+                                               .exe_ino = st.st_ino, .path = "/proc/vmstat" }, &v);
+        ok(v.reader == &k && v.counts, "known, gone before its command line was read: counts");
+        is_str(v.why, "counts: gone before its command line could be checked", "  and says so");
+
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.reader == &k && !v.counts, "known, alive, its argv has no --fields: needs no counting");
+        is_str(v.why, "known self: exports no numa", "  why");
+        is_str(v.source, "/x/self.conf:4", "  source: the section's FILE:LINE");
+        rd.alive = false;
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts, "the same process named from its exit record: the verdict kept for it");
+        rd.alive = true;
+
+        rd.path = "/proc/zoneinfo";
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.reader == &k && v.counts, "a file its entry does not list counts");
+        is_str(v.why, "counts: known, but these reads are not listed", "  and says so");
+        rd.path = "/proc/vmstat";
+
+        /* The operator's rules win over the catalogue, count over ignore. */
+        IgnoreRule count = { .comm = "me", .source = "numastatd.conf:9" }, ignore = { .comm = "me", .source = "numastatd.conf:8" };
+        Config cfg = { .known = true, .known_readers = c };
+        ReaderIdentity id = { .comm = "me", .path = "/proc/vmstat", .has_exe_id = true, .exe_dev = st.st_dev, .exe_ino = st.st_ino };
+        ReadJudgement j;
+
+        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        ok(!j.v.counts && streq(j.v.verdict, READ_VERDICT_KNOWN) && streq_ptr(j.v.known, "self"), "catalogue: known");
+        read_judgement_done(&j);
+        cfg.ignore = &ignore;
+        cfg.n_ignore = 1;
+        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        ok(!j.v.counts && streq(j.v.verdict, READ_VERDICT_IGNORE_RULE), "an ignore rule before the catalogue");
+        is_str(j.v.why, "ignored by rule numastatd.conf:8 (comm=me)", "  why names the rule and where it is");
+        read_judgement_done(&j);
+        cfg.count = &count;
+        cfg.n_count = 1;
+        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        ok(j.v.counts && streq(j.v.verdict, READ_VERDICT_COUNT_RULE), "a count rule before both");
+        is_str(j.v.why, "counts: by rule numastatd.conf:9 (comm=me)", "  why");
+        read_judgement_done(&j);
+        cfg = (Config) { .known = false, .known_readers = c };
+        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        ok(j.v.counts && streq(j.v.verdict, READ_VERDICT_UNKNOWN), "known = no: the catalogue is not asked");
+        read_judgement_done(&j);
+}
+
+int main(void) {
+        test_parse();
+        test_conditions();
+        test_file_counts();
+        test_load();
+        test_judge();
+        return tap_done();
+}
