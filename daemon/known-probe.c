@@ -218,7 +218,7 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         ret->reader = k;
         f = known_reader_file(k, rd->path);
         if (!f) {
-                format_to(ret->why, sizeof ret->why, "counts: %s", k->counts ?: "known, but these reads are not listed");
+                format_to(ret->why, sizeof ret->why, "counts: %s", k->counts ?: "its entry exempts no reads of this file");
                 format_to(ret->source, sizeof ret->source, "%s", k->source);
                 return;
         }

@@ -3,7 +3,8 @@
 # with --test, also what scripts/test.sh needs beyond that: clang and its
 # libFuzzer runtime for the fuzz harnesses, numactl's numastat to compare
 # numastatctl counters with, node_exporter and promtool (prometheus) for the
-# metrics test. (The VM tests' own needs are
+# metrics test; sysstat, atop and collectd-core, whose real programs the
+# known-readers test judges (their services are not started). (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -12,7 +13,7 @@ build-essential autoconf automake libtool pkg-config
 libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-dev
 python3 util-linux procps
 "
-TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus"
+TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;
@@ -35,5 +36,14 @@ fi
 echo "install-deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Collectors' services must not start on this machine (they would read
+# /proc/vmstat behind the tests' backs): a policy-rc.d says no while we install.
+guard=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && guard=1
+fi
+status=0
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq --no-install-recommends $missing >/dev/null || status=$?
+[ -z "$guard" ] || rm -f /usr/sbin/policy-rc.d
+[ "$status" -eq 0 ] || exit "$status"

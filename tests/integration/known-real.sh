@@ -1,0 +1,82 @@
+#!/bin/bash
+# The known-readers catalogue against the real programs on this machine's
+# real /proc (the daemon on / in --dry-run: it writes nothing): sysstat's
+# sadc, atop, procps vmstat and collectd's swap and vmem plugins read
+# /proc/vmstat and are judged to need no counting, by their binaries, even
+# when they exit before the daemon looks (exit records); collectd's numa
+# plugin's reads of the node numastat files and numastat's count.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN"
+if [ ! -r /proc/vmstat ] || ! ls /sys/devices/system/node/node0/numastat >/dev/null 2>&1; then
+        echo "1..0 # SKIP this kernel has no NUMA statistics files (no CONFIG_NUMA)"
+        exit 0
+fi
+
+DIR=$(mktemp -d /tmp/numastatd-known-real-XXXXXX); cleanup_trees+=("$DIR")
+chmod 755 "$DIR"
+printf '[policy]\nmode = auto\n[readers]\nlinger = 1s\n' > "$DIR/conf"
+SOCK="$DIR/sock"
+"$NUMASTATD" --dry-run --socket="$SOCK" --runtime-dir="$DIR" --config="$DIR/conf" >"$DIR/log" 2>&1 &
+DAEMON_PID=$!
+up() { ctl status > /dev/null 2>&1; }
+wait_for 10 up
+ok $? "numastatd on this machine's /proc, dry run, with the shipped catalogue"
+if [ "$(ctl --json=short | json_get sources.readers)" != true ]; then
+        echo "# fanotify unavailable: $(ctl --json=short | json_get sources.readers_error)"
+        done_testing
+        exit
+fi
+
+# verdict_of COMM PATH: "VERDICT KNOWN" of COMM's reads of PATH, or "none".
+verdict_of() {
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["path"] == sys.argv[2]]
+print("%s %s" % (r[0]["verdict"], r[0]["known"]) if r else "none")' "$1" "$2"
+}
+seen() { [ "$(verdict_of "$1" "$2")" != none ]; }
+# judged DESCRIPTION COMM PATH EXPECTED: waits until COMM's read of PATH is in the table, then checks its verdict.
+judged() {
+        wait_for 10 seen "$2" "$3"
+        is "$(verdict_of "$2" "$3")" "$4" "$1"
+}
+
+if [ -x /usr/lib/sysstat/sadc ]; then
+        /usr/lib/sysstat/sadc -S ALL 1 2 "$DIR/sa" > /dev/null 2>&1
+        judged "sysstat's sadc (one-off): /proc/vmstat needs no counting" sadc /proc/vmstat "known sysstat"
+else
+        skip "sysstat is not installed (scripts/install-deps.sh --test installs it)"
+fi
+if command -v atop > /dev/null; then
+        atop -w "$DIR/atop.raw" 1 2 > /dev/null 2>&1
+        judged "atop -w: /proc/vmstat needs no counting" atop /proc/vmstat "known atop"
+else
+        skip "atop is not installed (scripts/install-deps.sh --test installs it)"
+fi
+vmstat 1 2 > /dev/null
+judged "procps vmstat: /proc/vmstat needs no counting" vmstat /proc/vmstat "known procps-vmstat"
+numastat > /dev/null
+judged "numastat: its reads count" numastat /sys/devices/system/node/node0/numastat "known-counts numastat"
+contains "$(ctl readers | grep '^numastat ')" "counts: numastat prints the NUMA counters" "  and readers says why"
+
+if command -v collectd > /dev/null; then
+        # Debian's example configuration loads swap (which reads /proc/vmstat);
+        # vmem and numa are what a NUMA-minded admin adds.
+        printf 'Interval 1\nLoadPlugin swap\nLoadPlugin vmem\nLoadPlugin numa\nLoadPlugin csv\n<Plugin csv>\n  DataDir "%s/csv"\n</Plugin>\n' \
+                "$DIR" > "$DIR/collectd.conf"
+        collectd -f -C "$DIR/collectd.conf" -P "$DIR/collectd.pid" > "$DIR/collectd.log" 2>&1 &
+        CD=$!
+        judged "collectd (swap, vmem): /proc/vmstat needs no counting" collectd /proc/vmstat "known collectd"
+        judged "collectd's numa plugin: the node numastat reads count" collectd /sys/devices/system/node/node0/numastat \
+                "known-counts collectd"
+        kill "$CD"
+        wait "$CD" 2>/dev/null
+else
+        skip "collectd is not installed (scripts/install-deps.sh --test installs collectd-core)"
+        skip "collectd is not installed"
+fi
+contains "$(ctl)" "Kept on by: " "status says what keeps counting on"
+
+stop_daemon
+is "$DAEMON_STATUS" 0 "the daemon stops cleanly"
+done_testing
