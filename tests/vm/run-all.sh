@@ -67,6 +67,14 @@ if want systemd; then
         emit $rc "[systemd] Debian 12 with systemd as PID 1 ran the test to the end ($((SECONDS - start)) s)"
         [ $rc -eq 0 ] || tail -30 "$WORK/systemd.err" | sed 's/^/#   /'
 fi
+if want systemd-collectors; then
+        start=$SECONDS
+        TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" collectors > "$WORK/collectors.tap" 2> "$WORK/collectors.err"
+        rc=$?
+        relay "$WORK/collectors.tap" collectors
+        emit $rc "[collectors] Debian 12's collectors under systemd, judged by the known-readers catalogue ($((SECONDS - start)) s)"
+        [ $rc -eq 0 ] || tail -30 "$WORK/collectors.err" | sed 's/^/#   /'
+fi
 
 echo "1..$n"
 [ $failed -eq 0 ]

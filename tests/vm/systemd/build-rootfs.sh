@@ -3,7 +3,14 @@
 # and packs it as one uncompressed newc cpio for the kernel to unpack as its
 # initramfs; prints the cpio's path on stdout.
 #
-#   tests/vm/systemd/build-rootfs.sh
+#   tests/vm/systemd/build-rootfs.sh [collectors]
+#
+# The variant "collectors" adds the monitoring programs the known-readers
+# test runs under their own units (rootfs-bookworm-collectors): Debian's
+# prometheus-node-exporter, sysstat, collectd, atop and numactl, plus curl to
+# scrape node_exporter; and pcp's packages in /var/lib/numastatd-vmtest/debs
+# for the guest to install with dpkg (pcp's postinst needs a running
+# systemd, which a debootstrap chroot has not).
 #
 # Needs: root, debootstrap (scripts/install-vm-deps.sh installs it), cpio,
 # flock, and the Debian archive
@@ -32,13 +39,22 @@ SUITE=bookworm
 # (libsystemd0 is in minbase already). procps brings /bin/kill (ExecReload=),
 # jq reads numastatctl --json and journalctl -o json.
 PACKAGES="systemd,systemd-sysv,dbus,udev,procps,jq,libjson-c5,libinih1,libnuma1,libnl-3-200,libnl-genl-3-200"
+VARIANT=${1:-}
+case $VARIANT in
+"") NAME=$SUITE ;;
+collectors)
+        NAME=$SUITE-collectors
+        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,atop,numactl,curl" ;;
+*) echo "$PROG: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
+esac
 # Left out of the cpio (the directories themselves stay).
 EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
         var/cache/apt var/lib/apt/lists var/cache/debconf var/log)
-# Bump when the tweaks in configure_tree change.
+# Bump when the tweaks in configure_tree change (VARIANT_TWEAKS: the variant's own).
 TWEAKS_VERSION=1
+VARIANT_TWEAKS=2
 
-DIR=$CACHE/rootfs-$SUITE
+DIR=$CACHE/rootfs-$NAME
 CPIO=$DIR.cpio
 
 say() { echo "$PROG: $*" >&2; }
@@ -51,7 +67,7 @@ command -v cpio >/dev/null || die "cpio missing: scripts/install-vm-deps.sh"
 command -v debootstrap >/dev/null || die "debootstrap missing: scripts/install-vm-deps.sh"
 TOOL=debootstrap
 
-KEY=$(printf '%s\n' "$SUITE" "$MIRROR" "$TOOL" minbase "$PACKAGES" "${EXCLUDES[*]}" "$TWEAKS_VERSION" |
+KEY=$(printf '%s\n' "$SUITE" "$MIRROR" "$TOOL" minbase "$PACKAGES" "${EXCLUDES[*]}" "$TWEAKS_VERSION" ${VARIANT:+"$VARIANT $VARIANT_TWEAKS"} |
         sha256sum | cut -c1-16)
 
 mkdir -p "$CACHE"
@@ -76,6 +92,16 @@ configure_tree() {
         ln -sfn /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
         # An initramfs root: there is nothing to remount or to check.
         : >"$root/etc/fstab"
+        if [ "$VARIANT" = collectors ]; then
+                # pcp and what it needs beyond the tree, for dpkg -i in the guest.
+                # (debootstrap's own downloads go first: only pcp's are wanted.)
+                chroot "$root" apt-get clean && chroot "$root" apt-get update -qq >"$CACHE/apt-$NAME.log" 2>&1 &&
+                        chroot "$root" apt-get install -y -qq --download-only --no-install-recommends pcp \
+                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download pcp"; }
+                mkdir -p "$root/var/lib/numastatd-vmtest/debs"
+                mv "$root"/var/cache/apt/archives/*.deb "$root/var/lib/numastatd-vmtest/debs/"
+                chroot "$root" apt-get clean
+        fi
 }
 
 umount_under() {  # umount_under DIR: whatever a failed bootstrap left mounted
@@ -96,11 +122,11 @@ else
         mkdir -p "$TMPDIR_ROOT"
         trap 'umount_under "$TMPDIR_ROOT"; rm -rf --one-file-system "$TMPDIR_ROOT"' EXIT
         debootstrap --variant=minbase --merged-usr --include="$PACKAGES" \
-                "$SUITE" "$TMPDIR_ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
-                tail -n 30 "$CACHE/debootstrap.log" >&2
+                "$SUITE" "$TMPDIR_ROOT" "$MIRROR" >"$CACHE/debootstrap-$NAME.log" 2>&1 || {
+                tail -n 30 "$CACHE/debootstrap-$NAME.log" >&2
                 [ -f "$TMPDIR_ROOT/debootstrap/debootstrap.log" ] &&
                         tail -n 30 "$TMPDIR_ROOT/debootstrap/debootstrap.log" >&2
-                die "debootstrap failed (log: $CACHE/debootstrap.log)"
+                die "debootstrap failed (log: $CACHE/debootstrap-$NAME.log)"
         }
         umount_under "$TMPDIR_ROOT"
         [ -x "$TMPDIR_ROOT/lib/systemd/systemd" ] || die "no /lib/systemd/systemd in the new tree"

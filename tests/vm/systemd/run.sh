@@ -6,7 +6,11 @@
 # status, socket activation, reload, kill -9 (ExecStopPost= restore, restart),
 # the journal's transition entries, systemd-analyze security, a clean stop.
 #
-#   tests/vm/systemd/run.sh
+#   tests/vm/systemd/run.sh [collectors]
+#
+# With "collectors" the root filesystem has Debian's monitoring programs too
+# (build-rootfs.sh collectors) and the guest runs guest-collectors.sh: the
+# known-readers catalogue judging them under their own units.
 #
 # Prints TAP on stdout (the guest's checks, renumbered, plus this script's own;
 # figures as "# figure:" lines); progress goes to stderr. Exit status 0 iff
@@ -48,7 +52,13 @@ VMDIR=$(cd "$HERE/.." && pwd)
 SRCDIR=$(cd "$HERE/../../.." && pwd)
 BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 CACHE=${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}
-TIMEOUT=${NUMASTATD_VM_TIMEOUT:-300}
+VARIANT=${1:-}
+case $VARIANT in
+"") GUEST=guest-test.sh MEM=1024 ;;
+collectors) GUEST=guest-collectors.sh MEM=2048 ;;
+*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
+esac
+TIMEOUT=${NUMASTATD_VM_TIMEOUT:-$([ -n "$VARIANT" ] && echo 900 || echo 300)}
 
 say() { echo "$PROG: $*" >&2; }
 bail() { failed=1; echo "Bail out! $*"; exit 1; }
@@ -82,8 +92,8 @@ trap cleanup EXIT
 
 # ---- the Debian 12 rootfs (cached) ---------------------------------------------
 T0=$(now)
-ROOTFS_CPIO=$("$HERE/build-rootfs.sh") || bail "cannot build the Debian 12 rootfs (build-rootfs.sh)"
-ROOTFS_DIR=$CACHE/rootfs-bookworm
+ROOTFS_CPIO=$("$HERE/build-rootfs.sh" $VARIANT) || bail "cannot build the Debian 12 rootfs (build-rootfs.sh $VARIANT)"
+ROOTFS_DIR=$CACHE/rootfs-bookworm${VARIANT:+-$VARIANT}
 [ -s "$ROOTFS_CPIO.dirs" ] && [ -d "$ROOTFS_DIR" ] || bail "$ROOTFS_CPIO.dirs or $ROOTFS_DIR missing"
 T1=$(now)
 
@@ -131,7 +141,12 @@ fi
 
 # The test unit and its scripts.
 mkdir -p "$STAGE/usr/lib/numastatd-vmtest" "$STAGE/etc/systemd/system/multi-user.target.wants"
-install -m 755 "$HERE/guest-test.sh" "$STAGE/usr/lib/numastatd-vmtest/guest-test.sh"
+install -m 755 "$HERE/$GUEST" "$STAGE/usr/lib/numastatd-vmtest/$GUEST"
+if [ "$VARIANT" = collectors ]; then
+        # The allocation load under which counting may go off.
+        [ -x "$BUILDDIR/tests/vm/alloc-load" ] || bail "$BUILDDIR/tests/vm/alloc-load is not built (make check-vm builds it)"
+        install -m 755 "$BUILDDIR/tests/vm/alloc-load" "$STAGE/usr/lib/numastatd-vmtest/alloc-load"
+fi
 install -m 644 "$VMDIR/guest/tap.sh" "$STAGE/usr/lib/numastatd-vmtest/tap.sh"
 cat >"$STAGE/etc/numastatd-vmtest.env" <<EOF
 NUMASTATD_CONF=${conf#$STAGE}
@@ -139,7 +154,7 @@ NUMASTATD_SBIN=$(dirname "${sbin#$STAGE}")
 NUMASTATD_BIN=$(dirname "${bin#$STAGE}")
 NUMASTATD_DEB=${DEB_GUEST:-}
 EOF
-cat >"$STAGE/etc/systemd/system/numastatd-vmtest.service" <<'EOF'
+cat >"$STAGE/etc/systemd/system/numastatd-vmtest.service" <<EOF
 [Unit]
 Description=numastatd VM test (TAP on /dev/ttyS1, then poweroff)
 # Type=exec, not oneshot: a oneshot keeps is-system-running at "starting".
@@ -148,7 +163,7 @@ After=multi-user.target
 [Service]
 Type=exec
 EnvironmentFile=/etc/numastatd-vmtest.env
-ExecStart=/usr/lib/numastatd-vmtest/guest-test.sh
+ExecStart=/usr/lib/numastatd-vmtest/$GUEST
 StandardOutput=journal+console
 StandardError=journal+console
 
@@ -200,7 +215,7 @@ KERNEL=$("$VMDIR/stock-kernel.sh" --elf 2>"$WORK/kernel.log") || KERNEL=$("$VMDI
         { cat "$WORK/kernel.log" >&2; bail "cannot get Debian's stock 6.1 kernel (tests/vm/stock-kernel.sh)"; }
 say "booting $(basename "$(dirname "$(dirname "$KERNEL")")")/$(basename "$KERNEL") with systemd as PID 1"
 T4=$(now)
-"$VMDIR/run-vm.sh" --kernel "$KERNEL" --initrd "$INITRD" --nodes 2 --cpus 2 --mem 1024 \
+"$VMDIR/run-vm.sh" --kernel "$KERNEL" --initrd "$INITRD" --nodes 2 --cpus 2 --mem "$MEM" \
         --timeout "$TIMEOUT" --append "rdinit=/lib/systemd/systemd" \
         --results "$WORK/results.log" --console "$WORK/console.log" >"$WORK/guest.tap"
 vm_rc=$?
