@@ -549,10 +549,8 @@ static void print_known_reader(json_object *k) {
                                jstr(f, "config_arg") ? " names)" : "", jstr(f, "config_section"), jstr(f, "config_key"),
                                jstr(f, "config_value"));
         }
-        printf("    %s%s\n", files && json_object_array_length(files) > 0 ? "other reads count" : "its reads count",
-               jstr(k, "counts") ? ": " : "");
-        if (jstr(k, "counts"))
-                printf("      %s\n", jstr(k, "counts"));
+        printf("    %s%s%s\n", files && json_object_array_length(files) > 0 ? "other reads count" : "its reads count",
+               jstr(k, "counts") ? ": " : "", jstr(k, "counts") ?: "");
         if (jstr(k, "evidence"))
                 printf("    evidence: %s\n", jstr(k, "evidence"));
         if (jstr(k, "advice"))

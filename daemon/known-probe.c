@@ -79,7 +79,7 @@ static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {
 /* The entry whose executable the reader runs: by device and inode as
  * stat() on our root sees it, else (a live process with a root of its own:
  * a container) at the entry's path inside its root. Never by comm. */
-static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd, const KnownExe **ret_exe) {
+static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd) {
         _cleanup_close_ int rootfd = -1;
 
         if (!rd->has_exe_id)
@@ -87,10 +87,16 @@ static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd,
         for (size_t i = 0; i < cat->n; i++)
                 for (size_t j = 0; j < cat->readers[i].n_exes; j++) {
                         const KnownExe *e = &cat->readers[i].exes[j];
-                        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino) {
-                                *ret_exe = e;
+                        struct stat st;
+
+                        /* As loaded (a process still running a binary an
+                         * upgrade replaced), or as it is now (a package
+                         * installed or upgraded since). */
+                        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino)
                                 return &cat->readers[i];
-                        }
+                        if (stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
+                            (uint64_t) st.st_ino == rd->exe_ino)
+                                return &cat->readers[i];
                 }
         if (!rd->alive || rd->pid <= 0)
                 return NULL;
@@ -99,10 +105,8 @@ static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd,
                 return NULL;
         for (size_t i = 0; i < cat->n; i++)
                 for (size_t j = 0; j < cat->readers[i].n_exes; j++)
-                        if (exe_in_root(rootfd, &cat->readers[i].exes[j], rd)) {
-                                *ret_exe = &cat->readers[i].exes[j];
+                        if (exe_in_root(rootfd, &cat->readers[i].exes[j], rd))
                                 return &cat->readers[i];
-                        }
         return NULL;
 }
 
@@ -203,7 +207,6 @@ static KnownCacheEntry *cache_find(KnownCache *c, pid_t pid, bool any_start, uin
 }
 
 void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret) {
-        const KnownExe *exe = NULL;
         const KnownReader *k;
         const KnownFile *f;
         KnownCacheEntry *e;
@@ -212,7 +215,7 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         bool have_start;
 
         *ret = (KnownVerdict) { .counts = true };
-        k = cat ? find_reader(cat, rd, &exe) : NULL;
+        k = cat ? find_reader(cat, rd) : NULL;
         if (!k)
                 return;
         ret->reader = k;

@@ -238,6 +238,14 @@ static void test_judge(void) {
         ok(!v.counts, "the same process named from its exit record: the verdict kept for it");
         rd.alive = true;
 
+        /* Installed after the catalogue was loaded: its path is stat()ed again. */
+        KnownExe later = { .path = "/proc/self/exe" };
+        KnownReader kl = k;
+        Catalogue cl = { .readers = &kl, .n = 1 };
+        kl.exes = &later;
+        known_judge(&cl, &cache, &rd, &v);
+        ok(v.reader == &kl, "a binary installed after the catalogue was loaded is recognised");
+
         rd.path = "/proc/zoneinfo";
         known_judge(&c, &cache, &rd, &v);
         ok(v.reader == &k && v.counts, "a file its entry does not list counts");

@@ -7,7 +7,8 @@
 #
 # The variant "collectors" adds the monitoring programs the known-readers
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
-# prometheus-node-exporter, sysstat, collectd, atop and numactl, plus curl to
+# prometheus-node-exporter, sysstat, collectd (with libmnl0, which its
+# default processes plugin needs), atop and numactl, plus curl to
 # scrape node_exporter; and pcp's packages in /var/lib/numastatd-vmtest/debs
 # for the guest to install with dpkg (pcp's postinst needs a running
 # systemd, which a debootstrap chroot has not).
@@ -44,7 +45,7 @@ case $VARIANT in
 "") NAME=$SUITE ;;
 collectors)
         NAME=$SUITE-collectors
-        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,atop,numactl,curl" ;;
+        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl" ;;
 *) echo "$PROG: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).

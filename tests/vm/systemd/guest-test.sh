@@ -26,39 +26,13 @@ DROPIN_DIR=/run/systemd/system/numastatd.service.d
 STATE=/run/numastatd-vmtest
 mkdir -p "$STATE"
 
-# Results port: hold it open in raw mode (no \n -> \r\n) for every writer.
-if [ -c /dev/ttyS1 ]; then
-        exec 3>/dev/ttyS1
-        stty -F /dev/ttyS1 raw -echo 2>/dev/null || true
-fi
-# ok / is / diag / done_testing / wait_for, writing TAP to /dev/ttyS1
-# shellcheck source=../guest/tap.sh
-. "$HERE/tap.sh"
-
-finished=
-finish() {  # the plan, the marker, and off
-        [ -n "$finished" ] && return
-        finished=1
-        if [ "${tap_failed:-0}" -gt 0 ]; then
-                diag "journalctl -u $UNIT (last 25 lines):"
-                journalctl -u "$UNIT" -n 25 --no-pager -o short-monotonic 2>&1 | sed 's/^/#   /' >"$OUT"
-        fi
-        done_testing
-        echo "VM-DONE rc=$tap_failed" >"$OUT"
-        exec 3>&-
-        sync
-        systemctl poweroff --no-block
-}
-trap 'diag "guest-test.sh stopped early"; tap_failed=$((tap_failed + 1)); finish' EXIT
+# shellcheck source=guest-lib.sh
+. "$HERE/guest-lib.sh"
 
 # ---- helpers --------------------------------------------------------------------
-numa_stat() { local v; read -r v </proc/sys/vm/numa_stat && echo "$v"; }
-numa_stat_is() { [ "$(numa_stat)" = "$1" ]; }
-ctl() { timeout 30 numastatctl "$@"; }
 status_json() { ctl --json=short status; }
 field() { jq -r ".$1" 2>/dev/null; }  # field KEY <JSON
 main_pid() { systemctl show -p MainPID --value "$UNIT"; }
-is_active() { [ "$(systemctl is-active "$1")" = active ]; }
 unit_log() { journalctl -u "$UNIT" -o cat --no-pager; }
 log_count() { unit_log | grep -cF -- "$1"; }
 # The inode of the listening unix socket at PATH, from /proc/net/unix.

@@ -142,6 +142,7 @@ fi
 # The test unit and its scripts.
 mkdir -p "$STAGE/usr/lib/numastatd-vmtest" "$STAGE/etc/systemd/system/multi-user.target.wants"
 install -m 755 "$HERE/$GUEST" "$STAGE/usr/lib/numastatd-vmtest/$GUEST"
+install -m 644 "$HERE/guest-lib.sh" "$STAGE/usr/lib/numastatd-vmtest/guest-lib.sh"
 if [ "$VARIANT" = collectors ]; then
         # The allocation load under which counting may go off.
         [ -x "$BUILDDIR/tests/vm/alloc-load" ] || bail "$BUILDDIR/tests/vm/alloc-load is not built (make check-vm builds it)"
