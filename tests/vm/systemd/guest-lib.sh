@@ -29,7 +29,7 @@ finish() {  # the plan, the marker, and off
         sync
         systemctl poweroff --no-block
 }
-trap 'diag "$(basename "$0") stopped early"; tap_failed=$((tap_failed + 1)); finish' EXIT
+trap '[ -n "$finished" ] || { diag "$(basename "$0") stopped early"; tap_failed=$((tap_failed + 1)); finish; }' EXIT
 
 numa_stat() { local v; read -r v </proc/sys/vm/numa_stat && echo "$v"; }
 numa_stat_is() { [ "$(numa_stat)" = "$1" ]; }
