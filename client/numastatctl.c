@@ -283,7 +283,7 @@ static void print_hold_line(json_object *x, const char *indent) {
 
 /* The readers whose reads keep counting on now, those that read most
  * often (and so keep it on longest) first. */
-static void print_kept_on_by(json_object *readers) {
+static void print_kept_on_by(json_object *readers, json_object *s) {
         size_t n = readers ? json_object_array_length(readers) : 0, order[64], k = 0;
 
         for (size_t i = 0; i < n && k < ELEMENTSOF(order); i++)
@@ -323,6 +323,19 @@ static void print_kept_on_by(json_object *readers) {
         }
         if (k > 3)
                 printf("              and %zu more (numastatctl readers)\n", k - 3);
+        if (k > 0 && jget(s, "allocation_rate")) {
+                /* What they cost: the allocations counted meanwhile, and the
+                 * instructions that takes where the bench figure is set. */
+                double ipp = json_object_get_double(jget(jget(s, "ledger"), "insns_per_page"));
+                char insns[32];
+
+                printf("              cost: counting on at %" PRId64 " allocated pages/s", jint(s, "allocation_rate"));
+                if (ipp > 0)
+                        printf(" (about %s instructions/s at %.1f per page)",
+                               format_count(insns, sizeof insns, (uint64_t) (ipp * (double) jint(s, "allocation_rate"))),
+                               ipp);
+                printf("\n");
+        }
         if (k > 0)
                 printf("              see numastatd.conf(5), KNOWN READERS, for readers that need no counting\n");
 }
@@ -365,7 +378,7 @@ static void print_status(json_object *s) {
         } else
                 printf("     Readers: none seen%s\n",
                        jbool(sources, "readers") ? "" : " (reader detection unavailable)");
-        print_kept_on_by(readers);
+        print_kept_on_by(readers, s);
         if (holds && json_object_array_length(holds) > 0) {
                 printf("       Holds: %zu, counting held on:\n", json_object_array_length(holds));
                 for (size_t i = 0; i < json_object_array_length(holds); i++)
