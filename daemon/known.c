@@ -23,21 +23,6 @@
 
 static const char *const numa_counters[] = { NUMA_COUNTER_NAMES };
 
-_printf_(3, 4)
-static int fail(char **reason, int error, const char *fmt, ...) {
-        va_list ap;
-        int k;
-
-        va_start(ap, fmt);
-        k = vasprintf(reason, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-                *reason = NULL;
-                return -ENOMEM;
-        }
-        return error;
-}
-
 static void known_file_done(KnownFile *f) {
         free(f->glob);
         free(f->why);
@@ -95,12 +80,12 @@ static int entry_section(void *userdata, const char *section, unsigned line, cha
         }
         glob = startswith(section, "file ");
         if (!glob)
-                return fail(reason, -EINVAL, "[%s]: unknown section (expected [reader] or [file PATH])", section);
+                return set_why(reason, -EINVAL, "[%s]: unknown section (expected [reader] or [file PATH])", section);
         glob += strspn(glob, " \t");
         if (glob[0] != '/')
-                return fail(reason, -EINVAL, "[%s]: '%s' is not an absolute path (glob)", section, glob);
+                return set_why(reason, -EINVAL, "[%s]: '%s' is not an absolute path (glob)", section, glob);
         if (st->k->n_files >= KNOWN_FILES_MAX)
-                return fail(reason, -EINVAL, "[%s]: more than %d [file] sections", section, KNOWN_FILES_MAX);
+                return set_why(reason, -EINVAL, "[%s]: more than %d [file] sections", section, KNOWN_FILES_MAX);
         a = reallocarray(st->k->files, st->k->n_files + 1, sizeof *a);
         if (!a)
                 return -ENOMEM;
@@ -115,9 +100,9 @@ static int entry_section(void *userdata, const char *section, unsigned line, cha
 
 static int set_once(char **field, const char *section, const char *key, const char *value, char **reason) {
         if (*field)
-                return fail(reason, -EINVAL, "[%s] %s: set twice", section, key);
+                return set_why(reason, -EINVAL, "[%s] %s: set twice", section, key);
         if (isempty(value))
-                return fail(reason, -EINVAL, "[%s] %s: empty value", section, key);
+                return set_why(reason, -EINVAL, "[%s] %s: empty value", section, key);
         *field = strdup(value);
         return *field ? 0 : -ENOMEM;
 }
@@ -128,7 +113,7 @@ static int append_text(char **field, const char *section, const char *key, const
         char *n;
 
         if (isempty(value))
-                return fail(reason, -EINVAL, "[%s] %s: empty value", section, key);
+                return set_why(reason, -EINVAL, "[%s] %s: empty value", section, key);
         if (!*field)
                 n = strdup(value);
         else if (asprintf(&n, "%s %s", *field, value) < 0)
@@ -151,9 +136,9 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                         KnownExe *a;
 
                         if (value[0] != '/')
-                                return fail(reason, -EINVAL, "[%s] exe: '%s' is not an absolute path", section, value);
+                                return set_why(reason, -EINVAL, "[%s] exe: '%s' is not an absolute path", section, value);
                         if (k->n_exes >= KNOWN_EXES_MAX)
-                                return fail(reason, -EINVAL, "[%s] exe: more than %d", section, KNOWN_EXES_MAX);
+                                return set_why(reason, -EINVAL, "[%s] exe: more than %d", section, KNOWN_EXES_MAX);
                         a = reallocarray(k->exes, k->n_exes + 1, sizeof *a);
                         if (!a)
                                 return -ENOMEM;
@@ -172,7 +157,7 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                         return append_text(&k->counts, section, key, value, reason);
                 if (streq(key, "advice"))
                         return append_text(&k->advice, section, key, value, reason);
-                return fail(reason, -EINVAL, "[%s] %s: unknown key", section, key);
+                return set_why(reason, -EINVAL, "[%s] %s: unknown key", section, key);
         }
 
 #define FILE_KEY(name)                                                          \
@@ -188,33 +173,33 @@ static int entry_key(void *userdata, const char *section, const char *key, const
 #undef FILE_KEY
         if (streq(key, "config")) {
                 if (value[0] != '/')
-                        return fail(reason, -EINVAL, "[%s] config: '%s' is not an absolute path", section, value);
+                        return set_why(reason, -EINVAL, "[%s] config: '%s' is not an absolute path", section, value);
                 return set_once(&f->config, section, key, value, reason);
         }
-        return fail(reason, -EINVAL, "[%s] %s: unknown key", section, key);
+        return set_why(reason, -EINVAL, "[%s] %s: unknown key", section, key);
 }
 
 /* What the parser cannot check key by key: the keys that go together. */
 static int entry_check(const KnownReader *k, const char *path, char **ret_error) {
         if (k->n_exes == 0)
-                return fail(ret_error, -EINVAL, "%s: no exe= in [reader]: a known reader is recognised by its executable",
+                return set_why(ret_error, -EINVAL, "%s: no exe= in [reader]: a known reader is recognised by its executable",
                             path);
         for (size_t i = 0; i < k->n_files; i++) {
                 const KnownFile *f = &k->files[i];
                 bool any_config = f->config || f->config_arg || f->config_section || f->config_key || f->config_value;
 
                 if (!f->why)
-                        return fail(ret_error, -EINVAL, "%s:%u: [file %s]: no why= (what makes these reads need no counting)",
+                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: no why= (what makes these reads need no counting)",
                                     path, f->line, f->glob);
                 if (f->arg_default && !f->arg)
-                        return fail(ret_error, -EINVAL, "%s:%u: [file %s]: arg_default= without arg=", path, f->line,
+                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: arg_default= without arg=", path, f->line,
                                     f->glob);
                 if (f->arg_default && numa_regex_matches(f->arg_default, NULL) != 0)
-                        return fail(ret_error, -EINVAL,
+                        return set_why(ret_error, -EINVAL,
                                     "%s:%u: [file %s]: arg_default= '%s' matches a numa_* name or does not compile",
                                     path, f->line, f->glob, f->arg_default);
                 if (any_config && !(f->config && f->config_section && f->config_key && f->config_value))
-                        return fail(ret_error, -EINVAL,
+                        return set_why(ret_error, -EINVAL,
                                     "%s:%u: [file %s]: config=, config_section=, config_key= and config_value= go together",
                                     path, f->line, f->glob);
         }
