@@ -156,8 +156,12 @@ static int proc_argv(pid_t pid, char ***ret, size_t *ret_n) {
         return 0;
 }
 
+/* A regular file the process names, read without opening anything else:
+ * found with O_PATH (opening a FIFO could block, a device could act, as
+ * /dev/watchdog does), checked, then reopened through that very inode. */
 static int read_in_root(pid_t pid, const char *path, char **ret) {
-        _cleanup_close_ int rootfd = -1, fd = -1;
+        _cleanup_close_ int rootfd = -1, pathfd = -1, fd = -1;
+        char self[64];
         struct stat st;
 
         if (!path || path[0] != '/')
@@ -165,13 +169,19 @@ static int read_in_root(pid_t pid, const char *path, char **ret) {
         rootfd = proc_root_open(pid);
         if (rootfd < 0)
                 return rootfd;
-        fd = open_in_root(rootfd, path, O_RDONLY);
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, &st) < 0)
+        pathfd = open_in_root(rootfd, path, O_PATH);
+        if (pathfd < 0)
+                return pathfd;
+        if (fstat(pathfd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return -EBADFD;         /* a FIFO or a device would block or lie */
+                return -EBADFD;
+        if (st.st_size > CONFIG_MAX)
+                return -EFBIG;
+        snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
+        fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 

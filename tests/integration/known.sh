@@ -159,6 +159,81 @@ ok $? "daemon restarted with the shipped catalogue"
 wait_for 15 sysctl_is 0
 ok $? "  counting off"
 
+# ---- a reader judged by its own configuration file (netdata's kind) ----
+# A stand-in program (a copy of python3) with an entry of its own: its reads
+# of /proc/vmstat need no counting only if the file --config names has
+# [s] numa = no. Only a regular file is read (found through an O_PATH
+# descriptor, so a FIFO or a device is never opened); the lookup crosses no
+# mount (a user's FUSE mount could block the daemon), so the files go on the
+# root file system.
+X=$(mktemp -d "$T/extra-XXXXXX")
+C=$(mktemp -d /var/tmp/numastatd-known-XXXXXX)
+cleanup_trees+=("$C")
+cp "$(readlink -f /usr/bin/python3)" "$X/standin"      # Debian's, not a wrapper on PATH
+cat > "$X/standin.conf" <<EOF
+[reader]
+exe = $X/standin
+[file /proc/vmstat]
+why = its config turns numa off
+config = /nonexistent/standin.conf
+config_arg = --config
+config_section = s
+config_key = numa
+config_value = no
+EOF
+printf '[s]\n\tnuma = no\n' > "$C/off.conf"
+printf '[s]\n\tnuma = auto\n' > "$C/on.conf"
+mkfifo "$C/fifo"
+stop_daemon
+NUMASTATD_KNOWN_READERS_PATH="$X:$SRCDIR/conf/readers.d" start_daemon "$T" --config="$T/conf"
+ok $? "daemon restarted with a stand-in entry judged by its config file"
+wait_for 15 sysctl_is 0
+ok $? "  counting off"
+# standin CONFIG: reads /proc/vmstat every 200 ms until killed, as "standin --config CONFIG".
+standin() {
+        "$X/standin" -c 'import sys, time
+while True:
+    open(sys.argv[1], "rb").read(); time.sleep(0.2)' "$T/proc/vmstat" --config "$1" &
+        SPID=$!
+}
+standin_json() {
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["pid"] == int(sys.argv[1])]
+print(r[0][sys.argv[2]] if r else "none")' "$SPID" "$1"
+}
+standin_seen() { [ "$(standin_json verdict)" != none ]; }
+standin "$C/off.conf"
+wait_for 10 standin_seen
+if [ "$(stat -c %d "$C")" = "$(stat -c %d /)" ]; then
+        is "$(standin_json verdict)" known "its config says numa = no: known"
+        sysctl_is 0
+        ok $? "  counting stayed off"
+else
+        skip "/var/tmp is not on the root file system: a config there is never read (another mount)"
+        skip "/var/tmp is not on the root file system"
+fi
+kill "$SPID"; wait "$SPID" 2>/dev/null
+standin "$T/off.conf.on-another-mount"
+cp "$C/off.conf" "$T/off.conf.on-another-mount"
+wait_for 10 standin_seen
+contains "$(standin_json why)" "cannot be read (Invalid cross-device link)" "a config on another mount (tmpfs) is not read: counts"
+kill "$SPID"; wait "$SPID" 2>/dev/null
+for c in on.conf fifo /dev/null /etc/shadow missing; do
+        case $c in /*) f=$c ;; *) f=$C/$c ;; esac
+        standin "$f"
+        wait_for 10 standin_seen
+        is "$(standin_json verdict)" known-counts "--config $c: its reads count"
+        case $c in
+        on.conf) contains "$(standin_json why)" "has [s] numa = auto (not no)" "  and say why" ;;
+        fifo|/dev/null) contains "$(standin_json why)" "cannot be read" "  not a regular file: not read" ;;
+        esac
+        kill "$SPID"; wait "$SPID" 2>/dev/null
+done
+wait_for 5 sysctl_is 1
+ok $? "  counting is on for them"
+wait_for 15 sysctl_is 0
+ok $? "counting off again"
+
 # ---- the upstream image: /bin/node_exporter inside its own root ----
 R=$(mktemp -d "$T/image-XXXXXX")
 mkdir -p "$R/bin" "$R/host/proc" "$R/host/sys" "$R/lib64" "$R/lib/x86_64-linux-gnu"
