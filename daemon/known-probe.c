@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "known-probe.h"
 #include "log.h"
 #include "macro.h"
+#include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
 
@@ -38,18 +38,11 @@ void known_cache_clear(KnownCache *c) {
         *c = (KnownCache) {};
 }
 
-/* Opens path inside the process's root: absolute links and ".." stay in
- * it, no magic links, and no mount is crossed (a FUSE mount a user made
- * could block us). */
-static int open_in_root(int rootfd, const char *path, int flags) {
-        struct open_how how = {
-                /* openat2() refuses O_PATH with any flag but a few. */
-                .flags = (uint64_t) (flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY | O_NONBLOCK)),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-        };
-        int fd = (int) syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-
-        return fd < 0 ? -errno : fd;
+/* Finds path inside the process's root (O_PATH): absolute links and ".."
+ * stay in it, no magic links, and no mount is crossed (a FUSE mount a user
+ * made could block us). */
+static int open_in_root(int rootfd, const char *path) {
+        return resolve_open_path(rootfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
 static int proc_root_open(pid_t pid) {
@@ -69,7 +62,7 @@ static bool same_root(int rootfd) {
 }
 
 static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {
-        _cleanup_close_ int fd = open_in_root(rootfd, e->path, O_PATH);
+        _cleanup_close_ int fd = open_in_root(rootfd, e->path);
         struct stat st;
 
         return fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
@@ -169,7 +162,7 @@ static int read_in_root(pid_t pid, const char *path, char **ret) {
         rootfd = proc_root_open(pid);
         if (rootfd < 0)
                 return rootfd;
-        pathfd = open_in_root(rootfd, path, O_PATH);
+        pathfd = open_in_root(rootfd, path);
         if (pathfd < 0)
                 return pathfd;
         if (fstat(pathfd, &st) < 0)

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
 #include "macro.h"
+#include "resolve.h"
 #include "strutil.h"
 #include "textfile.h"
 
@@ -19,16 +19,16 @@
  * prometheus's /var/lib/prometheus. */
 static int open_parent(const char *path, int *ret_fd, char **ret_name) {
         _cleanup_free_ char *dir = NULL, *name = NULL;
-        struct open_how how = {
-                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-        };
+        _cleanup_close_ int pathfd = -EBADF;
         int fd, r;
 
         r = path_split_file(path, &dir, &name);
         if (r < 0)
                 return r;
-        fd = (int) syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
+        pathfd = resolve_open_path(AT_FDCWD, dir, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (pathfd < 0)
+                return pathfd;
+        fd = openat(pathfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         *ret_fd = fd;

@@ -5,7 +5,7 @@
  * *.prom), replaced atomically: a temporary file in the same directory,
  * mode 0644, renamed over it, so a reader sees the old text or the new,
  * never half. The directory is reached without following any symbolic link
- * (openat2 RESOLVE_NO_SYMLINKS): a directory someone else owns on the way
+ * (RESOLVE_NO_SYMLINKS, resolve.h): a directory someone else owns on the way
  * (/var/lib/prometheus is prometheus's) cannot redirect where root
  * writes. */
 

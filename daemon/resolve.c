@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "resolve.h"
+#include "strutil.h"
+
+#define RESOLVE_SUPPORTED (RESOLVE_IN_ROOT | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#define WALK_LINKS_MAX 40       /* the kernel's MAXSYMLINKS */
+#define WALK_DEPTH_MAX 256
+
+/* The directories walked into, the start first: ".." pops one. */
+typedef struct Walk {
+        int fds[WALK_DEPTH_MAX];
+        size_t n;
+        uint64_t resolve;
+        uint64_t mount;         /* the start's, for RESOLVE_NO_XDEV */
+} Walk;
+
+static void walk_done(Walk *w) {
+        for (size_t i = 0; i < w->n; i++)
+                safe_close(w->fds[i]);
+        w->n = 0;
+}
+
+/* Type and mount of fd, from cached attributes: a FUSE file system someone
+ * mounted on the way must not be asked (its server could never answer). */
+static int inspect(int fd, mode_t *ret_mode, uint64_t *ret_mount) {
+        struct statx sx;
+
+        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID,
+                  &sx) < 0)
+                return -errno;
+        *ret_mode = sx.stx_mode;
+        /* Before 5.8 no mount ID: the device tells file systems apart, if
+         * not two bind mounts of one. */
+        *ret_mount = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id
+                                                  : (UINT64_C(1) << 63) | makedev(sx.stx_dev_major, sx.stx_dev_minor);
+        return 0;
+}
+
+/* Takes fd as the walk's new top, or (replace) its only directory. */
+static int walk_enter(Walk *w, int fd, bool replace) {
+        mode_t mode;
+        uint64_t mount;
+        int r;
+
+        r = inspect(fd, &mode, &mount);
+        if (r < 0 || ((w->resolve & RESOLVE_NO_XDEV) && mount != w->mount)) {
+                safe_close(fd);
+                return r < 0 ? r : -EXDEV;
+        }
+        if (replace)
+                walk_done(w);
+        if (w->n >= WALK_DEPTH_MAX) {
+                safe_close(fd);
+                return -ENAMETOOLONG;
+        }
+        w->fds[w->n++] = fd;
+        return 0;
+}
+
+static int walk_start(Walk *w, int dirfd, const char *path) {
+        mode_t mode;
+        int fd, r;
+
+        fd = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = inspect(fd, &mode, &w->mount);
+        if (r < 0) {
+                safe_close(fd);
+                return r;
+        }
+        w->fds[w->n++] = fd;
+        if (path[0] == '/' && !(w->resolve & RESOLVE_IN_ROOT)) {
+                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                return fd < 0 ? -errno : walk_enter(w, fd, true);
+        }
+        return 0;
+}
+
+/* An absolute link: back to the root (the start, in RESOLVE_IN_ROOT). */
+static int walk_to_root(Walk *w) {
+        int fd;
+
+        if (w->resolve & RESOLVE_IN_ROOT) {
+                while (w->n > 1)
+                        safe_close(w->fds[--w->n]);
+                return 0;
+        }
+        fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : walk_enter(w, fd, true);
+}
+
+static int walk_up(Walk *w) {
+        int fd;
+
+        if (w->n > 1) {
+                safe_close(w->fds[--w->n]);
+                return 0;
+        }
+        if (w->resolve & RESOLVE_IN_ROOT)
+                return 0;       /* ".." of the root is the root */
+        fd = openat(w->fds[0], "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : walk_enter(w, fd, true);
+}
+
+int resolve_walk(int dirfd, const char *path, uint64_t resolve) {
+        _cleanup_(walk_done) Walk w = { .resolve = resolve };
+        _cleanup_free_ char *todo = NULL;
+        unsigned links = 0;
+        int r;
+
+        if (!path || (resolve & ~(uint64_t) RESOLVE_SUPPORTED))
+                return -EINVAL;
+        if (!*path)
+                return -ENOENT;
+        r = walk_start(&w, dirfd, path);
+        if (r < 0)
+                return r;
+        todo = strdup(path);
+        if (!todo)
+                return -ENOMEM;
+
+        for (;;) {
+                _cleanup_free_ char *comp = NULL;
+                const char *p = todo + strspn(todo, "/");
+                size_t len = strcspn(p, "/");
+                mode_t mode;
+                uint64_t mount;
+                int fd;
+
+                if (!*p)
+                        break;
+                comp = strndup(p, len);
+                if (!comp)
+                        return -ENOMEM;
+                memmove(todo, p + len, strlen(p + len) + 1);
+                if (streq(comp, "."))
+                        continue;
+                if (streq(comp, "..")) {
+                        r = walk_up(&w);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+
+                fd = openat(w.fds[w.n - 1], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                r = inspect(fd, &mode, &mount);
+                if (r >= 0 && S_ISLNK(mode)) {
+                        char target[PATH_MAX];
+                        ssize_t n = readlinkat(fd, "", target, sizeof target - 1);
+                        char *next;
+
+                        r = n < 0 ? -errno : 0;
+                        safe_close(fd);
+                        if (r < 0)
+                                return r;
+                        if ((resolve & RESOLVE_NO_SYMLINKS) || ++links > WALK_LINKS_MAX)
+                                return -ELOOP;
+                        target[n] = '\0';
+                        if (asprintf(&next, "%s/%s", target, todo) < 0)
+                                return -ENOMEM;
+                        free(todo);
+                        todo = next;
+                        if (target[0] == '/') {
+                                r = walk_to_root(&w);
+                                if (r < 0)
+                                        return r;
+                        }
+                        continue;
+                }
+                if (r < 0) {
+                        safe_close(fd);
+                        return r;
+                }
+                r = walk_enter(&w, fd, false);
+                if (r < 0)
+                        return r;
+        }
+        w.n--;
+        return w.fds[w.n];      /* ours now: walk_done() stops below it */
+}
+
+int resolve_open_path(int dirfd, const char *path, uint64_t resolve) {
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = resolve };
+        int fd = (int) syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+
+        if (fd >= 0)
+                return fd;
+        if (errno != ENOSYS && errno != EPERM)
+                return -errno;
+        return resolve_walk(dirfd, path, resolve);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdint.h>
+
+/* A path opened under openat2()'s RESOLVE_* constraints, as an O_PATH fd.
+ * openat2() does it where it may be called. Where a seccomp filter refuses
+ * it (systemd's RestrictSUIDSGID= answers ENOSYS, because a filter cannot
+ * look into struct open_how; so did older container runtimes' defaults),
+ * the same constraints are kept by a walk one component at a time.
+ * Supported: RESOLVE_IN_ROOT, RESOLVE_NO_XDEV, RESOLVE_NO_SYMLINKS and
+ * RESOLVE_NO_MAGICLINKS; returns an fd or a negative errno. */
+int resolve_open_path(int dirfd, const char *path, uint64_t resolve);
+
+/* The walk alone: what resolve_open_path() falls back to (and the tests
+ * compare with openat2()). A link's text is followed, never a magic link's
+ * object; ".." goes back to the directory the walk came from, and never
+ * above the root with RESOLVE_IN_ROOT. */
+int resolve_walk(int dirfd, const char *path, uint64_t resolve);
