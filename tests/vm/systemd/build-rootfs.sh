@@ -45,7 +45,7 @@ case $VARIANT in
 "") NAME=$SUITE ;;
 collectors)
         NAME=$SUITE-collectors
-        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl" ;;
+        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata" ;;
 *) echo "$PROG: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).

@@ -12,7 +12,10 @@
 # off, by the counters standing still); then numastat, node_exporter with a
 # numa_* fields regex, collectd with LoadPlugin numa and PCP (pmval on
 # mem.vmstat.numa_hit, after pcp is installed with apt under systemd) each
-# turn counting on and keep it on while they read. TAP on /dev/ttyS1, then
+# turn counting on and keep it on while they read; netdata does too with
+# Debian's netdata.conf, and no longer once netdata.conf turns its NUMA
+# charts off; a containerised node_exporter (the upstream image's path, in a
+# mount namespace and root of its own) is known as the host's is. TAP on /dev/ttyS1, then
 # "VM-DONE rc=N" and poweroff.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -52,17 +55,27 @@ share() {
         done
         echo $((100 * hits / n))
 }
-# reader COMM PATH FIELD: FIELD of COMM's entry for PATH in numastatctl readers.
+# reader COMM PATH FIELD: FIELD of COMM's entry for PATH in numastatctl
+# readers (the latest process's, after a restart).
 reader() {
         ctl --json=short readers | jq -r --arg c "$1" --arg p "$2" --arg f "$3" \
-                '[.[] | select(.comm == $c and .path == $p)][0][$f] // "none"'
+                '[.[] | select(.comm == $c and .path == $p)] | max_by(.last_seen) // {} | .[$f] // "none"'
 }
 seen() { [ "$(reader "$1" "$2" verdict)" != none ]; }
+# kept_on_by COMM NAME: numastatctl status names COMM in its "Kept on by:" lines.
+kept_on_by() {
+        local r
+        ctl > "$STATE/status.txt"
+        sed -n '/Kept on by:/,/see numastatd.conf/p' "$STATE/status.txt" | grep -q " $1 (every "
+        r=$?
+        ok $r "  numastatctl status says $2 keeps counting on"
+        [ $r -eq 0 ] || sed 's/^/#   /' "$STATE/status.txt" >"$OUT"
+}
 # report COMM PATH: one line per collector: how many reads in how long
 # (first to last), the learned period (counted readers only), the verdict.
 report() {
         diag "$(ctl --json=short readers | jq -r --arg c "$1" --arg p "$2" '
-                [.[] | select(.comm == $c and .path == $p)][0] // {} |
+                [.[] | select(.comm == $c and .path == $p)] | max_by(.last_seen) // {} |
                 "\($c) read \($p) \(.count // 0)x in \(((.last_seen // 0) - (.first_seen // 0)) / 1000000 | floor) s" +
                 (if .period then ", every \(.period / 1000 | floor) ms" else "" end) + ": \(.why // .verdict // "unseen")"')"
 }
@@ -100,11 +113,9 @@ for e in atop collectd netdata numastat pcp procps-vmstat prometheus-node-export
         echo "$K" | grep -q "^$e (/usr.*/lib/numastatd/readers.d/$e.conf)$"
         ok $? "  known-readers lists $e from the installed catalogue"
 done
-# netdata was tried here (2026-12-01): installed and run by its unit (its
-# files chowned back to its user), it turned counting on and kept it on, but
-# numastatd under its unit could not read netdata.conf (openat2 failed with
-# ENOSYS), so the "turned off in netdata.conf" case cannot pass yet.
-diag "netdata is left out of this VM until numastatd can read netdata.conf under its unit (openat2: ENOSYS there); its netdata.conf judgement is tested on the host (test-known, known.sh's stand-in)"
+# netdata starts at boot with Debian's configuration, and its NUMA charts
+# keep counting on: it is judged on its own in part 3.
+systemctl stop netdata.service
 
 # ---- 1. the collectors, by their own units ----------------------------------------------
 sed -i 's/^ENABLED=.*/ENABLED="true"/' /etc/default/sysstat
@@ -156,11 +167,7 @@ ok $? "node_exporter with --collector.vmstat.fields=^(numa_|pg).*: its scrapes t
 on=$(share on 20)
 ok $([ "$on" -ge 95 ]; echo $?) "  and keep it on while scraped (${on}% of 20 s)"
 is "$(reader prometheus-node /proc/vmstat why)" "counts: --collector.vmstat.fields matches numa_hit" "  because the regex matches numa_hit"
-ctl > "$STATE/status.txt"
-sed -n '/Kept on by:/,/see numastatd.conf/p' "$STATE/status.txt" | grep -q " prometheus-node (every "
-r=$?
-ok $r "  numastatctl status says node_exporter keeps counting on"
-[ $r -eq 0 ] || sed 's/^/#   /' "$STATE/status.txt" >"$OUT"
+kept_on_by prometheus-node node_exporter
 echo 'ARGS=""' > /etc/default/prometheus-node-exporter
 systemctl restart prometheus-node-exporter.service
 wait_for 60 numa_stat_is 0
@@ -202,5 +209,64 @@ ok $([ "$on" -ge 95 ]; echo $?) "  and keeps it on while it fetches (${on}% of 2
 is "$(reader pmdalinux /proc/vmstat verdict)" known-counts "  pmdalinux's reads of /proc/vmstat: known-counts"
 report pmdalinux /proc/vmstat
 wait "$PMVAL"
+wait_for 60 numa_stat_is 0
+ok $? "pmval done: counting off again"
+
+# ---- 3. netdata, judged by its netdata.conf (read inside its root) -------------------
+# The image is packed with owner 0:0: netdata's own directories go back to it.
+mkdir -p /var/log/netdata /var/lib/netdata /var/cache/netdata
+chown -R netdata:netdata /var/log/netdata /var/lib/netdata /var/cache/netdata
+NDCONF=/etc/netdata/netdata.conf
+cp "$NDCONF" "$STATE/netdata.conf.orig"
+systemctl start netdata.service
+wait_for 60 is_active netdata.service
+ok $? "netdata.service is active (Debian's netdata.conf)"
+wait_for 60 numa_stat_is 1
+ok $? "netdata with Debian's netdata.conf turns counting on (2 nodes: its numa charts are auto)"
+on=$(share on 20)
+ok $([ "$on" -ge 95 ]; echo $?) "  and keeps it on while it reads every second (${on}% of 20 s)"
+is "$(reader netdata /proc/vmstat verdict)" known-counts "  its /proc/vmstat reads: known-counts"
+report netdata /proc/vmstat
+report netdata /sys/devices/system/node/node0/numastat
+kept_on_by netdata netdata
+
+printf '\n[plugin:proc:/proc/vmstat]\n\tsystem-wide numa metric summary = no\n[plugin:proc:/sys/devices/system/node]\n\tenable per-node numa metrics = no\n' >>"$NDCONF"
+systemctl restart netdata.service
+wait_for 60 is_active netdata.service
+wait_for 30 seen netdata /proc/vmstat
+wait_for 60 numa_stat_is 0
+ok $? "netdata with its numa charts off in netdata.conf: counting goes off"
+off=$(share off 20)
+ok $([ "$off" -ge 95 ]; echo $?) "  and stays off while netdata runs (${off}% of 20 s)"
+is "$(reader netdata /proc/vmstat why)" "known netdata: netdata.conf turns the system-wide numa metric summary off" \
+        "  why: netdata.conf, read by numastatd under its unit"
+report netdata /proc/vmstat
+systemctl stop netdata.service
+cp "$STATE/netdata.conf.orig" "$NDCONF"
+
+# ---- 4. node_exporter from its upstream image: a root and mount namespace of its own ---
+# The image's layout: /bin/node_exporter, the host's /proc bind-mounted at
+# /host/proc. A copy of the packaged binary (another inode: only its path in
+# its root makes it known).
+C=/srv/node-exporter-image
+mkdir -p "$C/bin" "$C/host/proc" "$C/proc" "$C/sys" "$C/lib" "$C/lib64"
+cp /usr/bin/prometheus-node-exporter "$C/bin/node_exporter"
+for l in $(ldd "$C/bin/node_exporter" | grep -o '/[^ ]*'); do mkdir -p "$C${l%/*}"; cp "$l" "$C$l"; done
+systemd-run --quiet --unit=container-ne unshare -m sh -c '
+        mount --bind /proc "$1/host/proc" && mount --bind /sys "$1/sys" &&
+        exec chroot "$1" /bin/node_exporter --path.procfs=/host/proc --path.sysfs=/sys \
+                --web.listen-address=127.0.0.1:9101' sh "$C"
+wait_for 30 is_active container-ne.service
+ok $? "a containerised node_exporter runs (unshare -m, chroot, /host/proc)"
+systemd-run --quiet --unit=scraper-ne sh -c 'while :; do curl -s -o /dev/null http://127.0.0.1:9101/metrics; sleep 1; done'
+wait_for 30 seen node_exporter /proc/vmstat
+is "$(reader node_exporter /proc/vmstat verdict)" known "  its reads of /host/proc/vmstat: known, found as /bin/node_exporter in its root"
+n0=$(reader node_exporter /proc/vmstat count)
+off=$(share off 15)
+n1=$(reader node_exporter /proc/vmstat count)
+ok $([ "$off" -ge 95 ] && [ "$n1" -ge $((n0 + 5)) ]; echo $?) \
+        "  counting stays off while it is scraped (${off}% of 15 s; its reads went from $n0 to $n1)"
+report node_exporter /proc/vmstat
+systemctl stop scraper-ne.service container-ne.service
 
 finish
