@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +11,7 @@
 
 #include "containers.h"
 #include "macro.h"
+#include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
 #include "time-util.h"
@@ -84,16 +88,36 @@ typedef struct ScanState {
         bool oom;
 } ScanState;
 
+/* The vmstat of the procfs mounted at the root of process pid, if a real
+ * one is: a user can mount anything at their /proc, or make it a link. */
+static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
+        _cleanup_close_ int rootfd = -1, procfd = -1, fd = -1;
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof path, "%s/" PID_FMT "/root", proc, pid);
+        rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return -errno;
+        procfd = resolve_open_fs_root(rootfd, "proc", PROC_SUPER_MAGIC);
+        if (procfd < 0)
+                return procfd;
+        fd = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, ret) < 0)
+                return -errno;
+        return S_ISREG(ret->st_mode) ? 0 : -EBADFD;
+}
+
 /* One mount namespace: the statistics file as it sees it at /proc. */
 static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
         ScanState *s = userdata;
-        char path[PATH_MAX], comm_path[64], *comm = NULL;
+        char comm_path[64], *comm = NULL;
         ProcInstance *a;
         struct stat st;
 
-        snprintf(path, sizeof path, "%s/" PID_FMT "/root/proc/vmstat", s->proc, pid);
-        if (s->oom || stat(path, &st) < 0 || u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) ||
-            proc_instances_have(&s->found, (uint64_t) st.st_dev) || s->found.n >= PROC_INSTANCES_MAX)
+        if (s->oom || s->found.n >= PROC_INSTANCES_MAX || instance_vmstat(s->proc, pid, &st) < 0 ||
+            u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) || proc_instances_have(&s->found, (uint64_t) st.st_dev))
                 return;
         a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
         if (!a) {

@@ -883,8 +883,11 @@ static unsigned rules_fields(const Config *c) {
                (c->known && c->known_readers.n > 0 ? ATTRIBUTE_EXE : 0);
 }
 
+static void manager_readers_lost(Manager *m, int error, const char *what);
+
 static int manager_watch(Manager *m) {
         _cleanup_strv_free_ char **views = NULL;
+        _cleanup_free_ pid_t *containers = NULL;
         int r;
 
         if (!m->readers)
@@ -896,16 +899,19 @@ static int manager_watch(Manager *m) {
         if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
                 return log_oom();
         /* Containers' own procfs, as one of their processes sees it. */
-        for (size_t i = 0; i < m->instances.n; i++) {
-                char view[64];
-
-                snprintf(view, sizeof view, "/proc/" PID_FMT "/root", m->instances.items[i].pid);
-                if (strv_extend(&views, view) < 0)
-                        return log_oom();
+        containers = calloc(m->instances.n ?: 1, sizeof *containers);
+        if (!containers)
+                return log_oom();
+        for (size_t i = 0; i < m->instances.n; i++)
+                containers[i] = m->instances.items[i].pid;
+        r = readers_watch(m->readers, m->root, m->config.watch, views, containers, m->instances.n);
+        if (r < 0) {
+                /* Our own files unmarked: blind, as if fanotify had failed
+                 * (auto keeps counting on); the retry marks them again. */
+                log_warning_errno(r, "Cannot mark the statistics files: %m");
+                manager_readers_lost(m, r, "cannot mark the statistics files (fanotify: %m)");
+                return r;
         }
-        r = readers_watch(m->readers, m->root, m->config.watch, views);
-        if (r < 0)
-                return log_warning_errno(r, "Cannot watch the statistics files: %m");
         log_debug("Watching %d statistics file(s) for readers.", r);
         return 0;
 }
@@ -1422,11 +1428,12 @@ static int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
                 manager_state_changed(m);
                 return 0;
         }
+        if (manager_watch(m) < 0)
+                return 0;       /* lost again: manager_readers_lost() set the next try */
         log_notice("Reader detection is back.");
         m->readers_error = mfree(m->readers_error);
         m->readers_retry_at = 0;
         m->readers_backoff = READERS_RETRY_MIN_USEC;
-        (void) manager_watch(m);
         (void) manager_apply(m);
         return 0;
 }
@@ -1444,20 +1451,23 @@ _printf_(3, 4) static void set_source_error(char **slot, int error, const char *
         va_end(ap);
 }
 
-static void on_readers_failed(Readers *r, int error, void *userdata) {
-        Manager *m = userdata;
+/* Reader detection lost (what: why, with %m for error): the policy goes
+ * blind (auto keeps counting on) until a new group works and marks. */
+static void manager_readers_lost(Manager *m, int error, const char *what) {
         usec_t delay = m->readers_backoff;
 
-        /* The group is gone for good; the policy goes blind (auto keeps
-         * counting on) until a new one works. */
         m->readers = readers_free(m->readers);
-        set_source_error(&m->readers_error, error, "reader detection failed (fanotify: %m); retrying");
+        set_source_error(&m->readers_error, error, "%s; retrying", what);
         m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
         m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
-        log_warning("Reader detection failed; policy auto keeps counting on; next try in %" PRIu64 " s.",
+        log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",
                     delay / USEC_PER_SEC);
         timer_at(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
         (void) manager_apply(m);
+}
+
+static void on_readers_failed(Readers *r, int error, void *userdata) {
+        manager_readers_lost(userdata, error, "reader detection failed (fanotify: %m)");
 }
 
 /* ---- hotplug ---- */

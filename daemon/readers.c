@@ -6,7 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <fnmatch.h>
 #include <glob.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -27,6 +31,7 @@
 #include "log.h"
 #include "macro.h"
 #include "readers.h"
+#include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
 
@@ -676,17 +681,219 @@ static int readers_resolve(const char *root, char * const *patterns, char ***ret
         return 0;
 }
 
-static bool ids_contain(const WatchId *ids, size_t n, const struct stat *st) {
-        for (size_t i = 0; i < n; i++)
-                if (ids[i].dev == st->st_dev && ids[i].ino == st->st_ino)
+/* The marks being built: every inode once, each under its configured path. */
+typedef struct WatchSet {
+        char **kept;
+        WatchId *ids;
+        size_t n, cap;
+        size_t n_host;          /* the first n_host: the root's and the views' own */
+        bool full;              /* the marks limit was reached */
+} WatchSet;
+
+static void watch_set_done(WatchSet *w) {
+        strv_free(w->kept);
+        free(w->ids);
+        *w = (WatchSet) {};
+}
+
+static bool watch_set_has(const WatchSet *w, size_t from, size_t to, const struct stat *st, bool same_dev_only) {
+        for (size_t i = from; i < to; i++)
+                if (w->ids[i].dev == st->st_dev && (same_dev_only || w->ids[i].ino == st->st_ino))
                         return true;
         return false;
 }
 
-int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views) {
-        _cleanup_strv_free_ char **fulls = NULL, **paths = NULL, **kept = NULL;
-        _cleanup_free_ WatchId *ids = NULL;
-        size_t n = 0, n_all;
+/* Records the inode st as marked under path. */
+static int watch_set_add(WatchSet *w, const struct stat *st, const char *path) {
+        size_t i;
+
+        if (w->n == w->cap) {
+                size_t cap = w->cap ? w->cap * 2 : 16;
+                WatchId *a = reallocarray(w->ids, cap, sizeof *a);
+                if (!a)
+                        return -ENOMEM;
+                w->ids = a;
+                w->cap = cap;
+        }
+        for (i = 0; w->kept && w->kept[i]; i++)
+                if (streq(w->kept[i], path))
+                        break;
+        if ((!w->kept || !w->kept[i]) && strv_extend(&w->kept, path) < 0)
+                return -ENOMEM;
+        w->ids[w->n++] = (WatchId) { .dev = st->st_dev, .ino = st->st_ino, .path = i };
+        return 0;
+}
+
+/* The root's and the views' own files: paths root chose. Any failure but a
+ * file that vanished is returned (the caller then marks nothing). */
+static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const *paths) {
+        for (size_t i = 0; fulls && fulls[i]; i++) {
+                struct stat st;
+
+                /* A view that shares our superblock (a bind mount, or no
+                 * namespace of its own) adds nothing. */
+                if (stat(fulls[i], &st) < 0 || watch_set_has(w, 0, w->n, &st, false))
+                        continue;
+                if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, fulls[i]) < 0) {
+                        if (errno == ENOENT) {
+                                log_debug("%s vanished before it could be marked.", fulls[i]);
+                                continue;
+                        }
+                        return -errno;
+                }
+                /* After marking, so the identity is that of the marked inode. */
+                if (stat(fulls[i], &st) < 0) {
+                        (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, fulls[i]);
+                        continue;
+                }
+                if (watch_set_add(w, &st, paths[i]) < 0)
+                        return -ENOMEM;
+        }
+        w->n_host = w->n;
+        return 0;
+}
+
+/* ---- containers' views: paths another user may have chosen ---- */
+
+#define VIEW_FILES_MAX 4096     /* per container: two files for each of 1024 nodes (MAX_NUMNODES), and more */
+
+typedef struct ViewWalk {
+        Readers *r;
+        WatchSet *w;
+        pid_t pid;
+        size_t n_files;
+} ViewWalk;
+
+/* Marks the file fd (O_PATH) found at path in a container's view: through
+ * the fd itself, so the mark lands on the inode that was checked. */
+static void view_mark(ViewWalk *v, int fd, const char *path) {
+        char self[64];
+        struct stat st;
+
+        if (v->w->full || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return;
+        /* A file of a superblock the root's own marks cover is not a
+         * procfs or sysfs of the container's own, but a bind mount of one of
+         * ours (perhaps of another file of it): nothing to add. */
+        if (watch_set_has(v->w, 0, v->w->n_host, &st, true) || watch_set_has(v->w, 0, v->w->n, &st, false))
+                return;
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        if (fanotify_mark(v->r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
+                if (errno == ENOSPC) {
+                        v->w->full = true;
+                        log_warning("The fanotify marks limit (fs.fanotify.max_user_marks) is reached: containers' "
+                                    "statistics files beyond %zu marks are not watched.", v->w->n);
+                } else
+                        log_debug_errno(errno, "Cannot mark %s as process " PID_FMT " sees it: %m", path, v->pid);
+                return;
+        }
+        if (watch_set_add(v->w, &st, path) < 0)
+                (void) fanotify_mark(v->r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, self);
+}
+
+static bool is_glob(const char *s) {
+        return strpbrk(s, "*?[") != NULL;
+}
+
+/* Expands pattern rest (relative) below dirfd, one component at a time:
+ * no symbolic link followed, no mount crossed, directories listed only
+ * for a component with a wildcard. done is the configured path so far. */
+static void view_expand(ViewWalk *v, int dirfd, const char *rest, const char *done) {
+        _cleanup_free_ char *comp = NULL;
+        const char *after;
+        size_t len;
+
+        rest += strspn(rest, "/");
+        len = strcspn(rest, "/");
+        if (len == 0 || v->n_files >= VIEW_FILES_MAX)
+                return;
+        comp = strndup(rest, len);
+        if (!comp)
+                return;
+        after = rest + len;
+
+        if (!is_glob(comp)) {
+                _cleanup_free_ char *path = NULL;
+                _cleanup_close_ int fd = resolve_open_path(dirfd, comp, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+                                                                                RESOLVE_NO_XDEV);
+
+                if (fd < 0 || asprintf(&path, "%s/%s", done, comp) < 0)
+                        return;
+                if (after[strspn(after, "/")] == '\0') {
+                        v->n_files++;
+                        view_mark(v, fd, path);
+                } else
+                        view_expand(v, fd, after, path);
+                return;
+        }
+
+        int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+        struct dirent *de;
+
+        if (!d) {
+                safe_close(lfd);
+                return;
+        }
+        while ((de = readdir(d)) && v->n_files < VIEW_FILES_MAX) {
+                _cleanup_free_ char *literal = NULL;
+
+                if (fnmatch(comp, de->d_name, FNM_PERIOD) != 0 || strchr(de->d_name, '\\') || is_glob(de->d_name))
+                        continue;
+                if (asprintf(&literal, "%s%s", de->d_name, after) < 0)
+                        break;
+                view_expand(v, dirfd, literal, done);
+        }
+        closedir(d);
+}
+
+/* The file system a pattern's top directory must hold in a container. */
+static long view_magic(const char *pattern, const char **ret_rest) {
+        if (startswith(pattern, "/proc/")) {
+                *ret_rest = pattern + strlen("/proc/");
+                return PROC_SUPER_MAGIC;
+        }
+        if (startswith(pattern, "/sys/")) {
+                *ret_rest = pattern + strlen("/sys/");
+                return SYSFS_MAGIC;
+        }
+        return 0;
+}
+
+/* The statistics files as process pid's mount namespace has them: only in a
+ * real procfs mounted at its root's /proc (and a real sysfs at /sys), the
+ * file system's own root directory there. */
+static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *patterns) {
+        _cleanup_close_ int rootfd = -1;
+        ViewWalk v = { .r = r, .w = w, .pid = pid };
+        char root[64];
+
+        snprintf(root, sizeof root, "/proc/" PID_FMT "/root", pid);
+        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return;
+        for (char * const *p = patterns; p && *p; p++) {
+                _cleanup_close_ int topfd = -1;
+                const char *rest;
+                long magic = view_magic(*p, &rest);
+
+                if (magic == 0)
+                        continue;       /* not a file of /proc or /sys: nothing a container has apart */
+                topfd = resolve_open_fs_root(rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
+                if (topfd < 0) {
+                        log_debug("Process " PID_FMT "'s root has no %s at %s: not watched there.", pid,
+                                  magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs",
+                                  magic == PROC_SUPER_MAGIC ? "/proc" : "/sys");
+                        continue;
+                }
+                view_expand(&v, topfd, rest, magic == PROC_SUPER_MAGIC ? "/proc" : "/sys");
+        }
+}
+
+int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views, const pid_t *containers,
+                  size_t n_containers) {
+        _cleanup_strv_free_ char **fulls = NULL, **paths = NULL;
+        _cleanup_(watch_set_done) WatchSet w = {};
         int k;
 
         if (!r)
@@ -698,9 +905,9 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
         k = readers_resolve(root, patterns, &fulls, &paths);
         if (k < 0)
                 return k;
-        /* The same files as other mount namespaces see them: another procfs
-         * instance is another superblock, whose inodes our marks do not
-         * cover. A view that cannot be resolved is skipped, not fatal. */
+        /* The same files as pid 1's mount namespace sees them (root's own):
+         * another procfs instance is another superblock, whose inodes our
+         * marks do not cover. A view that cannot be resolved is skipped. */
         for (char * const *v = views; v && *v; v++) {
                 _cleanup_strv_free_ char **vf = NULL, **vp = NULL;
 
@@ -713,10 +920,6 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
                         if (strv_extend(&fulls, vf[i]) < 0 || strv_extend(&paths, vp[i]) < 0)
                                 return -ENOMEM;
         }
-        n_all = strv_length(paths);
-        ids = calloc(n_all ? n_all : 1, sizeof *ids);
-        if (!ids)
-                return -ENOMEM;
 
         /* Marks live on inodes: a node that went away and came back is a new
          * inode, so start from nothing rather than diffing. */
@@ -724,41 +927,19 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
                 return -errno;
         readers_clear_watched(r);
 
-        for (size_t i = 0; i < n_all; i++) {
-                struct stat st;
-                size_t path;
-
-                /* A view that shares our superblock (a bind mount, or no
-                 * namespace of its own) adds nothing. */
-                if (stat(fulls[i], &st) < 0 || ids_contain(ids, n, &st))
-                        continue;
-                if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, fulls[i]) < 0) {
-                        k = -errno;
-                        if (k == -ENOENT) {
-                                log_debug("%s vanished before it could be marked.", fulls[i]);
-                                continue;
-                        }
-                        /* Leave a consistent state: nothing marked, nothing listed. */
-                        (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
-                        return k;
-                }
-                /* After marking, so the identity is that of the marked inode. */
-                if (stat(fulls[i], &st) < 0) {
-                        (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, fulls[i]);
-                        continue;
-                }
-                for (path = 0; kept && kept[path]; path++)
-                        if (streq(kept[path], paths[i]))
-                                break;
-                if ((!kept || !kept[path]) && strv_extend(&kept, paths[i]) < 0) {
-                        (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
-                        return -ENOMEM;
-                }
-                ids[n++] = (WatchId) { .dev = st.st_dev, .ino = st.st_ino, .path = path };
+        k = watch_host(r, &w, fulls, paths);
+        if (k < 0) {
+                /* Leave a consistent state: nothing marked, nothing listed. */
+                (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+                return k;
         }
+        /* What a container's files cost is theirs: one that cannot be
+         * marked is skipped, the root's marks stay. */
+        for (size_t i = 0; i < n_containers; i++)
+                watch_container(r, &w, containers[i], patterns);
 
-        r->watched = TAKE_PTR(kept);
-        r->ids = TAKE_PTR(ids);
-        r->n_ids = n;
-        return (int) n;
+        r->watched = TAKE_PTR(w.kept);
+        r->ids = TAKE_PTR(w.ids);
+        r->n_ids = w.n;
+        return (int) r->n_ids;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -205,4 +206,25 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve) {
         if (errno != ENOSYS && errno != EPERM)
                 return -errno;
         return resolve_walk(dirfd, path, resolve);
+}
+
+int resolve_open_fs_root(int rootfd, const char *path, long magic) {
+        _cleanup_close_ int fd = -1;
+        struct statfs sfs;
+        struct statx sx;
+
+        fd = resolve_open_path(rootfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (fd < 0)
+                return fd;
+        if (fstatfs(fd, &sfs) < 0 ||
+            statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) < 0)
+                return -errno;
+        if ((long) sfs.f_type != magic || !S_ISDIR(sx.stx_mode))
+                return -EMEDIUMTYPE;
+        /* A mount's root, not a directory of it bind-mounted there. */
+        if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+                return -EMEDIUMTYPE;
+        if (sx.stx_ino != 1)    /* procfs' and kernfs' root inode */
+                return -EMEDIUMTYPE;
+        return TAKE_FD(fd);
 }

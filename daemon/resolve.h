@@ -17,3 +17,9 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve);
  * object; ".." goes back to the directory the walk came from, and never
  * above the root with RESOLVE_IN_ROOT. */
 int resolve_walk(int dirfd, const char *path, uint64_t resolve);
+
+/* The directory path inside the root rootfd (O_PATH), only if it is the
+ * root directory of a file system of type magic (statfs(2)'s f_type): a
+ * procfs or sysfs someone mounted there, not a directory made to look like
+ * one. No symbolic link is followed on the way. */
+int resolve_open_fs_root(int rootfd, const char *path, long magic);

@@ -105,7 +105,10 @@ start_daemon() {
         shift
         SOCK="$tree/run/numastatd/io.numastatd"
         mkdir -p "$tree/run/numastatd"
-        "$NUMASTATD" --root="$tree" --socket="$SOCK" --runtime-dir="$tree/run/numastatd" "$@" >"$tree/daemon.log" 2>&1 &
+        # DAEMON_WRAP: a command that execs the rest (setpriv with the unit's capabilities).
+        # shellcheck disable=SC2086
+        ${DAEMON_WRAP:-} "$NUMASTATD" --root="$tree" --socket="$SOCK" --runtime-dir="$tree/run/numastatd" "$@" \
+                >"$tree/daemon.log" 2>&1 &
         DAEMON_PID=$!
         for _ in $(seq 1 100); do
                 [ -S "$SOCK" ] && "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && return 0

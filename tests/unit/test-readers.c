@@ -289,7 +289,7 @@ static void test_tree(const char *root) {
         printf("# FAN_REPORT_PIDFD: %s\n", readers_have_pidfd(r) ? "yes" : "no");
         ok(strv_length(readers_watched(r)) == 0, "nothing watched before readers_watch");
 
-        is_int(readers_watch(r, root, patterns, NULL), 3, "readers_watch marks vmstat + 2 node files");
+        is_int(readers_watch(r, root, patterns, NULL, NULL, 0), 3, "readers_watch marks vmstat + 2 node files");
         ok(strv_equal(readers_watched(r), expected3), "watched paths are the configured spellings");
 
         /* The test is the daemon here: its own reads never count. The child's
@@ -338,7 +338,7 @@ static void test_tree(const char *root) {
 
         /* A node appears: re-marking picks it up and keeps the others. */
         make_file(root, NODE_DIR "/node2/numastat", "numa_hit 12\n");
-        is_int(readers_watch(r, root, patterns, NULL), 4, "readers_watch again marks 4");
+        is_int(readers_watch(r, root, patterns, NULL, NULL, 0), 4, "readers_watch again marks 4");
         ok(strv_equal(readers_watched(r), expected4), "watched list has node2");
         seen_reset();
         pid = spawn_reader(node2, NULL);
@@ -355,7 +355,7 @@ static void test_tree(const char *root) {
         ok(reap(pid), "node0 reader exited cleanly");
 
         /* Re-marking removes old marks: node1 is silent, vmstat is the sentinel. */
-        is_int(readers_watch(r, root, vmstat_only, NULL), 1, "readers_watch with vmstat only marks 1");
+        is_int(readers_watch(r, root, vmstat_only, NULL, NULL, 0), 1, "readers_watch with vmstat only marks 1");
         ok(strv_equal(readers_watched(r), vmstat_only), "watched list is vmstat only");
         seen_reset();
         pid = spawn_reader(node1, vmstat);
@@ -365,14 +365,14 @@ static void test_tree(const char *root) {
         ok(reap(pid), "reader exited cleanly");
 
         /* Patterns that match nothing are not an error; bad ones are. */
-        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node9*/numastat", NULL }, NULL), 0, "no match: 0 marks");
+        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node9*/numastat", NULL }, NULL, NULL, 0), 0, "no match: 0 marks");
         ok(strv_length(readers_watched(r)) == 0, "no match: nothing watched");
-        is_int(readers_watch(r, root, (char *[]) { "proc/vmstat", NULL }, NULL), -EINVAL, "relative pattern: -EINVAL");
-        is_int(readers_watch(r, root, (char *[]) { "/proc/vmstat", "/proc/vmstat", NULL }, NULL), 1,
+        is_int(readers_watch(r, root, (char *[]) { "proc/vmstat", NULL }, NULL, NULL, 0), -EINVAL, "relative pattern: -EINVAL");
+        is_int(readers_watch(r, root, (char *[]) { "/proc/vmstat", "/proc/vmstat", NULL }, NULL, NULL, 0), 1,
                "duplicate patterns mark once");
-        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node*", NULL }, NULL), 0,
+        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node*", NULL }, NULL, NULL, 0), 0,
                "directories are not marked");
-        is_int(readers_watch(r, root, NULL, NULL), 0, "no patterns: 0 marks");
+        is_int(readers_watch(r, root, NULL, NULL, NULL, 0), 0, "no patterns: 0 marks");
 
         /* Views: the same files as another mount namespace sees them (a
          * procfs of its own is other inodes). Each inode is marked once, the
@@ -383,7 +383,7 @@ static void test_tree(const char *root) {
                 char *views[] = { view, (char *) root, (char *) "/nonexistent-view", NULL };
 
                 make_file(root, "/view/proc/vmstat", "nr_free_pages 1\n");
-                is_int(readers_watch(r, root, vmstat_only, views), 2,
+                is_int(readers_watch(r, root, vmstat_only, views, NULL, 0), 2,
                        "a view with its own inode adds a mark; the same inode and a missing view add none");
                 ok(strv_equal(readers_watched(r), vmstat_only), "watched lists the path once");
                 seen_reset();
@@ -423,7 +423,7 @@ static void test_real_proc(void) {
         if (access(NODE_DIR "/node0/numastat", R_OK) >= 0) {
                 char *nodes[] = { NODE_DIR "/node*/numastat", NULL };
 
-                k = readers_watch(r, "/", nodes, NULL);
+                k = readers_watch(r, "/", nodes, NULL, NULL, 0);
                 ok(k >= 1, "readers_watch(\"/\", node*/numastat) marks %d >= 1", k);
                 seen_reset();
                 pid = spawn_reader(NODE_DIR "/node0/numastat", NULL);
@@ -434,7 +434,7 @@ static void test_real_proc(void) {
         } else
                 tap_skip("no " NODE_DIR "/node0/numastat (no CONFIG_NUMA)");
 
-        k = readers_watch(r, "/", patterns, NULL);
+        k = readers_watch(r, "/", patterns, NULL, NULL, 0);
         is_int(k, 1, "readers_watch(\"/\", /proc/vmstat) marks 1");
         if (k != 1)
                 return;

@@ -1,0 +1,145 @@
+#!/bin/bash
+# What an unprivileged user (uid 65534, with user namespaces) can do to
+# reader detection, against the daemon with the unit's capabilities only
+# (CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_NET_ADMIN: no CAP_DAC_*):
+# - a /proc of their own that is no procfs (a tmpfs with an unreadable
+#   vmstat; vmstat a link to /etc/shadow) is no procfs instance: the host's
+#   marks stay, and nothing they pointed at is marked;
+# - in a real procfs of theirs, a file bind-mounted over a statistics file
+#   is not marked; their real statistics files are;
+# - a file of the root's own that cannot be marked: the daemon goes blind
+#   and says so (auto keeps counting on), and recovers once it can mark.
+. "$(dirname "$0")/lib.sh"
+
+require_root "fanotify_init needs CAP_SYS_ADMIN; the attacker is uid 65534"
+for c in unshare setpriv nsenter; do
+        command -v $c >/dev/null || { skip "$c (util-linux) is missing"; done_testing; exit 0; }
+done
+if ! as_nobody unshare -Urm true 2>/dev/null; then
+        skip "unprivileged user namespaces are off here (kernel.unprivileged_userns_clone or a sysctl of AppArmor)"
+        done_testing
+        exit 0
+fi
+fake_kernel_tree hostile
+U=$(mktemp -d /tmp/numastatd-hostile-XXXXXX)
+cleanup_trees+=("$U")
+chmod 755 "$U"
+install -o 65534 -g 65534 -d "$U/nobody"
+for c in shadowcat passwdcat ctrcat probecat; do cp /bin/cat "$T/$c"; done
+auto_conf "container_scan = 200ms" > "$T/conf"
+# The unit's capabilities: no CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH.
+DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin --"
+
+# listed: whether the file system at the attacker's /proc is a procfs
+# instance in the status (other tests' containers may be too).
+listed() {
+        local dev
+        dev=$(stat -c '%Hd:%Ld' "/proc/$(attacker_leaf)/root/proc") || return 2
+        ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
+sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$dev"
+}
+watched() { ctl --json=short | json_get sources.watched | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin))))'; }
+scans() { ctl --json=short | json_get sources.scans; }
+# two_scans_since N: two scans ran after the one numbered N (a whole scan
+# saw the namespace made before it).
+two_scans_since() { [ "$(scans)" -ge $(($1 + 2)) ]; }
+# reads COMM PATH: how many reads by COMM of PATH the reader table holds.
+reads() {
+        ctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["path"] == sys.argv[2]))' "$1" "$2"
+}
+reads_are() { [ "$(reads "$1" "$2")" = "$3" ]; }
+# attack NAME SCRIPT: uid 65534 runs SCRIPT in namespaces of its own (user,
+# mount, and the flags in NS), then says it is ready; ATTACKER is its pid.
+attack() {
+        local name=$1 script=$2
+        rm -f "$U/nobody/ready"
+        # Not through as_nobody (a function: $! would be a subshell's).
+        # shellcheck disable=SC2086
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Ur $NS \
+                sh -c "$script"' && : > "$1/ready" && exec sleep 120' _ "$U/nobody" > "$U/$name.log" 2>&1 &
+        ATTACKER=$!
+        wait_for 10 test -e "$U/nobody/ready" || { echo "# the attack $name did not start:"; sed 's/^/#   /' "$U/$name.log"; }
+}
+end_attack() { kill -KILL "$ATTACKER" 2>/dev/null; wait "$ATTACKER" 2>/dev/null; }
+# The attacker's own process: its mount namespace is the one that matters.
+attacker_leaf() { local p=$ATTACKER c; while c=$(pgrep -P "$p" | head -1) && [ -n "$c" ]; do p=$c; done; echo "$p"; }
+
+start_daemon "$T" --config="$T/conf"
+ok $? "the daemon starts with the unit's capability set"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+HOST_MARKS=$(watched)
+is "$HOST_MARKS" "/proc/vmstat /proc/zoneinfo /sys/devices/system/node/node0/numastat /sys/devices/system/node/node1/numastat" \
+        "the tree's statistics files are watched"
+
+# ---- a tmpfs at /proc, its vmstat unreadable ----
+NS=-m
+n=$(scans)
+attack blind 'mount -t tmpfs none /proc && : > /proc/vmstat && chmod 000 /proc/vmstat'
+wait_for 10 two_scans_since "$n"
+ok $? "two container scans ran since uid 65534 mounted a tmpfs at its /proc"
+listed; is $? 1 "  a tmpfs at /proc is no procfs instance"
+is "$(watched)" "$HOST_MARKS" "  the host's marks are all kept"
+is "$(ctl --json=short | json_get sources.readers_error)" null "  and reader detection reports no error"
+"$T/probecat" "$T/proc/vmstat" > /dev/null
+wait_for 10 sysctl_is 1
+ok $? "  a counted read of the tree's /proc/vmstat still turns counting on"
+end_attack
+wait_for 15 sysctl_is 0
+
+# ---- /proc/vmstat a link to /etc/shadow ----
+n=$(scans)
+attack shadow 'mount -t tmpfs none /proc && ln -s /etc/shadow /proc/vmstat && ln -s /etc/shadow /proc/zoneinfo'
+wait_for 10 two_scans_since "$n"
+ok $? "two scans ran since uid 65534 made its /proc/vmstat a link to /etc/shadow"
+listed; is $? 1 "  not taken for a procfs instance"
+"$T/shadowcat" /etc/shadow > /dev/null
+"$T/shadowcat" "$T/proc/vmstat" > /dev/null
+wait_for 10 reads_are shadowcat /proc/vmstat 1
+ok $? "  root reading /etc/shadow, then the tree's vmstat: only the second is a read (/etc/shadow is not marked)"
+is "$(reads shadowcat /proc/vmstat)" 1 "  one read recorded, not two"
+end_attack
+wait_for 15 sysctl_is 0
+
+# ---- a real procfs of theirs, with /etc/passwd bound over its zoneinfo ----
+NS="-m -p -f --kill-child --mount-proc"
+n=$(scans)
+attack bind 'mount --bind /etc/passwd /proc/zoneinfo'
+wait_for 10 two_scans_since "$n"
+ok $? "two scans ran since uid 65534 made a procfs of its own, /etc/passwd bound over its zoneinfo"
+listed; is $? 0 "  its real procfs is an instance"
+LEAF=$(attacker_leaf)
+nsenter -t "$LEAF" -m "$T/passwdcat" /proc/zoneinfo > /dev/null
+nsenter -t "$LEAF" -m "$T/ctrcat" /proc/vmstat > /dev/null
+wait_for 10 reads_are ctrcat /proc/vmstat 1
+ok $? "  a read of its real /proc/vmstat is seen"
+is "$(reads passwdcat /proc/zoneinfo)" 0 "  a read of the /etc/passwd bound over its /proc/zoneinfo is not"
+end_attack
+wait_for 15 sysctl_is 0
+stop_daemon
+
+# ---- a file of the root's own that cannot be marked ----
+chmod 000 "$T/proc/zoneinfo"
+start_daemon "$T" --config="$T/conf"
+ok $? "the daemon starts with the tree's zoneinfo unreadable to it (no CAP_DAC_OVERRIDE)"
+blind() { [ "$(ctl --json=short | json_get sources.readers_error)" != null ]; }
+wait_for 10 blind
+ok $? "  it cannot mark the tree's files: reader detection reports an error"
+contains "$(ctl --json=short | json_get sources.readers_error)" "cannot mark the statistics files" "  saying why"
+contains "$(ctl status)" "cannot mark the statistics files" "  numastatctl status says so"
+is "$(watched)" "" "  nothing listed as watched"
+on=0
+for _ in $(seq 1 20); do sleep 0.1; sysctl_is 1 && fake_state_is counting 1 && on=$((on + 1)); done
+is "$on" 20 "  under pressure, auto keeps counting on, blind (20 samples over 2 s; off takes 0.3 s when it can see)"
+chmod 644 "$T/proc/zoneinfo"
+not_blind() { ! blind; }
+wait_for 15 not_blind
+ok $? "  the file readable again: reader detection is back at a retry"
+is "$(watched)" "$HOST_MARKS" "  all the tree's files watched again"
+wait_for 15 sysctl_is 0
+ok $? "  and counting goes off under pressure again"
+stop_daemon
+
+done_testing
