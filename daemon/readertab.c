@@ -190,6 +190,38 @@ static int entry_judge(ReaderEntry *e, const ReaderVerdict *v) {
         return 0;
 }
 
+/* What an entry is worth keeping: a learned period (the policy waits for
+ * its next read), then a repeat reader (perhaps learning one), then one
+ * seen once. */
+static unsigned entry_worth(const ReaderEntry *e) {
+        return e->period > 0 ? 2 : e->count > 1 ? 1 : 0;
+}
+
+/* The entry a new one replaces in a full table at now: the least worth
+ * keeping; among those seen once, the oldest if it was seen before
+ * READERTAB_KEEP_USEC ago, else the newest, so that a flood of one-off
+ * names churns only among itself and what was there before it stays;
+ * among the others the least recently seen. */
+static ReaderEntry *entry_to_evict(ReaderTable *t, uint64_t now) {
+        ReaderEntry *oldest = NULL, *newest = NULL, *lru = NULL;
+
+        for (size_t i = 0; i < t->n; i++) {
+                ReaderEntry *e = &t->entries[i];
+
+                if (entry_worth(e) == 0) {
+                        if (!oldest || e->last_seen < oldest->last_seen)
+                                oldest = e;
+                        if (!newest || e->first_seen > newest->first_seen)
+                                newest = e;
+                } else if (!lru || entry_worth(e) < entry_worth(lru) ||
+                           (entry_worth(e) == entry_worth(lru) && e->last_seen < lru->last_seen))
+                        lru = e;
+        }
+        if (oldest)
+                return oldest->last_seen + READERTAB_KEEP_USEC <= now ? oldest : newest;
+        return lru;
+}
+
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
                   uint64_t now, uint64_t mono) {
         const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
@@ -254,12 +286,9 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         if (t->n < READERTAB_MAX)
                 e = &t->entries[t->n++];
         else {
-                /* Full: the least recently seen entry makes room. */
-                e = &t->entries[0];
-                for (size_t i = 1; i < t->n; i++)
-                        if (t->entries[i].last_seen < e->last_seen)
-                                e = &t->entries[i];
+                e = entry_to_evict(t, now);
                 entry_done(e);
+                t->evicted++;
         }
         *e = n;
         return 1;

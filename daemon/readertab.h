@@ -8,7 +8,11 @@
  * knows the binary (device and inode) but not its path or unit: it joins
  * the entry of the same binary, comm, uid and file, so a program that is
  * sometimes seen alive and sometimes only by its exit (sadc) is one line
- * with one period. Bounded: the least recently seen entry makes room. */
+ * with one period. Bounded (READERTAB_MAX): when full, a new entry
+ * replaces one seen only once: the oldest of those if it is older than
+ * READERTAB_KEEP_USEC, else the newest (a flood of one-off names churns
+ * among itself); only when none is left, a repeat reader without a period,
+ * the least recently seen; a reader with a learned period goes last. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +22,8 @@
 #include "rules.h"
 
 #define READERTAB_MAX 64
+/* An entry seen once is kept at least this long against newer ones. */
+#define READERTAB_KEEP_USEC (10 * 60 * UINT64_C(1000000))
 /* Reads of one entry closer than this are one visit (a program reading a
  * file in several read() calls, or twice in one go). */
 #define READERTAB_VISIT_GAP_USEC (250 * 1000)
@@ -68,6 +74,7 @@ typedef struct ReaderTable {
         ReaderEntry entries[READERTAB_MAX];
         size_t n;
         uint64_t total_reads, counted_reads, ignored_reads, overflows;
+        uint64_t evicted;       /* entries replaced by newer ones */
 } ReaderTable;
 
 /* Records a read by id at now (CLOCK_REALTIME µs, for people) and mono

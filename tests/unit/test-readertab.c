@@ -128,6 +128,43 @@ static void test_exit_records_join(void) {
         readertab_done(&t);
 }
 
+static const ReaderEntry *find(const ReaderTable *t, const char *comm) {
+        for (size_t i = 0; i < t->n; i++)
+                if (t->entries[i].comm && strcmp(t->entries[i].comm, comm) == 0)
+                        return &t->entries[i];
+        return NULL;
+}
+
+/* A flood of one-off names (a user running processes named at random)
+ * does not push out what was there before it. */
+static void test_churn(void) {
+        ReaderTable t = {};
+        const ReaderEntry *e;
+        char comm[32];
+        size_t flood = 500;
+
+        read_at(&t, "collectd", (const double[]) { 0, 10, 20, 30, 40, 50, 60, 70 }, 8, false);
+        read_at(&t, "watch", (const double[]) { 75, 77 }, 2, false);
+        read_at(&t, "admin", (const double[]) { 100 }, 1, false);
+        for (size_t i = 0; i < flood; i++) {
+                snprintf(comm, sizeof comm, "x%zu", i);
+                read_at(&t, comm, (const double[]) { 200 + i * 0.001 }, 1, false);
+        }
+        is_int(t.n, READERTAB_MAX, "a flood of 500 one-off names: the table stays at its cap");
+        e = find(&t, "collectd");
+        ok(e && e->period == 10 * SEC, "  the periodic collector keeps its entry and its period");
+        ok(find(&t, "watch") != NULL, "  a repeat reader from before keeps its entry");
+        ok(find(&t, "admin") != NULL, "  a one-off reader from before the flood keeps its entry");
+        snprintf(comm, sizeof comm, "x%zu", flood - 1);
+        ok(find(&t, comm) != NULL, "  the latest name is listed");
+        is_u64(t.evicted, 3 + flood - READERTAB_MAX, "  the flood replaced only its own entries");
+        /* Older than READERTAB_KEEP_USEC, a one-off entry ages out first. */
+        read_at(&t, "late", (const double[]) { 100 + READERTAB_KEEP_USEC / SEC + 1 }, 1, false);
+        ok(find(&t, "late") && !find(&t, "admin"), "  ten minutes on, the oldest one-off makes room");
+        ok(find(&t, "collectd") && find(&t, "watch"), "  the others stay");
+        readertab_done(&t);
+}
+
 int main(void) {
         ReaderTable t = {};
         size_t order[READERTAB_MAX];
@@ -176,15 +213,16 @@ int main(void) {
                    t.entries[order[t.n - 1]].count <= t.entries[order[1]].count,
            "sorted by count");
 
-        /* Bounded: the least recently seen entry makes room. */
+        /* Bounded: with only repeat readers, the least recently seen makes room. */
         readertab_done(&t);
         for (int i = 0; i < READERTAB_MAX; i++) {
                 snprintf(comm, sizeof comm, "r%d", i);
                 add(&t, comm, NULL, NULL, true, 0, i, "/proc/vmstat", false, NULL, 10000 + i);
+                add(&t, comm, NULL, NULL, true, 0, i, "/proc/vmstat", false, NULL, 20000 + i);
         }
         is_int(t.n, READERTAB_MAX, "table full");
-        add(&t, "r0", NULL, NULL, true, 0, 0, "/proc/vmstat", false, NULL, 20000); /* r0 is fresh again */
-        is_int(add(&t, "newcomer", NULL, NULL, true, 0, 999, "/proc/vmstat", false, NULL, 20001), 1,
+        add(&t, "r0", NULL, NULL, true, 0, 0, "/proc/vmstat", false, NULL, 30000); /* r0 is fresh again */
+        is_int(add(&t, "newcomer", NULL, NULL, true, 0, 999, "/proc/vmstat", false, NULL, 30001), 1,
                "a newcomer when full");
         is_int(t.n, READERTAB_MAX, "still full, not more");
         bool has_r0 = false, has_r1 = false, has_new = false;
@@ -198,5 +236,6 @@ int main(void) {
         is_int(t.n, 0, "done empties");
         test_period();
         test_exit_records_join();
+        test_churn();
         return tap_done();
 }
