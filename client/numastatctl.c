@@ -61,6 +61,63 @@ static void help(void) {
                "3 the daemon is not reachable, 4 permission denied.\n");
 }
 
+/* Text safe for a terminal, newly allocated. The daemon already C-escapes
+ * every name another process chose; this holds even for a daemon that did
+ * not: control bytes and bytes outside ASCII are shown as \xNN. */
+static char *terminal_escape(const char *s) {
+        char *e, *q;
+
+        e = q = malloc(strlen(s) * 4 + 1);
+        if (!e)
+                return NULL;
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < ' ' || *p >= 127)
+                        q += sprintf(q, "\\x%02x", *p);
+                else
+                        *q++ = (char) *p;
+        *q = '\0';
+        return e;
+}
+
+static bool terminal_is_safe(const char *s) {
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < ' ' || *p >= 127)
+                        return false;
+        return true;
+}
+
+/* A JSON string's text, made safe for a terminal in place: it lives as
+ * long as the reply it is in. NULL if v is no string. */
+static const char *jsafe(json_object *v) {
+        _cleanup_free_ char *e = NULL;
+
+        if (!v || !json_object_is_type(v, json_type_string))
+                return NULL;
+        if (terminal_is_safe(json_object_get_string(v)))
+                return json_object_get_string(v);
+        e = terminal_escape(json_object_get_string(v));
+        if (!e || json_object_set_string(v, e) == 0)
+                return "(out of memory)";
+        return json_object_get_string(v);
+}
+
+static const char *jstr(json_object *o, const char *key) {
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(o, key, &v))
+                return NULL;
+        return jsafe(v);
+}
+
+/* An error the daemon sent, its name and message escaped. */
+static void print_daemon_error(const char *what, const char *error, json_object *reply) {
+        _cleanup_free_ char *name = terminal_escape(error ?: "?");
+
+        if (jstr(reply, "message"))
+                fprintf(stderr, "numastatctl: %s: %s: %s\n", what, strnull(name), jstr(reply, "message"));
+        else
+                fprintf(stderr, "numastatctl: %s: %s\n", what, strnull(name));
+}
+
 static int connect_daemon(const Args *a, VarlinkClient **ret) {
         int r = varlink_client_connect_address(ret, a->socket);
         if (r < 0) {
@@ -87,60 +144,16 @@ static int call(const Args *a, const char *method, json_object *params, json_obj
                 return -EXIT_UNREACHABLE;
         }
         if (error) {
-                json_object *msg = NULL;
                 if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
                         fprintf(stderr, "numastatctl: permission denied: %s needs root.\n", method);
                         return -EXIT_DENIED;
                 }
-                if (json_object_object_get_ex(reply, "message", &msg))
-                        fprintf(stderr, "numastatctl: %s: %s\n", error, json_object_get_string(msg));
-                else
-                        fprintf(stderr, "numastatctl: %s failed: %s %s\n", method, error,
-                                json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+                print_daemon_error(method, error, reply);
                 return -EXIT_DAEMON_ERROR;
         }
         if (ret)
                 *ret = TAKE_PTR(reply);
         return 0;
-}
-
-/* A string field, safe for a terminal. The daemon already C-escapes every
- * name another process chose; this holds even for a daemon that did not:
- * control bytes and bytes outside ASCII are shown as \xNN. The escaped
- * copies live in a small ring, long enough for one line's printf. */
-static const char *terminal_safe(const char *s) {
-        static char *ring[16];
-        static unsigned next;
-        char *e, *q;
-
-        if (!s)
-                return NULL;
-        for (const char *p = s;; p++) {
-                if (!*p)
-                        return s;       /* nothing to escape: the common case */
-                if ((unsigned char) *p < ' ' || (unsigned char) *p >= 127)
-                        break;
-        }
-        e = q = malloc(strlen(s) * 4 + 1);
-        if (!e)
-                return "(out of memory)";
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                if (*p < ' ' || *p >= 127)
-                        q += sprintf(q, "\\x%02x", *p);
-                else
-                        *q++ = (char) *p;
-        *q = '\0';
-        free(ring[next]);
-        ring[next] = e;
-        next = (next + 1) % ELEMENTSOF(ring);
-        return e;
-}
-
-static const char *jstr(json_object *o, const char *key) {
-        json_object *v = NULL;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return NULL;
-        return terminal_safe(json_object_get_string(v));
 }
 
 static int64_t jint(json_object *o, const char *key) {
@@ -246,7 +259,9 @@ static void print_reader_line(json_object *x, const char *indent) {
         char when[64];
         json_object *uid = jget(x, "uid");
 
-        if (jstr(x, "comm"))
+        if (jbool(x, "redacted"))
+                printf("%s%s (another user's process)", indent, jstr(x, "comm") ?: "?");
+        else if (jstr(x, "comm"))
                 printf("%s%s (pid %" PRId64 ", uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
                        uid ? json_object_get_string(uid) : "?", jstr(x, "unit") ? ", " : "",
                        jstr(x, "unit") ? jstr(x, "unit") : "");
@@ -354,7 +369,7 @@ static void print_status(json_object *s) {
         printf("      Policy: %s (from %s)%s%s\n", jstr(s, "policy"), jstr(s, "policy_source"),
                jbool(s, "dry_run") ? ", dry run: nothing is written" : "",
                jbool(s, "paused") ? ", paused after an external change" : "");
-        if (strcmp(backend, "none") == 0)
+        if (!backend || strcmp(backend, "none") == 0)
                 printf("      Kernel: no NUMA statistics interface (observing only)\n");
         else
                 printf("      Kernel: %s via %s (%s), counting %s\n",
@@ -446,7 +461,7 @@ static void print_status(json_object *s) {
         printf("\n");
         printf("      Config: %s%s%s\n", jstr(s, "config_file"), cfgerr ? "\n              reload rejected: " : "",
                cfgerr ? cfgerr : "");
-        if (strcmp(jstr(s, "root"), "/") != 0)
+        if (jstr(s, "root") && strcmp(jstr(s, "root"), "/") != 0)
                 printf("        Root: %s\n", jstr(s, "root"));
         printf("       Since: %s\n", format_time(when, sizeof when, jint(s, "started")));
         if (err)
@@ -547,7 +562,7 @@ static void print_known_reader(json_object *k) {
                 printf("    %s\n", jstr(k, "description"));
         printf("    recognised by:");
         for (size_t i = 0; exes && i < json_object_array_length(exes); i++)
-                printf(" %s", terminal_safe(json_object_get_string(json_object_array_get_idx(exes, i))));
+                printf(" %s", jsafe(json_object_array_get_idx(exes, i)));
         printf("\n");
         for (size_t i = 0; files && i < json_object_array_length(files); i++) {
                 json_object *f = json_object_array_get_idx(files, i);
@@ -598,7 +613,7 @@ static int verb_known_readers(const Args *a) {
         if (masked && json_object_array_length(masked) > 0) {
                 printf("\nmasked:");
                 for (size_t i = 0; i < json_object_array_length(masked); i++)
-                        printf(" %s", terminal_safe(json_object_get_string(json_object_array_get_idx(masked, i))));
+                        printf(" %s", jsafe(json_object_array_get_idx(masked, i)));
                 printf("\n");
         }
         return EXIT_OK;
@@ -681,12 +696,7 @@ static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **c
                 return EXIT_UNREACHABLE;
         }
         if (error) {
-                json_object *msg = NULL;
-                if (json_object_object_get_ex(reply, "message", &msg))
-                        fprintf(stderr, "numastatctl: cannot hold counting on: %s\n",
-                                terminal_safe(json_object_get_string(msg)));
-                else
-                        fprintf(stderr, "numastatctl: cannot hold counting on: %s\n", terminal_safe(error));
+                print_daemon_error("cannot hold counting on", error, reply);
                 return EXIT_DAEMON_ERROR;
         }
         if (!jbool(reply, "held") || !continues) {
@@ -701,10 +711,13 @@ static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **c
                 json_object_put(TAKE_PTR(reply));
                 varlink_client_set_timeout(c, 0);
                 r = varlink_client_wait(c, &reply, &error, &continues);
-                if (r < 0 || error) {
-                        fprintf(stderr, "numastatctl: the hold ended early: %s\n",
-                                r < 0 ? strerror(-r) : terminal_safe(error));
-                        return r < 0 ? EXIT_UNREACHABLE : EXIT_DAEMON_ERROR;
+                if (r < 0) {
+                        fprintf(stderr, "numastatctl: the hold ended early: %s\n", strerror(-r));
+                        return EXIT_UNREACHABLE;
+                }
+                if (error) {
+                        print_daemon_error("the hold ended early", error, reply);
+                        return EXIT_DAEMON_ERROR;
                 }
                 if (!a->json)
                         fprintf(stderr, "Hold ended after the timeout.\n");
@@ -750,7 +763,7 @@ static int verb_monitor(const Args *a) {
                 if (r < 0)
                         break;
                 if (error) {
-                        fprintf(stderr, "numastatctl: monitor failed: %s\n", error);
+                        print_daemon_error("monitor failed", error, reply);
                         return EXIT_DAEMON_ERROR;
                 }
                 if (a->json)

@@ -370,15 +370,35 @@ static json_object *kernel_state_json(const Status *s, const StatusViewer *v) {
 }
 
 /* The reason, rendered again with the readers the viewer may not see redacted. */
-static json_object *reason_json(const Status *s, const StatusViewer *v) {
+static const char *reason_for(const Status *s, const StatusViewer *v, char *buf, size_t size) {
         Decision d = *s->decision;
-        char reason[REASON_MAX];
 
         if (v->all)
-                return json_object_new_string(s->decision->reason);
+                return s->decision->reason;
         decision_map_readers(&d, view_ref_for, v);
-        decision_format_reason(&d, &s->policy_config, reason, sizeof reason);
-        return json_object_new_string(reason);
+        decision_format_reason(&d, &s->policy_config, buf, size);
+        return buf;
+}
+
+static json_object *reason_json(const Status *s, const StatusViewer *v) {
+        char reason[REASON_MAX];
+
+        return json_object_new_string(reason_for(s, v, reason, sizeof reason));
+}
+
+char *status_format_notify(const Status *s, char *buf, size_t size) {
+        /* systemd shows STATUS= to every user (systemctl status, D-Bus
+         * StatusText): what no one but root may see is redacted. The reason
+         * is printable ASCII by construction: its templates are, and every
+         * name a process chose is escaped when it is rendered. */
+        const StatusViewer anyone = STATUS_VIEWER_ANYONE;
+        char kernel[READER_REF_TEXT_MAX + 64], reason[REASON_MAX];
+        KernelState shown = *s->kernel;
+
+        shown.triggered_by = view_ref(&anyone, &s->kernel->triggered_by);
+        snprintf(buf, size, "NUMA statistics %s (policy %s%s): %s", kernel_state_format(&shown, kernel, sizeof kernel),
+                 policy_to_string(s->policy), s->dry_run ? ", dry run" : "", reason_for(s, &anyone, reason, sizeof reason));
+        return buf;
 }
 
 json_object *status_to_json(const Status *s, const StatusViewer *v) {

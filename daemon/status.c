@@ -185,13 +185,3 @@ uint64_t status_fingerprint(const Status *s) {
         return d.h;
 }
 
-char *status_format_notify(const Status *s, char *buf, size_t size) {
-        /* The reason is printable ASCII by construction: its templates are,
-         * and every name a process chose is escaped when it is rendered. */
-        char kernel[READER_REF_TEXT_MAX + 64];
-
-        snprintf(buf, size, "NUMA statistics %s (policy %s%s): %s",
-                 kernel_state_format(s->kernel, kernel, sizeof kernel), policy_to_string(s->policy),
-                 s->dry_run ? ", dry run" : "", s->decision->reason);
-        return buf;
-}

@@ -142,7 +142,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret);
  * is not woken by a number that ticked. */
 uint64_t status_fingerprint(const Status *s);
 
-/* The one-line summary for systemd's STATUS=, escaped. */
+/* The one-line summary for systemd's STATUS=, escaped, as anyone may see
+ * it: systemd shows it to every user. */
 char *status_format_notify(const Status *s, char *buf, size_t size);
 
 /* Who asks. Status is served to anyone who can connect; what another
@@ -156,6 +157,8 @@ typedef struct StatusViewer {
 } StatusViewer;
 
 #define STATUS_VIEWER_ALL ((const StatusViewer) { .all = true })
+/* Whoever: every reader is another user's (uid -1 is no one's). */
+#define STATUS_VIEWER_ANYONE ((const StatusViewer) { .all = false, .uid = (uid_t) -1 })
 
 /* The io.numastatd status object, as viewer may see it. NULL on OOM. */
 json_object *status_to_json(const Status *s, const StatusViewer *viewer);

@@ -180,6 +180,58 @@ ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the r
 wait $FAKE 2>/dev/null
 rm -f "$FAKE_SOCK"
 
+# A fake daemon answers with what a real one never sends: the client
+# neither crashes nor prints anything raw.
+python3 - "$FAKE_SOCK" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+def reader(i, **kw):
+    r = {"pid": 100 + i, "comm": "r\u00e9ader%d" % i, "uid": 1000, "path": "/proc/vmstat", "count": 1,
+         "first_seen": 0, "last_seen": 0, "ignored": False, "verdict": "unknown", "why": "\u00fcber %d" % i}
+    r.update(kw)
+    return r
+# 20 readers with non-ASCII text, then strings the status line keeps
+# pointers to: more than the client's old ring of 16 escaped copies.
+many = {"version": "v\u00e9", "pid": 1, "backend": "numa_stat\u0001", "backend_path": "/proc/sys/vm/n\u00e9",
+        "kernel_mode": "str\u00efct", "kernel_state": {"text": "str\u00efct"}, "target_mode": "co\u00e4rse",
+        "counting": True, "policy": "auto", "policy_source": "config", "reason": "r\u00e9ason",
+        "readers": [reader(i) for i in range(20)], "root": "/", "sources": {}}
+redacted = dict(many, readers=[{"redacted": True, "comm": "cat", "pid": None, "uid": None, "path": "/proc/vmstat",
+                                "count": 3, "first_seen": 0, "last_seen": 0, "verdict": "unknown"}])
+bare = {"version": "x", "pid": 1}
+evil = {"error": "io.numastatd.\u001b]0;owned\u0007Evil", "parameters": {"message": "\u001b[2Jbad\nline"}}
+replies = [{"parameters": {"status": many}}, {"parameters": {"status": redacted}}, {"parameters": {"status": bare}},
+           evil, evil]
+for rep in replies:
+    c, _ = s.accept()
+    buf = b""
+    while b"\0" not in buf:
+        buf += c.recv(65536)
+    c.sendall(json.dumps(rep).encode() + b"\0")
+    c.close()
+PY
+FAKE=$!
+wait_for 5 test -S "$FAKE_SOCK"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status 2>&1)
+is "$?" 0 "a status with 20 readers' non-ASCII names: numastatctl status works"
+contains "$OUT" "Kernel: str\xc3\xafct via /proc/sys/vm/n\xc3\xa9 (numa_stat\x01), counting on" \
+        "  the fields read first are still theirs after 20 more escaped strings"
+contains "$OUT" "Target: co\xc3\xa4rse" "  and the target mode too"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" readers 2>&1)
+contains "$OUT" "cat (another user's process) read /proc/vmstat 3x" "another user's reader: by comm, not as (pid 0, uid ?)"
+ok $(! printf '%s' "$OUT" | grep -q "pid 0"; echo $?) "  no pid 0 shown"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status 2>&1)
+is "$?" 0 "a status without backend or root: numastatctl status does not crash"
+contains "$OUT" "numastatd x" "  and prints what it has"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status 2>&1)
+is "$?" 1 "an error reply: exit 1"
+ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  its name and message reach the terminal escaped"
+contains "$OUT" 'io.numastatd.\x1b]0;owned\x07Evil: \x1b[2Jbad\x0aline' "  as \\xNN"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" monitor 2>&1)
+ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  and so does monitor's"
+wait $FAKE 2>/dev/null
+rm -f "$FAKE_SOCK"
+
 # ---- bash completion: every command the client knows is offered ----
 complete_words() {  # complete_words WORD...: what completing the last word offers
         bash -c 'complete() { :; }; compopt() { :; }; source "$1"; shift

@@ -24,6 +24,11 @@ typedef struct Fixture {
         Status status;
 } Fixture;
 
+static void contains_str(const char *hay, const char *needle, const char *name) {
+        if (!ok(hay && strstr(hay, needle), "%s", name))
+                printf("#   \"%s\" not in \"%s\"\n", needle, hay ? hay : "(null)");
+}
+
 static void fixture_init(Fixture *f) {
         *f = (Fixture) {
                 .kernel = { .mode = KERNEL_MODE_COARSE },
@@ -153,8 +158,33 @@ static void test_outputs(void) {
 
         fixture_init(&f);
         status_format_notify(&f.status, line, sizeof line);
-        is_str(line, "NUMA statistics coarse (policy auto): policy auto: counting off until a counted read",
-               "STATUS= line");
+        contains_str(line, "NUMA statistics coarse (policy auto): policy auto: counting off until a counted read",
+                     "STATUS= line");
+
+        /* STATUS= is shown to every user: a hold's owner and purpose, and a
+         * reader's pid and uid, are redacted there; root's JSON keeps them. */
+        f.decision.rule = RULE_ON_FOR_HOLD;
+        f.decision.cause = CAUSE_HOLD;
+        f.decision.held = true;
+        reader_ref_set(&f.decision.holder, 28994, true, true, 2001, "numastatctl", "", "");
+        snprintf(f.decision.hold_reason, sizeof f.decision.hold_reason, "payroll-batch for ACME");
+        f.kernel = (KernelState) { .mode = KERNEL_MODE_AUTO, .auto_state = AUTO_STATE_TRIGGERED,
+                                   .trigger_cause = CAUSE_READ };
+        reader_ref_set(&f.kernel.triggered_by, 4242, true, true, 2001, "payrollcalc", "payroll.service",
+                       "/proc/vmstat");
+        decision_format_reason(&f.decision, &f.status.policy_config, f.decision.reason, sizeof f.decision.reason);
+        contains_str(f.decision.reason, "payroll-batch for ACME", "  (the reason itself names the hold's purpose)");
+        status_format_notify(&f.status, line, sizeof line);
+        ok(!strstr(line, "payroll-batch") && !strstr(line, "28994") && !strstr(line, "2001") && !strstr(line, "4242") &&
+                   !strstr(line, "payroll.service"),
+           "STATUS= names no hold purpose, pid, uid or unit of another user: %s", line);
+        contains_str(line, "numastatctl (another user's process)", "  but says a hold holds counting on");
+        contains_str(line, "payrollcalc (another user's process) read /proc/vmstat", "  and what triggered auto, by comm");
+        j = status_to_json(&f.status, &STATUS_VIEWER_ALL);
+        contains_str(json_object_get_string(json_object_object_get(j, "reason")), "payroll-batch for ACME",
+                     "  root's GetStatus still has it all");
+        json_object_put(j);
+        fixture_init(&f);
 
         /* Names another process chose stay valid UTF-8 and inert in JSON. */
         f.readers.entries[0].comm = (char *) "x\n<0>forged";
