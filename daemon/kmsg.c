@@ -68,6 +68,11 @@ KmsgNuma kmsg_parse_record(const char *record, size_t len, uint64_t *ret_seq) {
                 if (p < semi && *p == ',')
                         *ret_seq = seq;
         }
+        /* The kernel's own messages have facility 0 (LOG_KERN): PRIO is the
+         * level alone. A record written to /dev/kmsg from user space has
+         * LOG_USER (PRIO 8 and up) and is not the kernel speaking. */
+        if (!comma || comma == record || comma - record > 1 || record[0] < '0' || record[0] > '7')
+                return KMSG_NUMA_NONE;
         msg = semi + 1;
         eol = memchr(msg, '\n', end - msg);
         n = (eol ? eol : end) - msg;

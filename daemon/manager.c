@@ -1148,11 +1148,14 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
  * process's memory and /proc entry go. */
 static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         const TaskExit *e;
+        usec_t now;
 
         if (ev->comm || ev->from_exit_record || !m->taskstats || ev->pid <= 0)
                 return;
         taskstats_drain(m->taskstats);
-        e = taskstats_find(m->taskstats, ev->pid, now_usec(CLOCK_MONOTONIC) - PARK_LOOKBACK_USEC);
+        now = now_usec(CLOCK_MONOTONIC);
+        /* In the first second after boot there is nothing older. */
+        e = taskstats_find(m->taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
         if (!e)
                 return;
         read_event_name_from(ev, e, e->comm);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -36,6 +39,59 @@ static int open_parent(const char *path, int *ret_fd, char **ret_name) {
         return 0;
 }
 
+#define TMP_SUFFIX ".tmp"
+
+/* Not *.prom: the collector never reads a half-written one. The name is
+ * random: the directory's owner (prometheus) must not be able to take it
+ * beforehand and make every write fail. */
+static int create_temporary(int dfd, const char *name, char **ret) {
+        for (unsigned attempt = 0; attempt < 16; attempt++) {
+                _cleanup_free_ char *tmp = NULL;
+                uint64_t rnd;
+                int fd;
+
+                if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
+                        return -errno;
+                if (asprintf(&tmp, ".%s.%016" PRIx64 TMP_SUFFIX, name, rnd) < 0)
+                        return -ENOMEM;
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                if (fd >= 0) {
+                        *ret = TAKE_PTR(tmp);
+                        return fd;
+                }
+                if (errno != EEXIST)
+                        return -errno;
+        }
+        return -EEXIST;
+}
+
+/* Temporary files of ours a crash left: regular files, ours, named as
+ * create_temporary() names them. */
+static void remove_leftovers(int dfd, const char *name) {
+        _cleanup_free_ char *prefix = NULL;
+        int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+        struct dirent *de;
+
+        if (!d) {
+                safe_close(lfd);
+                return;
+        }
+        if (asprintf(&prefix, ".%s.", name) >= 0)
+                while ((de = readdir(d))) {
+                        size_t len = strlen(de->d_name);
+                        struct stat st;
+
+                        if (!startswith(de->d_name, prefix) || len != strlen(prefix) + 16 + strlen(TMP_SUFFIX) ||
+                            !streq(de->d_name + len - strlen(TMP_SUFFIX), TMP_SUFFIX))
+                                continue;
+                        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                            st.st_uid == geteuid())
+                                (void) unlinkat(dfd, de->d_name, 0);
+                }
+        closedir(d);
+}
+
 int textfile_write(const char *path, const char *text, TextfileId *ret_id, char **ret_why) {
         _cleanup_free_ char *name = NULL, *tmp = NULL;
         _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
@@ -47,13 +103,10 @@ int textfile_write(const char *path, const char *text, TextfileId *ret_id, char 
         if (r < 0)
                 return set_why(ret_why, r, "cannot open the directory of %s%s", path,
                                r == -ELOOP ? " (a symbolic link on the way)" : "");
-        /* Not *.prom: the collector never reads a half-written one. */
-        if (asprintf(&tmp, ".%s.%d.tmp", name, (int) getpid()) < 0)
-                return -ENOMEM;
-        (void) unlinkat(dfd, tmp, 0);   /* a leftover of ours, from a crash */
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        remove_leftovers(dfd, name);
+        fd = create_temporary(dfd, name, &tmp);
         if (fd < 0)
-                return set_why(ret_why, -errno, "cannot create a temporary file next to %s", path);
+                return set_why(ret_why, fd, "cannot create a temporary file next to %s", path);
         /* The daemon's umask (the unit's 0077) must not hide it from the collector. */
         if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t) len || fstat(fd, &st) < 0) {
                 r = errno > 0 ? -errno : -EIO;

@@ -72,6 +72,21 @@ is "$(stat -c %a "$PROM")" 644 "  mode 0644, whatever the daemon's umask"
 wait_for 5 bash -c "grep -q '^numastatd_counting 0\$' '$PROM'"
 ok $? "  and follows the state (numastatd_counting 0)"
 is "$(ls -A "$T/textfile" | grep -v '^numastatd.prom$' | wc -l)" 0 "  no temporary file left beside it"
+# The directory's owner (prometheus, on Debian) cannot make the writes fail
+# by taking the temporary file's name first: it is random now. A leftover
+# of ours from a crash is removed; someone else's file is left alone.
+chown 65534:65534 "$T/textfile"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- mkdir "$T/textfile/.numastatd.prom.$DAEMON_PID.tmp"
+: > "$T/textfile/.numastatd.prom.0123456789abcdef.tmp"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- touch "$T/textfile/.numastatd.prom.fedcba9876543210.tmp"
+before=$(stat -c %i "$PROM")
+replaced() { [ "$(stat -c %i "$PROM")" != "$before" ]; }
+wait_for 10 replaced
+ok $? "  with the old temporary name taken by the directory's owner, the textfile is still replaced (a new inode)"
+ok $([ ! -e "$T/textfile/.numastatd.prom.0123456789abcdef.tmp" ]; echo $?) "  a leftover temporary file of ours is removed"
+ok $([ -e "$T/textfile/.numastatd.prom.fedcba9876543210.tmp" ]; echo $?) "  another user's file of that name is not"
+rm -rf "$T/textfile"/.numastatd.prom.*.tmp
+chown 0:0 "$T/textfile"
 if have_promtool; then
         OUT=$(promtool check metrics < "$PROM" 2>&1)
         ok $? "  promtool accepts the file${OUT:+: $OUT}"

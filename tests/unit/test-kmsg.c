@@ -33,6 +33,10 @@ static void test_parse(void) {
                 { "4,15,1,-;numa_stats_mode: ignoring invalid value 'sometimes'\n", KMSG_NUMA_NONE, 15 },
                 { "6,16,1,-;someone said: enable numa statistics\n", KMSG_NUMA_NONE, 16 },
                 { "6,17,1,-;enable numa statistics soon\n", KMSG_NUMA_NONE, 17 },
+                /* written to /dev/kmsg from user space (LOG_USER): not the kernel */
+                { "14,18,1,-;numa_stats_mode: auto, enable numa statistics on read\n", KMSG_NUMA_NONE, 18 },
+                { "12,19,1,-;enable numa statistics\n", KMSG_NUMA_NONE, 19 },
+                { ",20,1,-;enable numa statistics\n", KMSG_NUMA_NONE, 20 },
                 { "no separator at all", KMSG_NUMA_NONE, 0 },
                 { "", KMSG_NUMA_NONE, 0 },
         };
