@@ -64,7 +64,8 @@ is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "kernel untouched"
 # SIGHUP with a good file applies it and drops the SetPolicy override.
 printf '[policy]\nmode = coarse\n' > "$T/conf"
 kill -HUP "$DAEMON_PID"
-for _ in $(seq 1 50); do [ "$(cat "$T/proc/sys/vm/numa_stat")" = 0 ] && break; sleep 0.05; done
+numa_stat_is() { [ "$(cat "$T/proc/sys/vm/numa_stat")" = "$1" ]; }
+wait_for 5 numa_stat_is 0
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "SIGHUP reload applies mode=coarse"
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get config_error)" null "config error cleared"
@@ -141,7 +142,8 @@ T=$(make_tree mainline); cleanup_trees+=("$T")
 printf 'nr_free_pages 100\nnuma_hit 5\nnuma_miss 0\nnuma_foreign 0\nnuma_interleave 0\nnuma_local 5\nnuma_other 0\n' > "$T/proc/vmstat"
 printf '[policy]\nmode = auto\n[pressure]\ninterval = 100ms\n' > "$T/conf"
 start_daemon "$T" --config="$T/conf"
-for _ in $(seq 1 50); do [ "$(ctl --json=short | json_get sources.rate_error)" != null ] && break; sleep 0.05; done
+has_rate_error() { [ "$(ctl --json=short | json_get sources.rate_error)" != null ]; }
+wait_for 5 has_rate_error
 contains "$(ctl --json=short | json_get sources.rate_error)" "CONFIG_VM_EVENT_COUNTERS" "no pgalloc_* lines: status says why there is no rate"
 contains "$(ctl status)" "Warning: no pgalloc_* lines" "numastatctl status shows it"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and auto keeps counting on"

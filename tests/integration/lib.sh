@@ -110,7 +110,8 @@ start_daemon() {
         ${DAEMON_WRAP:-} "$NUMASTATD" --root="$tree" --socket="$SOCK" --runtime-dir="$tree/run/numastatd" "$@" \
                 >"$tree/daemon.log" 2>&1 &
         DAEMON_PID=$!
-        for _ in $(seq 1 100); do
+        # Up to 30 s: under the sanitizers, on a busy machine, start-up is slow.
+        for _ in $(seq 1 600); do
                 [ -S "$SOCK" ] && "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && return 0
                 kill -0 "$DAEMON_PID" 2>/dev/null || break
                 sleep 0.05
@@ -146,8 +147,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds
-        local deadline=$((SECONDS + $1))
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds. SECONDS is
+# what it should take; the deadline is never below WAIT_FOR_MIN (30 s): a
+# state is waited for, and a busy CI machine (sanitizers, two tests per
+# core) may be slow to reach it. Only a failure pays the wait.
+WAIT_FOR_MIN=${WAIT_FOR_MIN:-30}
+wait_for() {
+        local deadline=$((SECONDS + ($1 > WAIT_FOR_MIN ? $1 : WAIT_FOR_MIN)))
         shift
         until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
 }

@@ -79,10 +79,11 @@ is "$(ctl --json=short readers)" "[]" "readers --json"
 MON="$T/monitor.out"
 ctl --json=short monitor > "$MON" &
 MON_PID=$!
-for _ in $(seq 1 100); do [ -s "$MON" ] && break; sleep 0.05; done
+wait_for 5 test -s "$MON"
 is "$(wc -l < "$MON")" 1 "monitor prints the status at once"
 ctl set-policy coarse >/dev/null
-for _ in $(seq 1 100); do [ "$(wc -l < "$MON")" -ge 2 ] && break; sleep 0.05; done
+lines_at_least() { [ "$(wc -l < "$1")" -ge "$2" ]; }
+wait_for 5 lines_at_least "$MON" 2
 is "$(sed -n 2p "$MON" | json_get kernel_mode)" coarse "monitor prints the change"
 ctl status >/dev/null
 sleep 0.2

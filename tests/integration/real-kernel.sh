@@ -28,7 +28,7 @@ printf '[policy]\nmode = strict\n' > "$DIR/conf"
 SOCK="$DIR/sock"
 "$NUMASTATD" --socket="$SOCK" --runtime-dir="$DIR" --config="$DIR/conf" >"$DIR/log" 2>&1 &
 DAEMON_PID=$!
-for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_for 5 ctl status >/dev/null 2>&1
 
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get backend)" numa_stat "real kernel: backend numa_stat"
@@ -107,7 +107,7 @@ python3 -c 'while True: b = bytearray(8 << 20)' &
 LOAD_PID=$!
 "$NUMASTATD" --socket="$SOCK" --runtime-dir="$DIR" --config="$DIR/conf" >"$DIR/log" 2>&1 &
 DAEMON_PID=$!
-for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_for 5 ctl status >/dev/null 2>&1
 is "$(ctl --json=short | json_get sources.readers)" true "fanotify works on this kernel"
 off=1
 for _ in $(seq 1 200); do [ "$(cat /proc/sys/vm/numa_stat)" = 0 ] && { off=0; break; }; sleep 0.05; done

@@ -30,19 +30,20 @@ while time.time() < end:
         break
 PY
 NOTIFY_PID=$!
-for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
+wait_for 5 [ -S "$NOTIFY" ]
 SOCK="$T/run/numastatd/io.numastatd"
 NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 "$NUMASTATD" --root="$T" --socket="$SOCK" --runtime-dir="$T/run" --config="$T/conf" \
         >"$T/daemon.log" 2>&1 &
 DAEMON_PID=$!
-for _ in $(seq 1 100); do grep -q READY=1 "$T/notify.log" && break; sleep 0.05; done
+wait_for 5 grep -q READY=1 "$T/notify.log"
 check "READY=1 sent" grep -q "^READY=1$" "$T/notify.log"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "READY came after the first decision was applied"
 contains "$(cat "$T/notify.log")" "STATUS=NUMA statistics coarse (policy coarse): policy coarse" "STATUS= carries mode and reason"
 sleep 1
 ok $([ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ]; echo $?) "watchdog pings from the event loop (WATCHDOG_USEC=400ms)"
 kill -HUP $DAEMON_PID
-for _ in $(seq 1 50); do [ "$(grep -c '^READY=1$' "$T/notify.log")" -ge 2 ] && break; sleep 0.05; done
+ready_twice() { [ "$(grep -c '^READY=1$' "$T/notify.log")" -ge 2 ]; }
+wait_for 5 ready_twice
 ok $(awk '/^RELOADING=1$/ { r = NR } /^READY=1$/ { if (r && NR > r) ok = 1 } END { exit !ok }' "$T/notify.log"; echo $?) \
    "SIGHUP: RELOADING=1, then READY=1"
 kill -TERM $DAEMON_PID
@@ -70,7 +71,7 @@ if pid == 0:
 os.waitpid(pid, 0)
 PY
 ACT_PID=$!
-for _ in $(seq 1 100); do "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_for 5 "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1
 S=$("$NUMASTATCTL" --socket="$SOCK" --json=short)
 is "$(echo "$S" | json_get backend)" numa_stat "answers on the socket it was passed"
 pkill -TERM -f "numastatd --root=$T" ; wait $ACT_PID 2>/dev/null

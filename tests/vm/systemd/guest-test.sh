@@ -44,6 +44,8 @@ holds_socket() {  # holds_socket PID INODE
         done
         return 1
 }
+# log_count_above TEXT N: the unit's log has TEXT more than N times (evaluated at each poll).
+log_count_above() { [ "$(log_count "$1")" -gt "$2" ]; }
 since() { echo $(($(date +%s) - $1)); }
 
 # ---- 0. the system is up ----------------------------------------------------------
@@ -155,7 +157,7 @@ inode=$(listen_inode "$SOCK")
 pid=$(main_pid)
 ok "$([ -n "$inode" ] && holds_socket 1 "$inode" && holds_socket "$pid" "$inode"; echo $?)" \
         "the daemon (pid $pid) listens on systemd's own socket (inode ${inode:-none})"
-wait_for 5 test "$(log_count "Listening on the varlink socket passed by systemd.")" -gt "$n_taken"
+wait_for 5 log_count_above "Listening on the varlink socket passed by systemd." "$n_taken"
 ok $? "its log says it took the socket from systemd"
 rm -f "$DROPIN_DIR/50-vmtest-debug.conf"
 systemctl daemon-reload
@@ -196,7 +198,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
         sleep 0.02
 done
 ok "$([ -n "$seen_on" ]; echo $?)" "counting came back on after the kill (vm.numa_stat read 1)"
-wait_for 15 test "$(log_count "did not stop cleanly; restored")" -gt "$n_restored"
+wait_for 15 log_count_above "did not stop cleanly; restored" "$n_restored"
 ok $? "ExecStopPost= numastatd --restore ran: \"did not stop cleanly; restored\" in the unit's log"
 msg=$(unit_log | grep -F "did not stop cleanly; restored" | tail -1)
 diag "$msg"
@@ -247,7 +249,8 @@ n_exit=$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev
 systemctl stop "$UNIT"
 ok $? "systemctl stop numastatd"
 is "$(numa_stat)" 1 "a clean stop leaves counting on (exit_mode=strict)"
-wait_for 5 test "$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev/null | grep -c .)" -gt "$n_exit"
+exit_entries_above() { [ "$(journalctl MESSAGE_ID=$MID NUMASTATD_KIND=exit -o cat --no-pager 2>/dev/null | grep -c .)" -gt "$1" ]; }
+wait_for 5 exit_entries_above "$n_exit"
 ok $? "the journal has the exit transition (NUMASTATD_KIND=exit)"
 is "$(systemctl show -p Result --value "$UNIT")" success "the unit's Result is success"
 
