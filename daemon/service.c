@@ -17,6 +17,10 @@
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
 #define SERVICE_ERROR_HOLD_REFUSED "io.numastatd.HoldRefused"
+#define SERVICE_ERROR_MONITOR_REFUSED "io.numastatd.MonitorRefused"
+/* Monitor subscriptions one uid other than root may hold: each one costs a
+ * status rendering per change and a queue. */
+#define MONITORS_PER_UID_MAX 8
 
 /* What this caller may see (see StatusViewer). */
 static StatusViewer link_viewer(Varlink *link) {
@@ -207,8 +211,17 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
                 return 0;
         if (!(flags & VARLINK_METHOD_MORE))
                 return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
-        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         StatusViewer v = link_viewer(link);
+        if (!v.all) {
+                size_t mine = 0;
+
+                for (size_t i = 0; i < m->n_monitors; i++)
+                        mine += link_viewer(m->monitors[i]).uid == v.uid;
+                if (mine >= MONITORS_PER_UID_MAX)
+                        return reply_error(link, SERVICE_ERROR_MONITOR_REFUSED,
+                                           "too many Monitor subscriptions by this user (8)", 0);
+        }
+        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
@@ -236,37 +249,49 @@ static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) 
                 }
 }
 
+/* One rendering per viewer this round: root's, or one uid's. */
+typedef struct Rendered {
+        StatusViewer viewer;
+        json_object *reply;
+} Rendered;
+
 void service_notify_monitors(Manager *m, const Status *st) {
-        _cleanup_json_ json_object *root = NULL;
+        _cleanup_free_ Varlink **copy = NULL;
+        _cleanup_free_ Rendered *done = NULL;
+        size_t n = m->n_monitors, n_done = 0;
 
-        if (m->n_monitors == 0)
+        if (n == 0)
                 return;
-
         /* Iterate on a copy: a failed send disconnects and edits the list. */
-        size_t n = m->n_monitors;
-        _cleanup_free_ Varlink **copy = malloc(n * sizeof *copy);
-        if (!copy)
+        copy = malloc(n * sizeof *copy);
+        done = calloc(n, sizeof *done);
+        if (!copy || !done) {
+                log_oom();
                 return;
+        }
         for (size_t i = 0; i < n; i++)
                 copy[i] = varlink_ref(m->monitors[i]);
         for (size_t i = 0; i < n; i++) {
                 StatusViewer v = link_viewer(copy[i]);
-                _cleanup_json_ json_object *own = NULL;
-                json_object *r;
+                json_object *r = NULL;
 
-                /* Each caller gets what it may see; root's once for all. */
-                if (v.all) {
-                        if (!root)
-                                root = status_reply(st, &v);
-                        r = root;
-                } else
-                        r = own = status_reply(st, &v);
+                /* Each caller gets what it may see, rendered once per viewer. */
+                for (size_t k = 0; k < n_done && !r; k++)
+                        if (done[k].viewer.all == v.all && (v.all || done[k].viewer.uid == v.uid))
+                                r = done[k].reply;
+                if (!r) {
+                        r = status_reply(st, &v);
+                        if (r)
+                                done[n_done++] = (Rendered) { .viewer = v, .reply = r };
+                }
                 if (!r)
                         log_oom();
                 else if (varlink_is_connected(copy[i]))
                         (void) varlink_notify(copy[i], r);
                 varlink_unref(copy[i]);
         }
+        for (size_t k = 0; k < n_done; k++)
+                json_object_put(done[k].reply);
 }
 
 static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {

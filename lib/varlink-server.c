@@ -79,8 +79,8 @@ struct VarlinkServer {
 
         Varlink *connections;
         unsigned n_connections;
-        unsigned connections_max, connections_per_uid_max;
-        size_t buffer_max, output_max;
+        unsigned connections_max, connections_per_uid_max, connections_root_reserved;
+        size_t buffer_max, output_max, output_per_uid_max, output_others_max;
         uint64_t idle_timeout;          /* µs; 0: none */
         uint64_t refused_logged_at;     /* CLOCK_MONOTONIC µs of the last "refused" line */
         unsigned refused_since_log;
@@ -135,8 +135,11 @@ int varlink_server_new(VarlinkServer **ret) {
         s->buffer_max = VARLINK_BUFFER_MAX_DEFAULT;
         s->idle_timeout = VARLINK_IDLE_TIMEOUT_DEFAULT;
         s->output_max = VARLINK_OUTPUT_MAX_DEFAULT;
+        s->output_per_uid_max = VARLINK_OUTPUT_PER_UID_MAX_DEFAULT;
+        s->output_others_max = VARLINK_OUTPUT_OTHERS_MAX_DEFAULT;
         s->connections_max = VARLINK_CONNECTIONS_MAX_DEFAULT;
         s->connections_per_uid_max = VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT;
+        s->connections_root_reserved = VARLINK_CONNECTIONS_ROOT_RESERVED_DEFAULT;
         *ret = s;
         return 0;
 }
@@ -274,6 +277,15 @@ void varlink_server_set_output_max(VarlinkServer *s, size_t bytes) {
         s->output_max = bytes;
 }
 
+void varlink_server_set_output_shared_max(VarlinkServer *s, size_t per_uid, size_t others) {
+        s->output_per_uid_max = per_uid;
+        s->output_others_max = others;
+}
+
+void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n) {
+        s->connections_root_reserved = n;
+}
+
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid) {
         s->connections_max = total;
         s->connections_per_uid_max = per_uid;
@@ -401,6 +413,30 @@ static int varlink_flush(Varlink *v) {
         return varlink_update_events(v);
 }
 
+static size_t output_queued(const Varlink *v) {
+        return v->out_len - v->out_index;
+}
+
+/* Whether len more bytes for v's peer would pass a limit on what is
+ * queued: its own, or (not root's) its uid's or all others' together. */
+static bool output_over(const Varlink *v, size_t len) {
+        const VarlinkServer *s = v->server;
+        size_t uid_total = 0, others_total = 0;
+
+        if (output_queued(v) + len > s->output_max)
+                return true;
+        if (v->ucred.uid == 0)
+                return false;
+        for (const Varlink *c = s->connections; c; c = c->next) {
+                if (c->ucred.uid == 0)
+                        continue;
+                others_total += output_queued(c);
+                if (c->ucred.uid == v->ucred.uid)
+                        uid_total += output_queued(c);
+        }
+        return uid_total + len > s->output_per_uid_max || others_total + len > s->output_others_max;
+}
+
 static int varlink_enqueue(Varlink *v, json_object *message) {
         const char *text;
         size_t len;
@@ -411,9 +447,10 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
                 return -ENOMEM;
         len = strlen(text) + 1;
 
-        if (v->out_len - v->out_index + len > v->server->output_max) {
-                log_warning("varlink: peer pid " PID_FMT " does not read its replies, disconnecting.",
-                            v->ucred.pid);
+        if (output_over(v, len)) {
+                log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
+                            "disconnecting.", v->ucred.pid, (unsigned) v->ucred.uid,
+                            (v->out_len - v->out_index) / 1024);
                 varlink_close(v);
                 return -ENOBUFS;
         }
@@ -835,6 +872,14 @@ static unsigned connections_of_uid(VarlinkServer *s, uid_t uid) {
         return n;
 }
 
+/* How many connections there may be when uid connects: the last few are
+ * root's. */
+static unsigned connections_cap(const VarlinkServer *s, uid_t uid) {
+        if (uid == 0)
+                return s->connections_max;
+        return s->connections_max - MIN(s->connections_root_reserved, s->connections_max);
+}
+
 int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         socklen_t sl = sizeof(struct ucred);
         Varlink *v;
@@ -853,7 +898,7 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
                 v->ucred = (struct ucred){ .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
 
         v->buffer_max = s->buffer_max;
-        if (s->n_connections >= s->connections_max ||
+        if (s->n_connections >= connections_cap(s, v->ucred.uid) ||
             connections_of_uid(s, v->ucred.uid) >= s->connections_per_uid_max) {
                 server_log_refused(s, v);
                 v->fd = -1;     /* the caller still owns fd on failure */

@@ -17,10 +17,17 @@ typedef struct Varlink Varlink;
 
 /* A message may not exceed this (bytes, NUL included) unless changed. */
 #define VARLINK_BUFFER_MAX_DEFAULT (128U * 1024U)
-/* A peer that does not read its replies is dropped past this much output. */
-#define VARLINK_OUTPUT_MAX_DEFAULT (8U * 1024U * 1024U)
+/* A peer that does not read its replies is dropped past this much output
+ * queued for it (a status is some 100 KiB at most); and a peer other than
+ * root's, past this much queued for all its uid's connections, or for all
+ * connections but root's: what others make the daemon hold is bounded. */
+#define VARLINK_OUTPUT_MAX_DEFAULT (1024U * 1024U)
+#define VARLINK_OUTPUT_PER_UID_MAX_DEFAULT (2U * 1024U * 1024U)
+#define VARLINK_OUTPUT_OTHERS_MAX_DEFAULT (16U * 1024U * 1024U)
 #define VARLINK_CONNECTIONS_MAX_DEFAULT 256U
 #define VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT 64U
+/* Of connections_max, kept for uid 0: others cannot lock root out. */
+#define VARLINK_CONNECTIONS_ROOT_RESERVED_DEFAULT 16U
 /* A connection with no call in progress that completes no message this
  * long is closed (µs). */
 #define VARLINK_IDLE_TIMEOUT_DEFAULT (30U * 1000U * 1000U)
@@ -49,7 +56,12 @@ void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes);
 /* µs; 0: none. */
 void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec);
 void varlink_server_set_output_max(VarlinkServer *s, size_t bytes);
+/* Output queued for all connections of one uid other than 0, and for all of
+ * them together (bytes). */
+void varlink_server_set_output_shared_max(VarlinkServer *s, size_t per_uid, size_t others);
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid);
+/* How many of the total only uid 0 may take. */
+void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n);
 unsigned varlink_server_current_connections(VarlinkServer *s);
 
 int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority);

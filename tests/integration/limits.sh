@@ -1,0 +1,128 @@
+#!/bin/bash
+# Root is always served and what others make the daemon hold is bounded:
+# four other uids opening 64 connections each (256, the whole table) leave
+# root's numastatctl status working; a uid gets at most 8 Monitor
+# subscriptions; 32 Monitor calls that never read, plus a churn of readers
+# with random names (a status change each), keep the daemon's memory under
+# a bound, and the stuck subscribers are dropped.
+. "$(dirname "$0")/lib.sh"
+
+require_root "the clients run as four other uids"
+fake_kernel_tree limits
+auto_conf > "$T/conf"
+# Where the clients (other uids) say how they were served.
+IPC=$T/ipc
+mkdir -m 1777 "$IPC"
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts"
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
+hwm_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
+
+# clients UID N ACTION: as UID, N connections that ACTION ("hold": keep
+# them open and answer GetInfo once; "monitor": call Monitor and never read
+# again), printing how many the daemon served, then waiting for "$IPC/go-$UID"
+# to go away.
+clients() {
+        setpriv --reuid="$1" --regid="$1" --clear-groups -- /usr/bin/python3 - "$SOCK" "$2" "$3" "$IPC/ready-$1" "$IPC/go-$1" <<'PY' &
+import json, os, socket, sys, time
+path, n, action, ready, go = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+socks, served, refused = [], 0, 0
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+    except OSError:
+        continue
+    socks.append(s)
+for s in socks:
+    if action == "hold":
+        msg = {"method": "org.varlink.service.GetInfo"}
+    else:
+        msg = {"method": "io.numastatd.Monitor", "more": True}
+    try:
+        s.sendall(json.dumps(msg).encode() + b"\0")
+    except OSError:
+        continue
+for s in socks:
+    s.settimeout(30)
+    buf = b""
+    try:
+        while b"\0" not in buf:
+            d = s.recv(65536)
+            if not d:
+                break
+            buf += d
+    except OSError:
+        pass
+    if b"\0" not in buf:
+        continue    # closed: refused for the limit
+    reply = json.loads(buf.split(b"\0")[0])
+    if "error" in reply:
+        refused += 1
+    else:
+        served += 1
+with open(ready + ".tmp", "w") as f:
+    f.write("%d %d\n" % (served, refused))
+os.rename(ready + ".tmp", ready)
+while os.path.exists(go):
+    time.sleep(0.05)
+PY
+}
+served() { cut -d' ' -f1 "$IPC/ready-$1"; }
+refused() { cut -d' ' -f2 "$IPC/ready-$1"; }
+
+# ---- 256 connections by four other uids ----
+PIDS=()
+for u in 65531 65532 65533 65534; do
+        : > "$IPC/go-$u"
+        clients "$u" 64 hold
+        PIDS+=($!)
+done
+for u in 65531 65532 65533 65534; do wait_for 30 test -e "$IPC/ready-$u"; done
+total=0
+for u in 65531 65532 65533 65534; do total=$((total + $(served "$u"))); done
+is "$total" 240 "four uids asking for 64 connections each are served 240 (16 are root's)"
+OUT=$(ctl status 2>&1)
+is "$?" 0 "  root's numastatctl status still works"
+contains "$OUT" "NUMA statistics policy daemon" "  and shows the status"
+setpriv --reuid=65530 --regid=65530 --clear-groups -- "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1
+rc=$?
+ok $([ "$rc" -ne 0 ]; echo $?) "  a fifth uid is refused (the table is full for others; exit $rc)"
+for u in 65531 65532 65533 65534; do rm -f "$IPC/go-$u" "$IPC/ready-$u"; done
+wait "${PIDS[@]}"
+
+# ---- Monitor: 8 per uid; stuck subscribers and a churn of readers ----
+RSS0=$(rss_kib)
+: > "$IPC/go-65534"
+clients 65534 32 monitor
+MON=$!
+wait_for 30 test -e "$IPC/ready-65534"
+is "$(served 65534)" 8 "uid 65534 calling Monitor 32 times gets 8 subscriptions"
+is "$(refused 65534)" 24 "  the other 24 are refused (MonitorRefused)"
+fake rate 50000
+# 300 reads by processes named at random, two runs apart: the status changes
+# with each new reader.
+python3 -c 'import ctypes, os, random, string, sys, time
+for i in range(300):
+    pid = os.fork()
+    if pid == 0:
+        name = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
+        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)
+        with open(sys.argv[1], "rb") as f: f.read()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    time.sleep(0.005)' "$T/proc/vmstat"
+dropped() { grep -c "uid 65534) does not read its replies" "$T/daemon.log"; }
+some_dropped() { [ "$(dropped)" -ge 1 ]; }
+wait_for 30 some_dropped
+ok $? "the stuck subscribers are dropped once their uid has 2 MiB queued ($(dropped) dropped)"
+OUT=$(ctl status 2>&1)
+is "$?" 0 "  root's status still works"
+HWM=$(hwm_kib)
+echo "# figure: daemon RSS ${RSS0} KiB before, peak ${HWM} KiB with 32 stuck Monitor calls and 300 new readers"
+ok $([ "$HWM" -lt 32768 ]; echo $?) "  the daemon's peak RSS stays under 32 MiB (${HWM} KiB)"
+rm -f "$IPC/go-65534"
+wait "$MON"
+stop_daemon
+is "$DAEMON_STATUS" 0 "clean exit"
+done_testing
