@@ -738,10 +738,17 @@ static int manager_decide(Manager *m, Step *step) {
                 };
                 return 0;
         }
-        r = action == KERNEL_ACTION_ARM ? manager_arm(m, d.reason) : manager_write_mode(m, d.mode, d.reason);
+        /* Never off while reads are queued: a counted one among them turns
+         * it on again, and its reader would have found it off. */
+        if (d.mode == KERNEL_MODE_COARSE && readers_pending(m->readers) > 0) {
+                log_debug("Read events queued: switching counting off after they are handled.");
+                r = -EAGAIN;
+        } else
+                r = action == KERNEL_ACTION_ARM ? manager_arm(m, d.reason) : manager_write_mode(m, d.mode, d.reason);
         if (r == -EAGAIN) {
-                /* Arming waits for queued read events: right after them. The
-                 * switch's reason is this decision's, kept for the record. */
+                /* Arming (or off) waits for queued read events: right after
+                 * them. The switch's reason is this decision's, kept for the
+                 * record. */
                 timer_at(m->deadline_timer, step->now);
                 m->arm_deferred = true;
                 if (!m->have_deferred)
@@ -749,7 +756,7 @@ static int manager_decide(Manager *m, Step *step) {
                 m->have_deferred = true;
                 return 0;
         }
-        if (m->have_deferred && action == KERNEL_ACTION_ARM && d.mode == m->deferred.mode) {
+        if (m->have_deferred && d.mode == m->deferred.mode) {
                 m->decision.cause = m->deferred.cause;
                 memcpy(m->decision.reason, m->deferred.reason, sizeof m->decision.reason);
         }
@@ -1536,7 +1543,7 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
          * meter keeps its last reading, so the next one gives the average. */
         manager_sample(m, false);
         /* Our reads queued events of our own; out of the way before deciding. */
-        readers_flush(m->readers);
+        (void) readers_flush(m->readers);
         (void) manager_apply(m);
 
         /* Keep the cadence; after a stall, do not catch up in a burst. */
@@ -1565,7 +1572,7 @@ static int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         manager_sample(m, false);
         kmsg_monitor_drain(m->kmsg);
         m->sampling = false;
-        readers_flush(m->readers);
+        (void) readers_flush(m->readers);
         m->armed_samples++;
         manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kmsg && m->sample_triggered);
         (void) manager_apply(m);

@@ -509,19 +509,24 @@ void readers_process_buffer(Readers *r, const void *buf, size_t len) {
 }
 
 static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        readers_flush(userdata);
+        int k = readers_flush(userdata);
+
+        /* A flood loses its precedence: while a batch leaves events queued,
+         * timers, the watchdog and varlink callers take turns with it. */
+        if (k >= 0)
+                (void) sd_event_source_set_priority(s, k > 0 ? SD_EVENT_PRIORITY_NORMAL : SD_EVENT_PRIORITY_IMPORTANT);
         return 0;
 }
 
-void readers_flush(Readers *r) {
+int readers_flush(Readers *r) {
         bool warned = false;
         int fd;
 
         if (!r)
-                return;
+                return 0;
         fd = r->fd;
 
-        for (;;) {
+        for (unsigned batch = 0; batch < READERS_BATCH_READS; batch++) {
                 /* Big enough for many events; the kernel never splits one. */
                 char buf[8192] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
                 ssize_t n;
@@ -529,7 +534,7 @@ void readers_flush(Readers *r) {
                 n = read(fd, buf, sizeof buf);
                 if (n < 0) {
                         if (errno == EAGAIN)
-                                return;
+                                return 0;
                         if (errno == EINTR)
                                 continue;
                         if (read_error_is_fatal(errno)) {
@@ -537,7 +542,7 @@ void readers_flush(Readers *r) {
                                 int k = -errno;
                                 log_error_errno(k, "Reading fanotify events failed, reader detection stops: %m");
                                 readers_fail(r, k);
-                                return;
+                                return -1;
                         }
 
                         /* The kernel could not open the file for one event (EMFILE,
@@ -549,8 +554,9 @@ void readers_flush(Readers *r) {
                         continue;
                 }
                 if (!readers_process(r, buf, (size_t) n))
-                        return;         /* r may be gone */
+                        return -1;      /* r may be gone */
         }
+        return readers_pending(r) > 0 ? 1 : 0;
 }
 
 int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *userdata, Readers **ret) {

@@ -103,9 +103,13 @@ char * const *readers_watched(Readers *r);
 
 /* Bytes of read events queued and not handled yet (FIONREAD); 0 without r. */
 int readers_pending(Readers *r);
-/* Handles the queued events now, as the event loop would; the callbacks
- * run from here. The failure callback may free r. */
-void readers_flush(Readers *r);
+/* Handles queued events now, as the event loop would, at most
+ * READERS_BATCH_READS reads of the queue (some 170 events each): the work
+ * per wakeup is bounded, whatever a flood of readers queues. The callbacks
+ * run from here. Returns 1 if events are still queued, 0 if none are, -1 if
+ * the group failed (the failure callback may have freed r). */
+#define READERS_BATCH_READS 2
+int readers_flush(Readers *r);
 
 /* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */
 bool readers_have_pidfd(Readers *r);
