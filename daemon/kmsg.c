@@ -129,10 +129,13 @@ static void kmsg_stream(KmsgMonitor *k, const char *buf, size_t n) {
         }
 }
 
+#define KMSG_BATCH_MAX 64
+
 void kmsg_monitor_drain(KmsgMonitor *k) {
         if (!k)
                 return;
-        for (;;) {
+        /* Bounded: a burst of kernel messages is read a batch per wakeup. */
+        for (unsigned i = 0; i < KMSG_BATCH_MAX; i++) {
                 /* /dev/kmsg hands out one record per read; 8 KiB holds any. */
                 char buf[8192];
                 ssize_t n = read(k->fd, buf, sizeof buf);

@@ -1731,8 +1731,15 @@ static void on_mounts(MountWatch *w, void *userdata) {
 
         if (manager_container_scan(m) == 0 || !m->readers)
                 return;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        /* Settle, but not forever: a user mounting and unmounting in a loop
+         * must not push the scan away. It runs at most MOUNT_SCAN_DEADLINE_USEC
+         * after the first event of a burst. */
+        if (!m->scan_for_mount)
+                m->mount_burst_since = now;
         m->scan_for_mount = true;
-        timer_at(m->scan_timer, now_usec(CLOCK_MONOTONIC) + MOUNT_SETTLE_USEC);
+        timer_at(m->scan_timer, MIN(now + MOUNT_SETTLE_USEC, m->mount_burst_since + MOUNT_SCAN_DEADLINE_USEC));
 }
 
 /* Scans, and re-marks if containers came or went. */

@@ -69,6 +69,7 @@ typedef struct ManagerOptions {
 #define PARK_POLL_USEC (2 * USEC_PER_MSEC)
 #define PARK_LOOKBACK_USEC USEC_PER_SEC         /* a record received before the event was handled */
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)  /* a container's mounts come in a burst */
+#define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 typedef struct ParkedRead {
         pid_t pid;
         usec_t since;           /* CLOCK_MONOTONIC, when the event was handled */
@@ -159,6 +160,7 @@ typedef struct Manager {
         MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
         char *mounts_error;
         bool scan_for_mount;            /* the next scan is a mount event's */
+        usec_t mount_burst_since;       /* CLOCK_MONOTONIC: its burst's first event */
 
         /* [metrics] textfile: the metrics for node_exporter's textfile
          * collector, rewritten every interval when they changed. */

@@ -26,8 +26,9 @@ static int on_mount_event(sd_event_source *s, int fd, uint32_t revents, void *us
         char buf[4096];
         bool any = false;
 
-        /* What was mounted does not matter: the scan looks at /proc. */
-        for (;;) {
+        /* What was mounted does not matter: the scan looks at /proc. A
+         * batch per wakeup: a mount flood does not hold the loop. */
+        for (unsigned i = 0; i < 8; i++) {
                 ssize_t n = read(w->fd, buf, sizeof buf);
                 if (n <= 0)
                         break;

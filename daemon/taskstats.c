@@ -137,13 +137,16 @@ static void taskstats_keep(const TaskExit *e, void *userdata) {
         t->stats.processes++;
 }
 
+#define TASKSTATS_BATCH_MAX 256
+
 void taskstats_drain(Taskstats *t) {
         uint64_t before;
 
         if (!t)
                 return;
         before = t->stats.processes;
-        for (;;) {
+        /* Bounded: a fork/exit flood is read a batch per wakeup. */
+        for (unsigned i = 0; i < TASKSTATS_BATCH_MAX; i++) {
                 _cleanup_free_ unsigned char *buf = NULL;
                 struct sockaddr_nl nla = {};
                 int n;

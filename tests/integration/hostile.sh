@@ -50,14 +50,15 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] a
 }
 reads_are() { [ "$(reads "$1" "$2")" = "$3" ]; }
 # attack NAME SCRIPT: uid 65534 runs SCRIPT in namespaces of its own (user,
-# mount, and the flags in NS), then says it is ready; ATTACKER is its pid.
+# mount, and the flags in NS), then says it is ready and runs ATTACK_TAIL
+# (default: sleeps); ATTACKER is its pid.
 attack() {
         local name=$1 script=$2
         rm -f "$U/nobody/ready"
         # Not through as_nobody (a function: $! would be a subshell's).
         # shellcheck disable=SC2086
         setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Ur $NS \
-                sh -c "$script"' && : > "$1/ready" && exec sleep 120' _ "$U/nobody" > "$U/$name.log" 2>&1 &
+                sh -c "$script"' && : > "$1/ready" && '"${ATTACK_TAIL:-exec sleep 120}" _ "$U/nobody" > "$U/$name.log" 2>&1 &
         ATTACKER=$!
         wait_for 10 test -e "$U/nobody/ready" || { echo "# the attack $name did not start:"; sed 's/^/#   /' "$U/$name.log"; }
 }
@@ -122,6 +123,40 @@ ok $? "  a read of its real /proc/vmstat is seen"
 is "$(reads passwdcat /proc/zoneinfo)" 0 "  a read of the /etc/passwd bound over its /proc/zoneinfo is not"
 end_attack
 wait_for 15 sysctl_is 0
+stop_daemon
+
+# ---- a mount flood must not postpone the scan forever ----
+# uid 65534 mounts and unmounts a tmpfs every 30 ms in a namespace the daemon
+# marks for mount events (kernels with FAN_MNT_ATTACH, 6.14+); meanwhile a
+# namespace known since the start mounts its procfs. Scans are only asked
+# for by mount events here (container_scan = 1h).
+auto_conf "container_scan = 1h" > "$T/conf2"
+NS=-m
+# (The loop is the attacker's process itself: end_attack's kill ends it.)
+ATTACK_TAIL='exec sh -c "while :; do mount -t tmpfs none /tmp/m; umount /tmp/m; sleep 0.03; done"' \
+        attack mountflood 'mkdir -p /tmp/m'
+unshare --pid --fork --kill-child --mount --propagation private \
+        sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; mount -t proc proc /proc; exec sleep 60' _ "$U/go-late" &
+LATE=$!
+in_own_ns() { [ "$(readlink "/proc/$(pgrep -P "$LATE" | head -1)/ns/mnt" 2>/dev/null)" != "$(readlink /proc/self/ns/mnt)" ]; }
+wait_for 5 in_own_ns
+start_daemon "$T" --config="$T/conf2"
+if [ "$(ctl --json=short | json_get sources.mount_events)" != true ]; then
+        skip "no mount events here: $(ctl --json=short | json_get sources.mount_events_error)"
+else
+        late_dev() { stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$LATE" | head -1)/root/proc"; }
+        late_listed() {
+                ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
+sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$(late_dev)"
+        }
+        touch "$U/go-late"
+        wait_for 5 late_listed
+        ok $? "with uid 65534 mounting every 30 ms, a procfs mounted in a known namespace is still found"
+        contains "$(ctl --json=short | json_get sources.proc_instances)" "mount-event" "  by a mount event's scan"
+fi
+kill -KILL "$LATE" 2>/dev/null
+wait "$LATE" 2>/dev/null
+end_attack
 stop_daemon
 
 # ---- a file of the root's own that cannot be marked ----
