@@ -82,6 +82,7 @@ int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, vo
 
 typedef struct ScanState {
         const char *proc;
+        uint64_t own_user_ns;   /* our user namespace's inode; 0: unknown */
         const uint64_t *skip;
         size_t n_skip;
         ProcInstances found;
@@ -109,26 +110,57 @@ static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
         return S_ISREG(ret->st_mode) ? 0 : -EBADFD;
 }
 
+/* The inode of process pid's user namespace (0 if it cannot be told). */
+static uint64_t user_ns_of(const char *proc, pid_t pid) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        if (pid > 0)
+                snprintf(path, sizeof path, "%s/" PID_FMT "/ns/user", proc, pid);
+        else
+                snprintf(path, sizeof path, "%s/self/ns/user", proc);
+        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
+}
+
 /* One mount namespace: the statistics file as it sees it at /proc. */
 static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
         ScanState *s = userdata;
         char comm_path[64], *comm = NULL;
-        ProcInstance *a;
+        ProcInstance *a, *slot;
+        bool in_user_ns;
         struct stat st;
 
-        if (s->oom || s->found.n >= PROC_INSTANCES_MAX || instance_vmstat(s->proc, pid, &st) < 0 ||
-            u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) || proc_instances_have(&s->found, (uint64_t) st.st_dev))
+        if (s->oom || instance_vmstat(s->proc, pid, &st) < 0 || u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) ||
+            proc_instances_have(&s->found, (uint64_t) st.st_dev))
                 return;
-        a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
-        if (!a) {
-                s->oom = true;
-                return;
+        in_user_ns = user_ns_of(s->proc, pid) != s->own_user_ns;
+        if (s->found.n >= PROC_INSTANCES_MAX) {
+                /* Full: root's instance takes the place of one anyone made. */
+                size_t i = s->found.n;
+
+                while (!in_user_ns && i > 0 && !s->found.items[i - 1].in_user_ns)
+                        i--;
+                if (in_user_ns || i == 0) {
+                        s->found.dropped++;
+                        return;
+                }
+                slot = &s->found.items[i - 1];
+                free(slot->comm);
+                s->found.dropped++;
+        } else {
+                a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
+                if (!a) {
+                        s->oom = true;
+                        return;
+                }
+                s->found.items = a;
+                slot = &s->found.items[s->found.n++];
         }
-        s->found.items = a;
         snprintf(comm_path, sizeof comm_path, "/" PID_FMT "/comm", pid);
         if (root_read_file(s->proc, comm_path, 64, &comm) >= 0)
                 comm[strcspn(comm, "\n")] = '\0';
-        s->found.items[s->found.n++] = (ProcInstance) {
+        *slot = (ProcInstance) {
+                .in_user_ns = in_user_ns,
                 .dev = (uint64_t) st.st_dev,
                 .pid = pid,
                 .comm = comm,
@@ -139,7 +171,7 @@ static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
 
 int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
                         ProcInstances *ret) {
-        ScanState state = { .proc = proc, .skip = skip, .n_skip = n_skip };
+        ScanState state = { .proc = proc, .own_user_ns = user_ns_of(proc, 0), .skip = skip, .n_skip = n_skip };
         ProcInstances found;
         int r;
 

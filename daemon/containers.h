@@ -21,14 +21,21 @@ typedef struct ProcInstance {
         uint64_t mntns;         /* ...and that namespace's inode */
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
         bool by_mount_event;    /* first found by a scan a mount event asked for */
+        bool in_user_ns;        /* its process is in a user namespace of its own: anyone's */
 } ProcInstance;
 
 typedef struct ProcInstances {
         ProcInstance *items;
         size_t n;
+        size_t dropped;         /* real instances the last scan found beyond the bound */
 } ProcInstances;
 
-#define PROC_INSTANCES_MAX 256  /* bounded: a host with more containers has them unwatched beyond this */
+/* Bounded: a host with more containers has them unwatched beyond this.
+ * Those of processes in the daemon's own user namespace (what root
+ * started: container engines, sandboxed services) go first; any user can
+ * make instances in a user namespace of their own, and those fill only
+ * what is left. */
+#define PROC_INSTANCES_MAX 256
 
 /* Scans proc (the daemon's own "/proc") for procfs instances whose vmstat
  * is on none of the superblocks in skip (ours, pid 1's, the watched

@@ -289,6 +289,7 @@ static json_object *instances_json(const ProcInstances *p, const StatusViewer *v
                 snprintf(dev, sizeof dev, "%u:%u", major(x->dev), minor(x->dev));
                 json_object_object_add(o, "device", json_object_new_string(dev));
                 json_object_object_add(o, "found_by", json_object_new_string(x->by_mount_event ? "mount-event" : "scan"));
+                json_object_object_add(o, "user_namespace", json_object_new_boolean(x->in_user_ns));
                 json_object_object_add(o, "pid", v->all ? json_object_new_int(x->pid) : NULL);
                 json_object_object_add(o, "comm", v->all ? json_untrusted(x->comm) : NULL);
                 json_object_object_add(o, "since", json_u64(x->since));
@@ -316,6 +317,7 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "exits_missed", json_u64(src->exits_missed));
         json_object_object_add(o, "container_scan", json_u64_or_null(src->container_scan));
         json_object_object_add(o, "proc_instances", instances_json(src->instances, v));
+        json_object_object_add(o, "proc_instances_dropped", json_u64(src->instances ? src->instances->dropped : 0));
         json_object_object_add(o, "scans", json_u64(src->scans));
         json_object_object_add(o, "scan_cost", json_u64(src->scan_cost));
         json_object_object_add(o, "scanned_at", json_u64_or_null(src->scanned_at));

@@ -159,6 +159,35 @@ wait "$LATE" 2>/dev/null
 end_attack
 stop_daemon
 
+# ---- 260 procfs instances of uid 65534's do not crowd out root's container ----
+auto_conf "container_scan = 300ms" > "$T/conf3"
+start_daemon "$T" --config="$T/conf3"
+CROWD=()
+for _ in $(seq 1 260); do
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urpf --kill-child --mount-proc sleep 300 \
+                > /dev/null 2>&1 &
+        CROWD+=($!)
+done
+status_num() { ctl --json=short | json_get "$1"; }
+full_of_theirs() { [ "$(status_num sources.proc_instances_dropped)" -ge 4 ]; }
+wait_for 60 full_of_theirs
+ok $? "uid 65534 makes 260 real procfs instances: 256 are watched, the rest left out ($(status_num sources.proc_instances_dropped))"
+unshare --pid --fork --kill-child --mount-proc sleep 300 &
+ROOTC=$!
+rootc_listed() {
+        local dev
+        dev=$(stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$ROOTC" | head -1)/root/proc" 2>/dev/null) || return 1
+        ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
+sys.exit(0 if any(i["device"] == sys.argv[1] and not i["user_namespace"] for i in json.load(sys.stdin)) else 1)' "$dev"
+}
+wait_for 10 rootc_listed
+ok $? "  a container root starts then is watched all the same, in the place of one of theirs"
+is "$(ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 256 \
+        "  the bound holds (256)"
+kill -KILL "$ROOTC" "${CROWD[@]}" 2>/dev/null
+wait "$ROOTC" "${CROWD[@]}" 2>/dev/null
+stop_daemon
+
 # ---- a file of the root's own that cannot be marked ----
 chmod 000 "$T/proc/zoneinfo"
 start_daemon "$T" --config="$T/conf"
