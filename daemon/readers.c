@@ -34,6 +34,7 @@
 #include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
+#include "time-util.h"
 
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -52,6 +53,21 @@ typedef struct WatchId {
         size_t path;            /* index into watched */
 } WatchId;
 
+/* The last read event of a pid, for coalescing a burst. */
+typedef struct RecentRead {
+        pid_t pid;
+        dev_t dev;
+        ino_t ino;
+        uint64_t at;            /* CLOCK_MONOTONIC µs */
+} RecentRead;
+
+#define RECENT_READS 1024       /* direct-mapped by pid */
+/* Reads of one file by one process closer than this are one: the first is
+ * judged and handed on, the rest only counted. */
+#define COALESCE_USEC (100 * 1000)
+#define READERS_RATELIMIT_USEC (10 * 1000)
+#define READERS_BURST 4
+
 struct Readers {
         sd_event *event;
         sd_event_source *source;
@@ -63,6 +79,9 @@ struct Readers {
         ReadersCallback callback;
         ReadersFailure failure;
         void *userdata;
+
+        RecentRead recent[RECENT_READS];
+        uint64_t coalesced;
 
         char **watched;         /* as configured (no root prefix), each once, NULL-terminated */
         WatchId *ids;           /* every inode marked: a path may have one per view */
@@ -238,11 +257,12 @@ static int pidfd_alive(int pidfd) {
 
 /* ---- events ---- */
 
-static const char *readers_find(Readers *r, int fd) {
+static const char *readers_find(Readers *r, int fd, struct stat *ret) {
         struct stat st;
 
         if (fd < 0 || fstat(fd, &st) < 0)
                 return NULL;
+        *ret = st;
         for (size_t i = 0; i < r->n_ids; i++)
                 if (r->ids[i].dev == st.st_dev && r->ids[i].ino == st.st_ino)
                         return r->watched[r->ids[i].path];
@@ -410,6 +430,26 @@ void readers_set_early_fields(Readers *r, unsigned fields) {
                 r->early_fields = fields & ATTRIBUTE_ALL;
 }
 
+/* Whether this read by pid of the file st continues a burst the last read
+ * of it began less than COALESCE_USEC ago: a process reading in a loop is
+ * judged once per burst, not once per read (attribution costs tens of
+ * microseconds). */
+static bool coalesce(Readers *r, pid_t pid, const struct stat *st) {
+        RecentRead *rr = &r->recent[(unsigned) pid % RECENT_READS];
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (rr->pid == pid && rr->dev == st->st_dev && rr->ino == st->st_ino && now - rr->at < COALESCE_USEC) {
+                r->coalesced++;
+                return true;
+        }
+        *rr = (RecentRead) { .pid = pid, .dev = st->st_dev, .ino = st->st_ino, .at = now };
+        return false;
+}
+
+uint64_t readers_coalesced(Readers *r) {
+        return r ? r->coalesced : 0;
+}
+
 static void readers_handle_event(Readers *r, const struct fanotify_event_metadata *m) {
         /* Both fds are ours now, whatever happens to the event. */
         _cleanup_close_ int fd = m->fd, pidfd = event_pidfd(m);
@@ -420,6 +460,7 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
         };
         ReadEvent ev = {};
         const char *path;
+        struct stat st;
 
         if (m->mask & FAN_Q_OVERFLOW) {
                 log_debug("fanotify queue overflowed, reads were lost.");
@@ -432,12 +473,14 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
         if (m->pid == r->self)
                 return;
 
-        path = readers_find(r, fd);
+        path = readers_find(r, fd, &st);
         if (!path) {
                 /* A file marked before the last readers_watch() that is no longer watched. */
                 log_debug("Read event by " PID_FMT " on a file no longer watched, ignoring.", (pid_t) m->pid);
                 return;
         }
+        if (m->pid > 0 && coalesce(r, (pid_t) m->pid, &st))
+                return;
 
         if (m->pid <= 0)
                 ea.gone = true;         /* in a pid namespace we cannot see: nothing to attribute */
@@ -597,6 +640,11 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
         /* Reads come before the timers: a decision (arming, say) due in the
          * same turn must see them first. */
         (void) sd_event_source_set_priority(r->source, SD_EVENT_PRIORITY_IMPORTANT);
+        /* Under a flood, at most READERS_BURST wakeups per 10 ms: the queue
+         * fills in between, and the kernel merges the reads of a process
+         * still queued into one event (no fd opened for each). Outside a
+         * flood nothing waits: a read is handled as soon as it is queued. */
+        (void) sd_event_source_set_ratelimit(r->source, READERS_RATELIMIT_USEC, READERS_BURST);
 
         *ret = TAKE_PTR(r);
         return 0;

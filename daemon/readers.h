@@ -101,6 +101,10 @@ bool read_event_exited(ReadEvent *ev);
 /* What was marked, for status: NULL-terminated, owned by r. */
 char * const *readers_watched(Readers *r);
 
+/* Read events not handed on: a process reading a file again within 100 ms
+ * of its last handed-on read of it (one burst, judged once). */
+uint64_t readers_coalesced(Readers *r);
+
 /* Bytes of read events queued and not handled yet (FIONREAD); 0 without r. */
 int readers_pending(Readers *r);
 /* Handles queued events now, as the event loop would, at most

@@ -340,6 +340,7 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "reads_ignored", json_u64(s->readers->ignored_reads));
         json_object_object_add(o, "overflows", json_u64(s->readers->overflows));
         json_object_object_add(o, "readers_evicted", json_u64(s->readers->evicted));
+        json_object_object_add(o, "reads_coalesced", json_u64(src->reads_coalesced));
         return o;
 }
 

@@ -49,6 +49,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .sources = {
                         .readers = m->readers != NULL,
                         .readers_pidfd = m->readers && readers_have_pidfd(m->readers),
+                        .reads_coalesced = readers_coalesced(m->readers),
                         .readers_error = m->readers_error,
                         .readers_retry_at = m->readers_retry_at,
                         .watched = readers_watched(m->readers),

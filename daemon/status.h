@@ -40,6 +40,7 @@ typedef struct ErrorRecord {
 typedef struct StatusSources {
         bool readers;                   /* reader detection works now */
         bool readers_pidfd;             /* readers are pinned by pidfd (kernel >= 5.15) */
+        uint64_t reads_coalesced;       /* readers_coalesced() */
         const char *readers_error;      /* why not, if not */
         uint64_t readers_retry_at;      /* CLOCK_REALTIME µs of the next attempt to re-create it, 0: none */
         char *const *watched;           /* NULL-terminated */
