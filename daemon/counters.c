@@ -32,6 +32,19 @@ void counter_track_start(CounterTrack *t, const NumaCounters *reading) {
         };
 }
 
+void counter_track_resume(CounterTrack *t, const NumaCounters *reading, const NumaCounters *continuous,
+                          const NumaCounters *last) {
+        bool reset = false;
+
+        counter_track_start(t, reading);
+        for (size_t i = 0; i < _NUMA_COUNTER_MAX; i++)
+                reset = reset || reading->v[i] < last->v[i];
+        /* The continuous value is initial + what was counted since the
+         * start: initial takes what the earlier daemon had, and the gap. */
+        for (size_t i = 0; i < _NUMA_COUNTER_MAX; i++)
+                t->initial.v[i] = add_sat(continuous->v[i], reset ? reading->v[i] : reading->v[i] - last->v[i]);
+}
+
 bool counter_track_update(CounterTrack *t, const NumaCounters *reading) {
         bool reset = false;
 

@@ -27,6 +27,12 @@ typedef struct CounterTrack {
 
 /* First reading: the daemon counts from here. */
 void counter_track_start(CounterTrack *t, const NumaCounters *reading);
+/* First reading of a daemon that continues an earlier one's count: that
+ * one's continuous value, and the kernel's reading then (carry.h). Counted
+ * since: reading - last, or, if any counter went back (the kernel zeroed
+ * them meanwhile), reading itself. */
+void counter_track_resume(CounterTrack *t, const NumaCounters *reading, const NumaCounters *continuous,
+                          const NumaCounters *last);
 /* A periodic or on-demand reading. Returns true if it detected a reset. */
 bool counter_track_update(CounterTrack *t, const NumaCounters *reading);
 /* The kernel is about to zero the counters (we switch): reading is the

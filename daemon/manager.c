@@ -181,6 +181,7 @@ Manager *manager_free(Manager *m) {
         mount_watch_free(m->mounts);
         free(m->mounts_error);
         proc_instances_done(&m->instances);
+        carry_state_done(&m->carried);
         for (size_t i = 0; i < m->n_parked; i++)
                 parked_read_free(&m->parked[i]);
         taskstats_free(m->taskstats);
@@ -351,9 +352,20 @@ static NodeTrack *manager_node_track(Manager *m, int id) {
         return &a[m->n_node_tracks++];
 }
 
-static void track_feed(Manager *m, CounterTrack *t, const NumaCounters *reading, const char *what) {
-        if (!t->started) {
+/* A source's first reading: from the previous daemon's count, if it left
+ * one (carry.h). */
+static void track_begin(Manager *m, CounterTrack *t, int id, const NumaCounters *reading) {
+        const CarrySource *c = carry_state_find(&m->carried, id);
+
+        if (c)
+                counter_track_resume(t, reading, &c->continuous, &c->last);
+        else
                 counter_track_start(t, reading);
+}
+
+static void track_feed(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what) {
+        if (!t->started) {
+                track_begin(m, t, id, reading);
                 return;
         }
         if (counter_track_update(t, reading)) {
@@ -361,6 +373,40 @@ static void track_feed(Manager *m, CounterTrack *t, const NumaCounters *reading,
                 log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.",
                            what);
         }
+}
+
+/* For the next daemon of this boot (carry.h): right at a reset, else at most
+ * every CARRY_SAVE_USEC. A failure costs only continuity after a restart. */
+static void manager_carry_save(Manager *m, bool now) {
+        _cleanup_(carry_state_done) CarryState s = {};
+        usec_t t = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        if (m->runtime_fd < 0 || (!now && m->carry_saved_at != 0 && t < m->carry_saved_at + CARRY_SAVE_USEC))
+                return;
+        s.root = strdup(m->root);
+        if (!s.root)
+                return;
+        snprintf(s.boot_id, sizeof s.boot_id, "%s", m->boot_id);
+        if (m->vmstat_track.started) {
+                CarrySource *c = &s.sources[s.n++];
+
+                *c = (CarrySource) { .id = CARRY_VMSTAT, .last = m->vmstat_track.last };
+                counter_track_continuous(&m->vmstat_track, &c->continuous);
+        }
+        for (size_t i = 0; i < m->n_node_tracks && s.n < CARRY_SOURCES_MAX; i++) {
+                CarrySource *c;
+
+                if (!m->node_tracks[i].track.started)
+                        continue;
+                c = &s.sources[s.n++];
+                *c = (CarrySource) { .id = m->node_tracks[i].id, .last = m->node_tracks[i].track.last };
+                counter_track_continuous(&m->node_tracks[i].track, &c->continuous);
+        }
+        r = carry_state_save(m->runtime_fd, &s);
+        if (r < 0 && m->carry_saved_at == 0)
+                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", m->runtime_dir);
+        m->carry_saved_at = t;
 }
 
 /* One sample of the statistics files: the allocation rate from the
@@ -400,10 +446,10 @@ static void manager_sample(Manager *m, bool reset) {
         if (r >= 0 && vs.has_numa) {
                 if (reset) {
                         if (!m->vmstat_track.started)
-                                counter_track_start(&m->vmstat_track, &vs.numa);
+                                track_begin(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa);
                         counter_track_reset(&m->vmstat_track, &vs.numa);
                 } else
-                        track_feed(m, &m->vmstat_track, &vs.numa, "/proc/vmstat");
+                        track_feed(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa, "/proc/vmstat");
         }
         for (size_t i = 0; i < m->topology.n_nodes; i++) {
                 int id = m->topology.nodes[i].id;
@@ -416,13 +462,14 @@ static void manager_sample(Manager *m, bool reset) {
                 snprintf(what, sizeof what, "node%d", id);
                 if (reset) {
                         if (!nt->track.started)
-                                counter_track_start(&nt->track, &c);
+                                track_begin(m, &nt->track, id, &c);
                         counter_track_reset(&nt->track, &c);
                 } else
-                        track_feed(m, &nt->track, &c, what);
+                        track_feed(m, &nt->track, id, &c, what);
         }
         if (reset)
                 m->counter_resets++;
+        manager_carry_save(m, reset);
 }
 
 /* ---- holds ---- */
@@ -1978,6 +2025,26 @@ static int manager_recover(Manager *m) {
         return 0;
 }
 
+/* The counters a previous daemon of this boot left (carry.h); refused or
+ * absent, they start over from what the kernel shows. */
+static void manager_load_carried(Manager *m) {
+        _cleanup_free_ char *why = NULL, *boot = NULL;
+        int r;
+
+        if (root_read_file(m->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
+                boot[strcspn(boot, "\n")] = '\0';
+                snprintf(m->boot_id, sizeof m->boot_id, "%s", boot);
+        }
+        if (m->runtime_fd < 0)
+                return;
+        r = carry_state_load(m->runtime_fd, m->root, m->boot_id, &m->carried, &why);
+        if (r == -EPERM)
+                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", m->runtime_dir,
+                            CARRY_FILE, why ? why : "refused");
+        else if (r >= 0)
+                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->carried.n);
+}
+
 /* A timer that stops the daemon if its handler fails. Accuracy 1 ms, not
  * sd-event's default of 250 ms: these times are the policy's (interval,
  * sustain, linger, the 50 ms trigger settle), and a sample every 100 ms
@@ -2022,6 +2089,7 @@ int manager_start(Manager *m) {
         r = manager_recover(m);
         if (r < 0)
                 return r;
+        manager_load_carried(m);
 
         r = topology_load(m->root, &m->topology);
         if (r < 0)
@@ -2111,6 +2179,9 @@ int manager_shutdown(Manager *m) {
         /* Only a daemon that took the kernel over gives it back: one that
          * failed to start (a second daemon, say) must not touch it. */
         if (m->engine.have_decision) {
+                /* The counts up to now, for the next daemon of this boot. */
+                manager_sample(m, false);
+                manager_carry_save(m, true);
                 r = manager_restore(m);
                 /* Restored: nothing left for ExecStopPost= or the next start to
                  * do. On failure the state stays, so they can try again. */

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "containers.h"
 #include "mountwatch.h"
+#include "carry.h"
 #include "counters.h"
 #include "history.h"
 #include "hold.h"
@@ -68,6 +69,7 @@ typedef struct ManagerOptions {
 #define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)  /* records come 50 µs to 20 ms after the read */
 #define PARK_POLL_USEC (2 * USEC_PER_MSEC)
 #define PARK_LOOKBACK_USEC USEC_PER_SEC         /* a record received before the event was handled */
+#define CARRY_SAVE_USEC USEC_PER_SEC     /* the carried counters, saved at most this often */
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)  /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 typedef struct ParkedRead {
@@ -175,6 +177,9 @@ typedef struct Manager {
         char *rate_error;               /* why there is no allocation rate, if known */
         CounterTrack vmstat_track;
         NodeTrack *node_tracks;
+        CarryState carried;             /* the previous daemon's counters, to continue from */
+        usec_t carry_saved_at;          /* CLOCK_MONOTONIC: the last save of ours */
+        char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
         size_t n_node_tracks;
         uint64_t counter_resets;        /* resets we caused and compensated */
         uint64_t external_resets;       /* resets found in the readings */

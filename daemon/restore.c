@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "restore.h"
+#include "state-file.h"
 #include "safe-dir.h"
 #include "strutil.h"
 
@@ -70,15 +71,6 @@ fail:
         return -EBADMSG;
 }
 
-/* A directory or file root obeys: ours, and writable by us alone. */
-static const char *unsafe_owner_or_mode(const struct stat *st) {
-        if (st->st_uid != geteuid())
-                return "it is not owned by the daemon's user (root)";
-        if (st->st_mode & (S_IWGRP | S_IWOTH))
-                return "others can write to it";
-        return NULL;
-}
-
 int restore_dir_open(const char *path, int *ret_fd, char **ret_why) {
         _cleanup_close_ int fd = -1;
         struct stat st;
@@ -93,7 +85,7 @@ int restore_dir_open(const char *path, int *ret_fd, char **ret_why) {
                 return set_why(ret_why, r, "%s", path_why ? path_why : strerror(-r));
         if (fstat(fd, &st) < 0)
                 return -errno;
-        why = unsafe_owner_or_mode(&st);
+        why = state_file_unsafe(&st);
         if (why)
                 return set_why(ret_why, -EPERM, "%s is not safe for the crash-restore state: %s", path, why);
         *ret_fd = TAKE_FD(fd);
@@ -102,70 +94,19 @@ int restore_dir_open(const char *path, int *ret_fd, char **ret_why) {
 
 int restore_state_save(int dir_fd, const RestoreState *s) {
         _cleanup_free_ char *text = restore_state_format(s);
-        char tmp[64];
-        _cleanup_close_ int fd = -1;
-        size_t len;
-        int r;
 
-        if (!text)
-                return -ENOMEM;
-        /* A fresh name, created exclusively and not through a link: nothing
-         * planted in the directory is written through. */
-        for (unsigned i = 0; fd < 0; i++) {
-                snprintf(tmp, sizeof tmp, ".%s.%d.%08lx", RESTORE_FILE, (int) getpid(), random());
-                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-                if (fd < 0 && (errno != EEXIST || i >= 16))
-                        return -errno;
-        }
-        len = strlen(text);
-        if (write(fd, text, len) != (ssize_t) len || fsync(fd) < 0) {
-                r = errno ? -errno : -EIO;
-                (void) unlinkat(dir_fd, tmp, 0);
-                return r;
-        }
-        if (renameat(dir_fd, tmp, dir_fd, RESTORE_FILE) < 0) {
-                r = -errno;
-                (void) unlinkat(dir_fd, tmp, 0);
-                return r;
-        }
-        return 0;
+        return text ? state_file_save(dir_fd, RESTORE_FILE, text) : -ENOMEM;
 }
 
 int restore_state_load(int dir_fd, const char *root, RestoreState *ret, char **ret_why) {
-        _cleanup_close_ int fd = -1;
-        char buf[RESTORE_FILE_MAX + 1];
+        _cleanup_free_ char *text = NULL;
         RestoreState s = {};
-        struct stat st;
-        const char *why;
-        ssize_t n;
         int r;
 
-        /* O_NONBLOCK: a FIFO planted there must not hang the start-up. */
-        fd = openat(dir_fd, RESTORE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0) {
-                if (errno == ENOENT)
-                        return -ENOENT;
-                if (errno == ELOOP)
-                        return set_why(ret_why, -EPERM, "it is a symbolic link");
-                return set_why(ret_why, -EPERM, "cannot open it: %s", strerror(errno));
-        }
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return set_why(ret_why, -EPERM, "it is not a regular file");
-        why = unsafe_owner_or_mode(&st);
-        if (why)
-                return set_why(ret_why, -EPERM, "%s", why);
-        if (st.st_size > RESTORE_FILE_MAX)
-                return set_why(ret_why, -EPERM, "it is too large (%lld bytes, at most %d)", (long long) st.st_size,
-                              RESTORE_FILE_MAX);
-        n = read(fd, buf, sizeof buf - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        if ((size_t) n != strlen(buf))
-                return set_why(ret_why, -EPERM, "it holds a NUL byte");
-        r = restore_state_parse(buf, &s);
+        r = state_file_load(dir_fd, RESTORE_FILE, RESTORE_FILE_MAX, &text, ret_why);
+        if (r < 0)
+                return r;
+        r = restore_state_parse(text, &s);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)

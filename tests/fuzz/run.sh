@@ -11,7 +11,7 @@ BUILDDIR=$1 SRCDIR=$2
 shift 2
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 NAMES=("$@")
-[ ${#NAMES[@]} -gt 0 ] || NAMES=(vmstat numastat zoneinfo cpulist meminfo config known uevent taskstats restore varlink)
+[ ${#NAMES[@]} -gt 0 ] || NAMES=(vmstat numastat zoneinfo cpulist meminfo config known uevent taskstats restore carry varlink)
 n=0 failed=0
 mkdir -p "$BUILDDIR/fuzz-artifacts"
 for name in "${NAMES[@]}"; do
