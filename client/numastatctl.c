@@ -2,6 +2,8 @@
 /* numastatctl: asks numastatd over varlink and shows the answer. */
 
 #include <errno.h>
+#include <sys/syscall.h>
+#include <poll.h>
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -671,19 +673,21 @@ static int verb_counters(const Args *a) {
 /* Holds counting on: until COMMAND exits (its exit status is ours), or for
  * timeout. The hold lives as long as this process's connection: killed,
  * it leaves nothing behind. */
-static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **command) {
+/* Asks for a hold on a new connection: 0 with *ret (the connection that
+ * keeps it) and *ret_id, or an exit code, the reason printed unless quiet. */
+static int hold_acquire(const Args *a, const char *reason, usec_t timeout, bool quiet, VarlinkClient **ret,
+                        int64_t *ret_id) {
         _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
         _cleanup_json_ json_object *p = json_object_new_object(), *reply = NULL;
         const char *error = NULL;
         bool continues = false;
-        int r, status;
-        pid_t pid;
+        int r;
 
         if (!p)
                 return EXIT_DAEMON_ERROR;
-        r = connect_daemon(a, &c);
+        r = quiet ? varlink_client_connect_address(&c, a->socket) : connect_daemon(a, &c);
         if (r < 0)
-                return -r;
+                return EXIT_UNREACHABLE;
         if (reason)
                 json_object_object_add(p, "reason", json_object_new_string(reason));
         if (timeout)
@@ -692,23 +696,80 @@ static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **c
         if (r >= 0)
                 r = varlink_client_wait(c, &reply, &error, &continues);
         if (r < 0) {
-                fprintf(stderr, "numastatctl: no answer from numastatd at %s: %s\n", a->socket, strerror(-r));
+                if (!quiet)
+                        fprintf(stderr, "numastatctl: no answer from numastatd at %s: %s\n", a->socket, strerror(-r));
                 return EXIT_UNREACHABLE;
         }
         if (error) {
-                print_daemon_error("cannot hold counting on", error, reply);
+                if (!quiet)
+                        print_daemon_error("cannot hold counting on", error, reply);
                 return EXIT_DAEMON_ERROR;
         }
         if (!jbool(reply, "held") || !continues) {
-                fprintf(stderr, "numastatctl: the daemon did not confirm the hold.\n");
+                if (!quiet)
+                        fprintf(stderr, "numastatctl: the daemon did not confirm the hold.\n");
                 return EXIT_DAEMON_ERROR;
         }
+        *ret_id = jint(reply, "id");
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+/* While command runs: if the daemon goes away (a crash, a restart), the
+ * hold went with it; say so, and hold again once a daemon answers. A final
+ * reply is the hold's --timeout: it is over, not lost. */
+static void hold_watch(const Args *a, const char *reason, usec_t timeout, VarlinkClient **c, int pidfd) {
+        bool expired = false;
+
+        for (;;) {
+                struct pollfd p[2] = {
+                        { .fd = pidfd, .events = POLLIN },
+                        { .fd = *c ? varlink_client_get_fd(*c) : -1, .events = POLLIN },
+                };
+                int64_t id;
+
+                if (poll(p, 2, *c || expired ? -1 : 500) < 0 && errno != EINTR)
+                        return;
+                if (p[0].revents)
+                        return;         /* the command is done */
+                if (*c && p[1].revents) {
+                        _cleanup_json_ json_object *reply = NULL;
+                        const char *error = NULL;
+                        bool continues = false;
+                        int r = varlink_client_wait(*c, &reply, &error, &continues);
+
+                        varlink_client_free(*c);
+                        *c = NULL;
+                        if (r >= 0 && !error && !continues) {
+                                expired = true;
+                                continue;
+                        }
+                        fprintf(stderr, "numastatctl: the hold ended: numastatd %s; holding again once it is back.\n",
+                                r < 0 ? "went away" : "dropped it");
+                }
+                if (!*c && !expired && hold_acquire(a, reason, timeout, true, c, &id) == 0)
+                        fprintf(stderr, "numastatctl: counting held on again (hold %" PRId64 ").\n", id);
+        }
+}
+
+static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **command) {
+        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_close_ int pidfd = -1;
+        const char *error = NULL;
+        bool continues = false;
+        int64_t id = 0;
+        int r, status;
+        pid_t pid;
+
+        r = hold_acquire(a, reason, timeout, false, &c, &id);
+        if (r != 0)
+                return r;
         if (!a->json && !command)
-                fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", jint(reply, "id"));
+                fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", id);
 
         if (!command) {
                 /* Until the daemon says it expired. */
-                json_object_put(TAKE_PTR(reply));
                 varlink_client_set_timeout(c, 0);
                 r = varlink_client_wait(c, &reply, &error, &continues);
                 if (r < 0) {
@@ -740,6 +801,10 @@ static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **c
                 fprintf(stderr, "numastatctl: cannot run %s: %s\n", command[0], strerror(errno));
                 _exit(errno == ENOENT ? 127 : 126);
         }
+        /* Without pidfds (Linux < 5.3) a lost hold goes unnoticed. */
+        pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd >= 0)
+                hold_watch(a, reason, timeout, &c, pidfd);
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return EXIT_DAEMON_ERROR;

@@ -153,6 +153,10 @@ static int client_fill(VarlinkClient *c, uint64_t deadline) {
         return 0;
 }
 
+int varlink_client_get_fd(VarlinkClient *c) {
+        return c->fd;
+}
+
 int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
                         bool *ret_continues) {
         uint64_t deadline = client_deadline(c);

@@ -14,6 +14,8 @@ typedef struct VarlinkClient VarlinkClient;
 int varlink_client_connect_address(VarlinkClient **ret, const char *path);
 VarlinkClient *varlink_client_free(VarlinkClient *c);
 void varlink_client_set_timeout(VarlinkClient *c, uint64_t usec); /* per reply; 0: none */
+/* The connection's socket, to poll on beside other fds. */
+int varlink_client_get_fd(VarlinkClient *c);
 /* Sends a call. flags: VARLINK_METHOD_MORE / _ONEWAY. parameters may be NULL. */
 int varlink_client_send(VarlinkClient *c, const char *method, json_object *parameters,
                         VarlinkMethodFlags flags);

@@ -109,5 +109,25 @@ is "$?" 2 "--timeout without hold is a usage error"
 OUT=$(ctl hold -- /nonexistent/program 2>&1)
 is "$?" 127 "a command that cannot run: 127, like a shell"
 
+# ---- the daemon goes away: the client says so, and holds again when it is back ----
+"$NUMASTATCTL" --socket="$SOCK" hold --reason survivor -- sh -c "while [ ! -e '$T/hold-done' ]; do sleep 0.1; done; exit 5" \
+        2> "$T/hold.err" &
+SURVIVOR=$!
+one_hold() { [ "$(holds)" = 1 ]; }
+wait_for 5 one_hold
+ok $? "a hold for a running command"
+stop_daemon KILL
+wait_for 10 grep -q "the hold ended: numastatd went away" "$T/hold.err"
+ok $? "  the daemon killed: the client says its hold ended ($(head -1 "$T/hold.err"))"
+start_daemon "$T" --config="$T/conf"
+ok $? "  a new daemon starts"
+wait_for 10 one_hold
+ok $? "  the client holds counting on again with the new daemon"
+contains "$(cat "$T/hold.err")" "counting held on again" "  and says so"
+contains "$(ctl --json=short | json_get holds)" "survivor" "  with its reason"
+touch "$T/hold-done"
+wait "$SURVIVOR"
+is "$?" 5 "  the command's exit status is still the client's"
+
 stop_daemon
 done_testing
