@@ -1708,9 +1708,12 @@ static bool manager_find_containers(Manager *m) {
         if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
                 skip[n_skip++] = (uint64_t) st.st_dev;
         r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
+        /* New ones were found by the mount event; older ones keep how they
+         * were found (proc_instances_scan() carried it over). */
         if (r >= 0 && m->scan_for_mount)
                 for (size_t i = 0; i < found.n; i++)
-                        found.items[i].by_mount_event = !proc_instances_have(&m->instances, found.items[i].dev);
+                        if (!proc_instances_have(&m->instances, found.items[i].dev))
+                                found.items[i].by_mount_event = true;
         m->scan_for_mount = false;
         manager_mark_namespaces(m);
         m->scans++;

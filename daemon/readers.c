@@ -86,6 +86,8 @@ struct Readers {
         char **watched;         /* as configured (no root prefix), each once, NULL-terminated */
         WatchId *ids;           /* every inode marked: a path may have one per view */
         size_t n_ids;
+        size_t *slots;          /* ids by inode: open addressing, index + 1, 0 empty */
+        size_t n_slots;         /* a power of two, or 0 */
 };
 
 /* Process information of one reader, from the daemon's own /proc. */
@@ -115,6 +117,9 @@ static void readers_clear_watched(Readers *r) {
         free(r->ids);
         r->ids = NULL;
         r->n_ids = 0;
+        free(r->slots);
+        r->slots = NULL;
+        r->n_slots = 0;
 }
 
 Readers *readers_free(Readers *r) {
@@ -257,15 +262,56 @@ static int pidfd_alive(int pidfd) {
 
 /* ---- events ---- */
 
+/* ---- marked inodes by (dev, ino): every lookup in constant time ---- */
+
+static size_t id_hash(dev_t dev, ino_t ino, size_t n_slots) {
+        uint64_t h = ((uint64_t) dev * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t) ino * UINT64_C(0xC2B2AE3D27D4EB4F));
+        return (size_t) (h ^ (h >> 29)) & (n_slots - 1);
+}
+
+/* The index of (dev, ino) in ids, or -1. */
+static ssize_t ids_find(const WatchId *ids, const size_t *slots, size_t n_slots, dev_t dev, ino_t ino) {
+        if (n_slots == 0)
+                return -1;
+        for (size_t k = id_hash(dev, ino, n_slots);; k = (k + 1) & (n_slots - 1)) {
+                size_t i = slots[k];
+                if (i == 0)
+                        return -1;
+                if (ids[i - 1].dev == dev && ids[i - 1].ino == ino)
+                        return (ssize_t) (i - 1);
+        }
+}
+
+/* Adds ids[index] to slots, growing them to keep them at most half full. */
+static int ids_index(const WatchId *ids, size_t index, size_t **slots, size_t *n_slots) {
+        if ((index + 1) * 2 > *n_slots) {
+                size_t n = *n_slots ? *n_slots * 2 : 64;
+                size_t *a = calloc(n, sizeof *a);
+
+                if (!a)
+                        return -ENOMEM;
+                free(*slots);
+                *slots = a;
+                *n_slots = n;
+                for (size_t i = 0; i < index; i++)
+                        (void) ids_index(ids, i, slots, n_slots);
+        }
+        for (size_t k = id_hash(ids[index].dev, ids[index].ino, *n_slots);; k = (k + 1) & (*n_slots - 1))
+                if ((*slots)[k] == 0) {
+                        (*slots)[k] = index + 1;
+                        return 0;
+                }
+}
+
 static const char *readers_find(Readers *r, int fd, struct stat *ret) {
         struct stat st;
 
         if (fd < 0 || fstat(fd, &st) < 0)
                 return NULL;
         *ret = st;
-        for (size_t i = 0; i < r->n_ids; i++)
-                if (r->ids[i].dev == st.st_dev && r->ids[i].ino == st.st_ino)
-                        return r->watched[r->ids[i].path];
+        ssize_t i = ids_find(r->ids, r->slots, r->n_slots, st.st_dev, st.st_ino);
+        if (i >= 0)
+                return r->watched[r->ids[i].path];
         return NULL;
 }
 
@@ -736,30 +782,94 @@ static int readers_resolve(const char *root, char * const *patterns, char ***ret
 }
 
 /* The marks being built: every inode once, each under its configured path. */
+#define HOST_DEVS_MAX 16
+
 typedef struct WatchSet {
         char **kept;
         WatchId *ids;
         size_t n, cap;
-        size_t n_host;          /* the first n_host: the root's and the views' own */
+        size_t *slots, n_slots; /* ids by inode (ids_index) */
+        size_t n_kept, kept_cap;
+        size_t *path_slots, n_path_slots;       /* kept by text: index + 1, 0 empty */
+        dev_t host_devs[HOST_DEVS_MAX]; /* the superblocks of the root's and the views' own files */
+        size_t n_host_devs;
         bool full;              /* the marks limit was reached */
 } WatchSet;
 
 static void watch_set_done(WatchSet *w) {
         strv_free(w->kept);
         free(w->ids);
+        free(w->slots);
+        free(w->path_slots);
         *w = (WatchSet) {};
 }
 
-static bool watch_set_has(const WatchSet *w, size_t from, size_t to, const struct stat *st, bool same_dev_only) {
-        for (size_t i = from; i < to; i++)
-                if (w->ids[i].dev == st->st_dev && (same_dev_only || w->ids[i].ino == st->st_ino))
+static bool watch_set_has(const WatchSet *w, const struct stat *st) {
+        return ids_find(w->ids, w->slots, w->n_slots, st->st_dev, st->st_ino) >= 0;
+}
+
+static bool watch_set_host_dev(const WatchSet *w, dev_t dev) {
+        for (size_t i = 0; i < w->n_host_devs; i++)
+                if (w->host_devs[i] == dev)
                         return true;
         return false;
 }
 
+static size_t path_hash(const char *p, size_t n_slots) {
+        uint64_t h = UINT64_C(1469598103934665603);     /* FNV-1a */
+
+        for (; *p; p++)
+                h = (h ^ (unsigned char) *p) * UINT64_C(1099511628211);
+        return (size_t) h & (n_slots - 1);
+}
+
+/* The index of path in kept, adding it if new: -1 on OOM. */
+static ssize_t watch_set_path(WatchSet *w, const char *path) {
+        if ((w->n_kept + 1) * 2 > w->n_path_slots) {
+                size_t n = w->n_path_slots ? w->n_path_slots * 2 : 64;
+                size_t *a = calloc(n, sizeof *a);
+
+                if (!a)
+                        return -1;
+                for (size_t i = 0; i < w->n_kept; i++) {
+                        size_t k = path_hash(w->kept[i], n);
+                        while (a[k] != 0)
+                                k = (k + 1) & (n - 1);
+                        a[k] = i + 1;
+                }
+                free(w->path_slots);
+                w->path_slots = a;
+                w->n_path_slots = n;
+        }
+        for (size_t k = path_hash(path, w->n_path_slots);; k = (k + 1) & (w->n_path_slots - 1)) {
+                size_t i = w->path_slots[k];
+
+                if (i != 0 && streq(w->kept[i - 1], path))
+                        return (ssize_t) (i - 1);
+                if (i == 0) {
+                        /* Grown by doubling, kept NULL-terminated: strv_extend()
+                         * walks the list each time. */
+                        if (w->n_kept + 2 > w->kept_cap) {
+                                size_t cap = w->kept_cap ? w->kept_cap * 2 : 16;
+                                char **a = reallocarray(w->kept, cap, sizeof *a);
+                                if (!a)
+                                        return -1;
+                                w->kept = a;
+                                w->kept_cap = cap;
+                        }
+                        w->kept[w->n_kept] = strdup(path);
+                        if (!w->kept[w->n_kept])
+                                return -1;
+                        w->kept[w->n_kept + 1] = NULL;
+                        w->path_slots[k] = ++w->n_kept;
+                        return (ssize_t) (w->n_kept - 1);
+                }
+        }
+}
+
 /* Records the inode st as marked under path. */
 static int watch_set_add(WatchSet *w, const struct stat *st, const char *path) {
-        size_t i;
+        ssize_t i;
 
         if (w->n == w->cap) {
                 size_t cap = w->cap ? w->cap * 2 : 16;
@@ -769,12 +879,13 @@ static int watch_set_add(WatchSet *w, const struct stat *st, const char *path) {
                 w->ids = a;
                 w->cap = cap;
         }
-        for (i = 0; w->kept && w->kept[i]; i++)
-                if (streq(w->kept[i], path))
-                        break;
-        if ((!w->kept || !w->kept[i]) && strv_extend(&w->kept, path) < 0)
+        i = watch_set_path(w, path);
+        if (i < 0)
                 return -ENOMEM;
-        w->ids[w->n++] = (WatchId) { .dev = st->st_dev, .ino = st->st_ino, .path = i };
+        w->ids[w->n] = (WatchId) { .dev = st->st_dev, .ino = st->st_ino, .path = (size_t) i };
+        if (ids_index(w->ids, w->n, &w->slots, &w->n_slots) < 0)
+                return -ENOMEM;
+        w->n++;
         return 0;
 }
 
@@ -786,7 +897,7 @@ static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const
 
                 /* A view that shares our superblock (a bind mount, or no
                  * namespace of its own) adds nothing. */
-                if (stat(fulls[i], &st) < 0 || watch_set_has(w, 0, w->n, &st, false))
+                if (stat(fulls[i], &st) < 0 || watch_set_has(w, &st))
                         continue;
                 if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, fulls[i]) < 0) {
                         if (errno == ENOENT) {
@@ -802,8 +913,9 @@ static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const
                 }
                 if (watch_set_add(w, &st, paths[i]) < 0)
                         return -ENOMEM;
+                if (!watch_set_host_dev(w, st.st_dev) && w->n_host_devs < HOST_DEVS_MAX)
+                        w->host_devs[w->n_host_devs++] = st.st_dev;
         }
-        w->n_host = w->n;
         return 0;
 }
 
@@ -829,7 +941,7 @@ static void view_mark(ViewWalk *v, int fd, const char *path) {
         /* A file of a superblock the root's own marks cover is not a
          * procfs or sysfs of the container's own, but a bind mount of one of
          * ours (perhaps of another file of it): nothing to add. */
-        if (watch_set_has(v->w, 0, v->w->n_host, &st, true) || watch_set_has(v->w, 0, v->w->n, &st, false))
+        if (watch_set_host_dev(v->w, st.st_dev) || watch_set_has(v->w, &st))
                 return;
         snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
         if (fanotify_mark(v->r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
@@ -995,5 +1107,7 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
         r->watched = TAKE_PTR(w.kept);
         r->ids = TAKE_PTR(w.ids);
         r->n_ids = w.n;
+        r->slots = TAKE_PTR(w.slots);
+        r->n_slots = w.n_slots;
         return (int) r->n_ids;
 }
