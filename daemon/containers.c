@@ -99,6 +99,9 @@ static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
         rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return -errno;
+        /* A root on FUSE: a lookup there could wait on its server forever. */
+        if (resolve_root_may_block(pid, rootfd))
+                return -EWOULDBLOCK;
         procfd = resolve_open_fs_root(rootfd, "proc", PROC_SUPER_MAGIC);
         if (procfd < 0)
                 return procfd;

@@ -94,7 +94,8 @@ static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd)
         if (!rd->alive || rd->pid <= 0)
                 return NULL;
         rootfd = proc_root_open(rd->pid);
-        if (rootfd < 0 || same_root(rootfd))
+        /* A root on FUSE could make the lookup wait forever: not known. */
+        if (rootfd < 0 || same_root(rootfd) || resolve_root_may_block(rd->pid, rootfd))
                 return NULL;
         for (size_t i = 0; i < cat->n; i++)
                 for (size_t j = 0; j < cat->readers[i].n_exes; j++)
@@ -162,6 +163,8 @@ static int read_in_root(pid_t pid, const char *path, char **ret) {
         rootfd = proc_root_open(pid);
         if (rootfd < 0)
                 return rootfd;
+        if (!same_root(rootfd) && resolve_root_may_block(pid, rootfd))
+                return -EWOULDBLOCK;    /* counts: the safe side */
         pathfd = open_in_root(rootfd, path);
         if (pathfd < 0)
                 return pathfd;

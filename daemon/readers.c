@@ -1038,6 +1038,10 @@ static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *pa
         rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return;
+        if (resolve_root_may_block(pid, rootfd)) {
+                log_debug("Process " PID_FMT "'s root is on FUSE: not looked into.", pid);
+                return;
+        }
         for (char * const *p = patterns; p && *p; p++) {
                 _cleanup_close_ int topfd = -1;
                 const char *rest;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "rootfs.h"
 #include "resolve.h"
 #include "strutil.h"
 
@@ -227,4 +228,57 @@ int resolve_open_fs_root(int rootfd, const char *path, long magic) {
         if (sx.stx_ino != 1)    /* procfs' and kernfs' root inode */
                 return -EMEDIUMTYPE;
         return TAKE_FD(fd);
+}
+
+const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *buf, size_t size) {
+        for (const char *line = text; line && *line;) {
+                const char *eol = strchr(line, '\n'), *sep, *type;
+                size_t len = eol ? (size_t) (eol - line) : strlen(line), tlen;
+                unsigned id, parent, maj, min;
+
+                /* "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER" */
+                sep = memmem(line, len, " - ", 3);
+                if (sep && sscanf(line, "%u %u %u:%u ", &id, &parent, &maj, &min) == 4 && maj == major &&
+                    min == minor) {
+                        type = sep + 3;
+                        tlen = strcspn(type, " \n");
+                        if (tlen == 0 || tlen >= size)
+                                return NULL;
+                        memcpy(buf, type, tlen);
+                        buf[tlen] = '\0';
+                        return buf;
+                }
+                line = eol ? eol + 1 : NULL;
+        }
+        return NULL;
+}
+
+/* The type of the file system with device major:minor, from process pid's
+ * mountinfo, else (a root inside a mount the process cannot see, as after a
+ * chroot) from ours: NULL if neither has it. */
+static const char *fstype_of_dev(pid_t pid, unsigned major, unsigned minor, char *buf, size_t size) {
+        const char *const views[] = { NULL, "/proc/self/mountinfo" };
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/%d/mountinfo", (int) pid);
+        for (size_t i = 0; i < ELEMENTSOF(views); i++) {
+                _cleanup_free_ char *mountinfo = NULL;
+
+                if (root_read_file("/", views[i] ?: path, 4 * 1024 * 1024, &mountinfo) >= 0 &&
+                    mountinfo_fstype(mountinfo, major, minor, buf, size))
+                        return buf;
+        }
+        return NULL;
+}
+
+bool resolve_root_may_block(pid_t pid, int rootfd) {
+        char type[64];
+        struct statx sx;
+
+        /* Cached attributes: no request reaches a FUSE server. */
+        if (statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx) < 0)
+                return true;
+        if (!fstype_of_dev(pid, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type))
+                return true;
+        return streq(type, "fuse") || startswith(type, "fuse.") || streq(type, "fuseblk");
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* A path opened under openat2()'s RESOLVE_* constraints, as an O_PATH fd.
  * openat2() does it where it may be called. Where a seccomp filter refuses
@@ -23,3 +25,14 @@ int resolve_walk(int dirfd, const char *path, uint64_t resolve);
  * procfs or sysfs someone mounted there, not a directory made to look like
  * one. No symbolic link is followed on the way. */
 int resolve_open_fs_root(int rootfd, const char *path, long magic);
+
+/* The type ("proc", "fuse.sshfs") of the file system with device
+ * major:minor in a /proc/PID/mountinfo text, into buf; NULL if none of its
+ * mounts is there. Pure. */
+const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *buf, size_t size);
+
+/* Whether looking up a path inside process pid's root (rootfd) could wait
+ * on a FUSE server another user runs: the root's file system, told from
+ * cached attributes and mountinfo (never by asking the file system
+ * itself), is a fuse one, or cannot be told. */
+bool resolve_root_may_block(pid_t pid, int rootfd);

@@ -154,6 +154,24 @@ static int refuse_openat2(void) {
         return 0;
 }
 
+static void test_mountinfo(void) {
+        static const char info[] =
+                "22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+                "25 22 0:5 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw\n"
+                "88 22 0:51 / /home/u/mnt rw,nosuid,nodev,relatime shared:40 master:3 - fuse.sshfs u@h:/ rw\n"
+                "89 22 0:52 /sub /srv rw - fuse /dev/fuse rw,user_id=1000\n"
+                "broken line without separator\n";
+        char buf[64];
+
+        is_str(mountinfo_fstype(info, 253, 1, buf, sizeof buf), "ext4", "mountinfo: the root's ext4, by its device");
+        is_str(mountinfo_fstype(info, 0, 5, buf, sizeof buf), "proc", "  procfs");
+        is_str(mountinfo_fstype(info, 0, 51, buf, sizeof buf), "fuse.sshfs", "  a FUSE mount with optional fields");
+        is_str(mountinfo_fstype(info, 0, 52, buf, sizeof buf), "fuse", "  plain fuse");
+        ok(!mountinfo_fstype(info, 0, 99, buf, sizeof buf), "  a device no mount has: none");
+        ok(!mountinfo_fstype(info, 253, 1, buf, 3), "  a type longer than the buffer: none, not cut");
+        ok(!mountinfo_fstype("", 0, 5, buf, sizeof buf), "  an empty text: none");
+}
+
 int main(void) {
         _cleanup_close_ int rootfd = -1;
         bool have_mount = false, have_openat2;
@@ -253,5 +271,12 @@ int main(void) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
         if (system(cmd) != 0)
                 printf("# could not remove the test directory\n");
+        test_mountinfo();
+        {
+                /* Our own root is no FUSE: looked into. */
+                int fd = open("/proc/self/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                ok(fd >= 0 && !resolve_root_may_block(getpid(), fd), "our own root may be looked into");
+                safe_close(fd);
+        }
         return tap_done();
 }
