@@ -255,9 +255,78 @@ const char *argv_option(char * const *argv, size_t n, const char *option) {
         return value;
 }
 
+/* What glibc's regcomp() cannot be trusted with, when another user chose
+ * the text (a reader's command line): it copies the operand of every "+"
+ * and "{n,m}", so nesting them grows the automaton exponentially (the
+ * fuzzer found "numa_+++…+" taking 2 GiB and minutes); a back-reference
+ * matches in exponential time. Refused: more than NUMA_REGEX_MAX bytes,
+ * any "{", a back-reference, a quantifier right after another, and a "+"
+ * on a group that holds one. What a collector's field filter needs
+ * ("^(numa_|pg).*", "(pgpg|pswp)+") stays. */
+static bool regex_too_complex(const char *regex) {
+        bool plus_in[NUMA_REGEX_MAX + 2] = {};  /* per open group: a "+" inside */
+        bool after_quantifier = false, atom_has_plus = false;
+        size_t depth = 0;
+
+        if (strlen(regex) > NUMA_REGEX_MAX)
+                return true;
+        for (const char *p = regex; *p; p++)
+                switch (*p) {
+                case '{':
+                        return true;
+                case '\\':
+                        if (p[1] >= '1' && p[1] <= '9')
+                                return true;
+                        if (p[1])
+                                p++;
+                        after_quantifier = atom_has_plus = false;
+                        break;
+                case '[':
+                        /* A bracket expression: "]" first is a member. */
+                        p += p[1] == '^' ? 2 : 1;
+                        if (*p == ']')
+                                p++;
+                        while (*p && *p != ']')
+                                p++;
+                        if (!*p)
+                                return false;   /* regcomp() refuses it */
+                        after_quantifier = atom_has_plus = false;
+                        break;
+                case '(':
+                        plus_in[++depth] = false;
+                        after_quantifier = atom_has_plus = false;
+                        break;
+                case ')':
+                        atom_has_plus = depth > 0 && plus_in[depth];
+                        if (depth > 0) {
+                                depth--;
+                                plus_in[depth] = plus_in[depth] || atom_has_plus;
+                        }
+                        after_quantifier = false;
+                        break;
+                case '+':
+                        if (after_quantifier || atom_has_plus)
+                                return true;
+                        plus_in[depth] = true;
+                        after_quantifier = true;
+                        break;
+                case '*':
+                case '?':
+                        if (after_quantifier)
+                                return true;
+                        after_quantifier = true;
+                        break;
+                default:
+                        after_quantifier = atom_has_plus = false;
+                }
+        return false;
+}
+
 int numa_regex_matches(const char *regex, const char **ret_name) {
         regex_t re;
 
+        if (regex_too_complex(regex))
+                return -E2BIG;
         if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0)
                 return -EINVAL;
         for (size_t i = 0; i < ELEMENTSOF(numa_counters); i++)
@@ -338,9 +407,13 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                 if (!facts->argv)
                         return verdict(true, buf, size, "counts: its command line cannot be read to check %s", f->arg);
                 r = numa_regex_matches(value ?: f->arg_default ?: "", &name);
+                if (r == -E2BIG)
+                        return verdict(true, buf, size,
+                                       "counts: %s is too complex to check (over %d bytes, {n,m}, nested + or a back-reference)",
+                                       f->arg, NUMA_REGEX_MAX);
                 if (r < 0)
                         return verdict(true, buf, size, "counts: %s '%s' is not a regular expression we can check",
-                                       f->arg, value);
+                                       f->arg, value ?: f->arg_default ?: "");
                 if (r > 0)
                         return verdict(true, buf, size, "counts: %s matches %s", f->arg, name);
         }

@@ -72,7 +72,10 @@ const char *argv_option(char * const *argv, size_t n, const char *option);
 
 /* Tests regex (POSIX extended, unanchored search like Go's MatchString)
  * against the six counter names: 0 if none matches, 1 if one does (its
- * name in *ret_name), -EINVAL if it does not compile. */
+ * name in *ret_name), -EINVAL if it does not compile, -E2BIG if it is too
+ * complex to trust glibc's matcher with (longer than NUMA_REGEX_MAX bytes,
+ * a bounded repetition {n,m}, or a back-reference): either counts. */
+#define NUMA_REGEX_MAX 256
 int numa_regex_matches(const char *regex, const char **ret_name);
 
 /* A value from a netdata-style configuration (netdata.conf): "[section]",

@@ -93,6 +93,23 @@ static void test_conditions(void) {
         is_int(numa_regex_matches("miss", &name), 1, "an unanchored regex matches inside a name");
         is_str(name, "numa_miss", "  numa_miss");
         is_int(numa_regex_matches("(", NULL), -EINVAL, "a regex that does not compile");
+        /* Another user's command line: what glibc's matcher cannot be
+         * trusted with is refused before it compiles anything. */
+        is_int(numa_regex_matches("((a{1,1000}){1,1000}){1,1000}numa_hit", NULL), -E2BIG,
+               "a nested bounded repetition is too complex (it would take GiBs to compile)");
+        is_int(numa_regex_matches("^(numa_).*\\1", NULL), -E2BIG, "a back-reference is too complex");
+        is_int(numa_regex_matches("numa_+++++++++++++++++++++hit", NULL), -E2BIG,
+               "pluses on pluses are too complex (the fuzzer's: 2 GiB and minutes)");
+        is_int(numa_regex_matches("((((numa_+)+)+)+)", NULL), -E2BIG, "a + on a group holding one is too complex");
+        is_int(numa_regex_matches("numa_*?", NULL), -E2BIG, "a quantifier on a quantifier is too complex");
+        is_int(numa_regex_matches("(pgpg|pswp)+|^numa_h[it]+", &name), 1, "pluses side by side are fine");
+        is_int(numa_regex_matches("[+{]numa|(a+)*x", NULL), 0, "+ and { inside brackets, * on a group with + : fine");
+        {
+                char long_re[NUMA_REGEX_MAX + 2];
+                memset(long_re, 'x', sizeof long_re - 1);
+                long_re[sizeof long_re - 1] = '\0';
+                is_int(numa_regex_matches(long_re, NULL), -E2BIG, "a regex over 256 bytes is too complex");
+        }
         is_int(numa_regex_matches("numa_pages_migrated", NULL), 0, "numa_pages_migrated is not one of the six");
 
         const char *nd = "[global]\n\t# memory mode = dbengine\n[plugin:proc:/proc/vmstat]\n"
@@ -118,6 +135,13 @@ static void test_file_counts(void) {
         ok(known_file_counts(&arg, &(KnownFacts) { .argv = numa, .argc = 2 }, why, sizeof why), "a numa_* regex counts");
         is_str(why, "counts: --fields matches numa_other", "  and says so");
         ok(known_file_counts(&arg, &(KnownFacts) { .argv = bad, .argc = 2 }, why, sizeof why), "a regex that does not compile counts");
+        {
+                char *huge[] = { "x", "--fields=((a{1,1000}){1,1000}){1,1000}" };
+                ok(known_file_counts(&arg, &(KnownFacts) { .argv = huge, .argc = 2 }, why, sizeof why),
+                   "a regex too complex to check counts, at once");
+                is_str(why, "counts: --fields is too complex to check (over 256 bytes, {n,m}, nested + or a back-reference)",
+                       "  and says why");
+        }
         ok(known_file_counts(&arg, &(KnownFacts) {}, why, sizeof why), "an unreadable command line counts");
         is_str(why, "counts: its command line cannot be read to check --fields", "  and says so");
 
