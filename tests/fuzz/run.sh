@@ -29,9 +29,14 @@ for name in "${NAMES[@]}"; do
                 while read -r f; do cp "$SRCDIR/$f" "$work/" 2>/dev/null; done < "$SRCDIR/tests/fuzz/corpus/$name.seeds"
         fi
         log="$BUILDDIR/fuzz-$name.log"
-        "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        # An outer bound too: an out-of-memory report left a run waiting on
+        # the leak checker for minutes once.
+        timeout --kill-after=10 $((SECONDS_EACH + 120)) \
+                "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
                 -artifact_prefix="$BUILDDIR/fuzz-artifacts/$name-" "$work" > "$log" 2>&1
         rc=$?
+        # libFuzzer may report an out-of-memory input and still exit 0.
+        grep -q "ERROR: libFuzzer" "$log" && [ $rc -eq 0 ] && rc=1
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         if [ $rc -eq 0 ]; then
                 echo "ok $n - fuzz-$name: ${runs:-?} executions in ${SECONDS_EACH} s, no finding"
