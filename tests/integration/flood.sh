@@ -13,23 +13,7 @@ fake_kernel_tree flood
 auto_conf > "$T/conf"
 cp /bin/cat "$T/probe"
 
-python3 - "$T/notify" > "$T/pings" <<'PY' &
-import socket, struct, sys
-# Kernel receive timestamps (SO_TIMESTAMP): the listener itself may be
-# starved by the flood; the time a ping arrived is the kernel's.
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-SO_TIMESTAMP = 29  # asm-generic SO_TIMESTAMP_OLD: a struct timeval; Python names no constant
-s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
-s.bind(sys.argv[1])
-while True:
-    data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(16))
-    if b"WATCHDOG=1" not in data:
-        continue
-    for level, kind, value in anc:
-        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMP:
-            sec, usec = struct.unpack("qq", value[:16])
-            print("%.3f" % (sec + usec / 1e6), flush=True)
-PY
+python3 "$SRCDIR/tests/integration/watchdog-pings.py" "$T/notify" > "$T/pings" &
 PINGS=$!
 wait_for 5 test -S "$T/notify"
 # With the unit's scheduling (SCHED_FIFO 1): under SCHED_OTHER, 200 busy

@@ -102,16 +102,7 @@ is "$(refused 65534)" 24 "  the other 24 are refused (MonitorRefused)"
 fake rate 50000
 # 300 reads by processes named at random, two runs apart: the status changes
 # with each new reader.
-python3 -c 'import ctypes, os, random, string, sys, time
-for i in range(300):
-    pid = os.fork()
-    if pid == 0:
-        name = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
-        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)
-        with open(sys.argv[1], "rb") as f: f.read()
-        os._exit(0)
-    os.waitpid(pid, 0)
-    time.sleep(0.005)' "$T/proc/vmstat"
+python3 "$SRCDIR/tests/integration/random-readers.py" 300 "$T/proc/vmstat" 0.005
 dropped() { grep -c "uid 65534) does not read its replies" "$T/daemon.log"; }
 some_dropped() { [ "$(dropped)" -ge 1 ]; }
 wait_for 30 some_dropped

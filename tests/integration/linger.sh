@@ -67,15 +67,7 @@ contains "$R" "which reads every" "the reason says who it waits for"
 ok $(echo "$R" | grep -qE "reads every ([0-9]+s)?( ?[0-9]*0ms)?, expected"; echo $?) "  and its period, to 10 ms"
 # A flood of one-off names (100 processes named at random, one read each)
 # overfills the 64-entry table; the slow reader keeps its entry and period.
-python3 -c 'import ctypes, os, random, string, sys
-for i in range(100):
-    pid = os.fork()
-    if pid == 0:
-        name = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
-        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)
-        with open(sys.argv[1], "rb") as f: f.read()
-        os._exit(0)
-    os.waitpid(pid, 0)' "$T/proc/vmstat"
+python3 "$SRCDIR/tests/integration/random-readers.py" 100 "$T/proc/vmstat"
 evicted() { [ "$(ctl --json=short | json_get sources.readers_evicted)" -gt 0 ]; }
 wait_for 10 evicted
 ok $? "a flood of 100 one-off names overfills the reader table ($(ctl --json=short | json_get sources.readers_evicted) replaced)"
