@@ -102,7 +102,7 @@ static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
         /* A root on FUSE: a lookup there could wait on its server forever. */
         if (resolve_root_may_block(pid, rootfd))
                 return -EWOULDBLOCK;
-        procfd = resolve_open_fs_root(rootfd, "proc", PROC_SUPER_MAGIC);
+        procfd = resolve_open_fs_root(pid, rootfd, "proc", PROC_SUPER_MAGIC);
         if (procfd < 0)
                 return procfd;
         fd = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "known-probe.h"
@@ -54,11 +55,14 @@ static int proc_root_open(pid_t pid) {
         return fd < 0 ? -errno : fd;
 }
 
-/* Whether the process's root is the daemon's own. */
+/* Whether the process's root is the daemon's own. Cached attributes only:
+ * that root may be on FUSE, whose server need not answer. */
 static bool same_root(int rootfd) {
-        struct stat a, b;
+        struct statx a;
+        struct stat b;
 
-        return fstat(rootfd, &a) >= 0 && stat("/", &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        return statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &a) >= 0 && stat("/", &b) >= 0 &&
+               makedev(a.stx_dev_major, a.stx_dev_minor) == b.st_dev && a.stx_ino == b.st_ino;
 }
 
 static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {

@@ -21,6 +21,7 @@
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -368,7 +369,7 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
         }
         if (want & ATTRIBUTE_EXE) {
                 char exe[64];
-                struct stat st;
+                struct statx sx;
 
                 r = get_exe(pid, &a->exe);
                 if (r < 0)
@@ -376,10 +377,12 @@ static void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned field
                 /* The binary itself, for exe= rules written with another
                  * path to it (/bin/cat for /usr/bin/cat). */
                 snprintf(exe, sizeof exe, "/proc/" PID_FMT "/exe", pid);
-                if (r >= 0 && stat(exe, &st) >= 0) {
+                /* Cached attributes: the binary may be on a FUSE mount
+                 * whose server never answers. */
+                if (r >= 0 && statx(AT_FDCWD, exe, AT_STATX_DONT_SYNC, STATX_INO, &sx) >= 0) {
                         a->has_exe_id = true;
-                        a->exe_dev = (uint64_t) st.st_dev;
-                        a->exe_ino = (uint64_t) st.st_ino;
+                        a->exe_dev = (uint64_t) makedev(sx.stx_dev_major, sx.stx_dev_minor);
+                        a->exe_ino = (uint64_t) sx.stx_ino;
                 }
         }
         if (want & ATTRIBUTE_UID) {
@@ -1049,7 +1052,7 @@ static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *pa
 
                 if (magic == 0)
                         continue;       /* not a file of /proc or /sys: nothing a container has apart */
-                topfd = resolve_open_fs_root(rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
+                topfd = resolve_open_fs_root(pid, rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
                 if (topfd < 0) {
                         log_debug("Process " PID_FMT "'s root has no %s at %s: not watched there.", pid,
                                   magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs",

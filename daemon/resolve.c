@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -209,16 +210,40 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve) {
         return resolve_walk(dirfd, path, resolve);
 }
 
-int resolve_open_fs_root(int rootfd, const char *path, long magic) {
+static const char *fstype_of_dev(pid_t pid, unsigned major, unsigned minor, char *buf, size_t size) {
+        const char *const views[] = { NULL, "/proc/self/mountinfo" };
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/%d/mountinfo", (int) pid);
+        for (size_t i = 0; i < ELEMENTSOF(views); i++) {
+                _cleanup_free_ char *mountinfo = NULL;
+
+                if (root_read_file("/", views[i] ?: path, 4 * 1024 * 1024, &mountinfo) >= 0 &&
+                    mountinfo_fstype(mountinfo, major, minor, buf, size))
+                        return buf;
+        }
+        return NULL;
+}
+
+int resolve_open_fs_root(pid_t pid, int rootfd, const char *path, long magic) {
+        const char *want = magic == PROC_SUPER_MAGIC ? "proc" : magic == SYSFS_MAGIC ? "sysfs" : NULL;
         _cleanup_close_ int fd = -1;
         struct statfs sfs;
         struct statx sx;
+        char type[64];
 
+        if (!want)
+                return -EINVAL;
         fd = resolve_open_path(rootfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
         if (fd < 0)
                 return fd;
-        if (fstatfs(fd, &sfs) < 0 ||
-            statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) < 0)
+        /* The type from the mount table first: fstatfs() on a FUSE mount
+         * asks its server, which may never answer. */
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) < 0)
+                return -errno;
+        if (!fstype_of_dev(pid, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type) || !streq(type, want))
+                return -EMEDIUMTYPE;
+        if (fstatfs(fd, &sfs) < 0)
                 return -errno;
         if ((long) sfs.f_type != magic || !S_ISDIR(sx.stx_mode))
                 return -EMEDIUMTYPE;
@@ -256,21 +281,6 @@ const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, c
 /* The type of the file system with device major:minor, from process pid's
  * mountinfo, else (a root inside a mount the process cannot see, as after a
  * chroot) from ours: NULL if neither has it. */
-static const char *fstype_of_dev(pid_t pid, unsigned major, unsigned minor, char *buf, size_t size) {
-        const char *const views[] = { NULL, "/proc/self/mountinfo" };
-        char path[64];
-
-        snprintf(path, sizeof path, "/proc/%d/mountinfo", (int) pid);
-        for (size_t i = 0; i < ELEMENTSOF(views); i++) {
-                _cleanup_free_ char *mountinfo = NULL;
-
-                if (root_read_file("/", views[i] ?: path, 4 * 1024 * 1024, &mountinfo) >= 0 &&
-                    mountinfo_fstype(mountinfo, major, minor, buf, size))
-                        return buf;
-        }
-        return NULL;
-}
-
 bool resolve_root_may_block(pid_t pid, int rootfd) {
         char type[64];
         struct statx sx;

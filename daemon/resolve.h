@@ -20,11 +20,13 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve);
  * above the root with RESOLVE_IN_ROOT. */
 int resolve_walk(int dirfd, const char *path, uint64_t resolve);
 
-/* The directory path inside the root rootfd (O_PATH), only if it is the
- * root directory of a file system of type magic (statfs(2)'s f_type): a
- * procfs or sysfs someone mounted there, not a directory made to look like
- * one. No symbolic link is followed on the way. */
-int resolve_open_fs_root(int rootfd, const char *path, long magic);
+/* The directory path inside process pid's root rootfd (O_PATH), only if it
+ * is the root directory of a file system of type magic (PROC_SUPER_MAGIC
+ * or SYSFS_MAGIC): a procfs or sysfs someone mounted there, not a
+ * directory made to look like one. No symbolic link is followed on the
+ * way, and nothing is asked of another file system (FUSE) before pid's
+ * mountinfo says that this is a procfs or sysfs. */
+int resolve_open_fs_root(pid_t pid, int rootfd, const char *path, long magic);
 
 /* The type ("proc", "fuse.sshfs") of the file system with device
  * major:minor in a /proc/PID/mountinfo text, into buf; NULL if none of its

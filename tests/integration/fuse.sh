@@ -1,0 +1,94 @@
+#!/bin/bash
+# A FUSE server that never answers (tests/integration/fuse-stall.c), in
+# front of the daemon with the unit's capabilities: mounted at a
+# container's /proc, at its /sys, as a reader's root, and holding a
+# reader's executable (served to that reader alone). The daemon must
+# never ask it anything (a request would wait for ever, and the daemon with
+# it): scans go on, status answers, the reader's reads still count, and the
+# server's log shows no request from the daemon.
+#
+# The kernel lets root into another user's FUSE mount only if it was made
+# with allow_other in the initial user namespace (fusermount3 with
+# user_allow_other in /etc/fuse.conf), never into one made in a user
+# namespace: so the server runs as root here, with user_id=65534 and
+# allow_other, which is the case that reaches the daemon.
+. "$(dirname "$0")/lib.sh"
+
+require_root "mounting FUSE with allow_other in the initial user namespace needs root"
+STALL="$BUILDDIR/tests/integration/fuse-stall"
+if [ ! -c /dev/fuse ] || ! grep -qw fuse /proc/filesystems; then
+        skip "no FUSE here (/dev/fuse or the fuse file system is missing; modprobe fuse)"
+        done_testing
+        exit 0
+fi
+command -v setpriv >/dev/null || { skip "setpriv (util-linux) is missing"; done_testing; exit 0; }
+fake_kernel_tree fuse
+U=$(mktemp -d /tmp/numastatd-fuse-XXXXXX)
+cleanup_trees+=("$U")
+chmod 755 "$U"       # the reader, as uid 65534, runs a binary in it
+mkdir "$U/mnt"
+auto_conf "container_scan = 200ms" > "$T/conf"
+DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin --"
+
+# Every call bounded: a daemon stuck on the server must fail the checks,
+# not hang the suite.
+bctl() { timeout -s KILL 10 "$NUMASTATCTL" --socket="$SOCK" "$@"; }
+scans() { bctl --json=short | json_get sources.scans; }
+two_scans_since() { local s; s=$(scans) && [ -n "$s" ] && [ "$s" -ge $(($1 + 2)) ]; }
+answers_quickly() { bctl status > /dev/null; }
+# stall MODE [FILE]: starts the server in MODE and waits until it is mounted.
+stall() {
+        rm -f "$U/ready"
+        "$STALL" "$1" "$U/mnt" "$U/ready" ${2:+"$2"} > "$U/$1.log" 2>&1 &
+        SERVER=$!
+        wait_for 10 test -e "$U/ready"
+        ok $? "fuse-stall mounted ($1)"
+        [ -e "$U/ready" ] || sed "s/^/#   /" "$U/$1.log"
+}
+# The server's children first (the reader), then the server: that aborts
+# the connection, so nothing waits on it afterwards.
+end_stall() {
+        pkill -KILL -P "$SERVER" 2>/dev/null
+        kill -KILL "$SERVER" 2>/dev/null
+        wait "$SERVER" 2>/dev/null
+}
+asked_by_daemon() { grep " pid $DAEMON_PID\$" "$U/$1.log" | sed "s/^/# /" >&2; grep -c " pid $DAEMON_PID\$" "$U/$1.log"; }
+
+start_daemon "$T" --config="$T/conf"
+ok $? "the daemon starts with the unit's capability set"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "pressure, no reader: counting off"
+
+for mode in proc sys; do
+        n=$(scans)
+        stall $mode
+        wait_for 10 two_scans_since "$n"
+        ok $? "FUSE at a container's /$mode that never answers: container scans go on"
+        answers_quickly
+        ok $? "  status answers"
+        is "$(asked_by_daemon $mode)" 0 "  the daemon asked the server nothing"
+        end_stall
+done
+
+for mode in root exe; do
+        what=$([ $mode = root ] && echo "whose root is" || echo "running a binary")
+        n=$(scans)
+        stall $mode "$T/proc/vmstat"
+        wait_for 10 sysctl_is 1
+        ok $? "a reader $what on FUSE that never answers: its counted reads turn counting on"
+        wait_for 10 two_scans_since "$n"
+        ok $? "  container scans go on"
+        answers_quickly
+        ok $? "  status answers"
+        bctl --json=short readers | grep -q '"comm":"'"$([ $mode = root ] && echo fuse-stall || echo reader)"'"'
+        ok $? "  the reader is listed"
+        is "$(asked_by_daemon $mode)" 0 "  the daemon asked the server nothing"
+        end_stall
+        wait_for 15 sysctl_is 0
+        ok $? "  the reader gone: counting off again"
+done
+stop_daemon
+is "$DAEMON_STATUS" 0 "the daemon exits cleanly"
+
+done_testing
