@@ -963,7 +963,7 @@ static int manager_watch(Manager *m) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
                 log_warning_errno(r, "Cannot mark the statistics files: %m");
-                manager_readers_lost(m, r, "cannot mark the statistics files (fanotify: %m)");
+                manager_readers_lost(m, r, "cannot mark the statistics files");
                 return r;
         }
         log_debug("Watching %d statistics file(s) for readers.", r);
@@ -1508,13 +1508,13 @@ _printf_(3, 4) static void set_source_error(char **slot, int error, const char *
         va_end(ap);
 }
 
-/* Reader detection lost (what: why, with %m for error): the policy goes
+/* Reader detection lost (what: why, before error's text): the policy goes
  * blind (auto keeps counting on) until a new group works and marks. */
 static void manager_readers_lost(Manager *m, int error, const char *what) {
         usec_t delay = m->readers_backoff;
 
         m->readers = readers_free(m->readers);
-        set_source_error(&m->readers_error, error, "%s; retrying", what);
+        set_source_error(&m->readers_error, error, "%s: %m; retrying", what);
         m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
         m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
         log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",

@@ -195,7 +195,7 @@ ok $? "the daemon starts with the tree's zoneinfo unreadable to it (no CAP_DAC_O
 blind() { [ "$(ctl --json=short | json_get sources.readers_error)" != null ]; }
 wait_for 10 blind
 ok $? "  it cannot mark the tree's files: reader detection reports an error"
-contains "$(ctl --json=short | json_get sources.readers_error)" "cannot mark the statistics files" "  saying why"
+contains "$(ctl --json=short | json_get sources.readers_error)" "cannot mark the statistics files: Permission denied" "  saying why"
 contains "$(ctl status)" "cannot mark the statistics files" "  numastatctl status says so"
 is "$(watched)" "" "  nothing listed as watched"
 on=0

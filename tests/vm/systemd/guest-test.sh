@@ -284,6 +284,46 @@ systemctl reload "$UNIT"
 wait_for 15 numa_stat_is 0
 ok $? "after the soak the daemon runs on (policy coarse again)"
 
+# ---- 4c. marks exhausted: fs.fanotify.max_user_marks ---------------------------------
+# The daemon's marks are charged to root, against fs.fanotify.max_user_marks
+# (other root fanotify users share it). With too few left it must go blind
+# as a whole, never watch a part: policy auto keeps counting on (seen by
+# the counters) and status says why; it comes back at a retry.
+MARKS0=$(sysctl -n fs.fanotify.max_user_marks)
+cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.marks"
+printf '# numastatd-vmtest marks\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\n' \
+        >"$NUMASTATD_CONF"
+/usr/lib/numastatd-vmtest/alloc-load load 600 0 >/dev/null 2>&1 &
+MARKS_LOAD=$!
+readers_error() { status_json | jq -r '.sources.readers_error'; }
+blind() { [ "$(readers_error)" != null ]; }
+sighted() { answers && ! blind; }
+systemctl restart "$UNIT"
+wait_for 30 sighted && wait_for 15 numa_stat_is 0
+ok $? "policy auto under load, its files marked: counting off"
+sysctl -qw fs.fanotify.max_user_marks=1
+systemctl restart "$UNIT"
+wait_for 30 answers && wait_for 15 blind
+ok $? "fs.fanotify.max_user_marks=1: the restarted daemon cannot mark its files"
+case $(readers_error) in *"cannot mark the statistics files: No space left on device"*) r=0 ;; *) r=1 ;; esac
+ok $r "  status says why: $(readers_error)"
+is "$(status_json | jq '.sources.watched | length')" 0 "  nothing half-watched"
+h0=$(hit)
+sleep 3
+h1=$(hit)
+ok "$([ "$h1" -gt "$h0" ] && numa_stat_is 1; echo $?)" \
+        "  blind under load, auto keeps counting on (numa_hit $h0 -> $h1 in 3 s, vm.numa_stat $(numa_stat))"
+sysctl -qw fs.fanotify.max_user_marks="$MARKS0"
+wait_for 120 sighted
+ok $? "  the limit back at $MARKS0: reader detection is back at a retry"
+wait_for 15 numa_stat_is 0
+ok $? "  and counting goes off under load again"
+kill "$MARKS_LOAD" 2>/dev/null
+cp -p "$STATE/numastatd.conf.marks" "$NUMASTATD_CONF"
+systemctl restart "$UNIT"
+wait_for 30 answers && wait_for 15 numa_stat_is 0
+ok $? "the daemon runs on (policy coarse again)"
+
 # ---- 5. the journal: transitions with their fields ----------------------------------
 journalctl MESSAGE_ID=$MID -o json --no-pager >"$STATE/transitions.json" 2>/dev/null
 n=$(jq -s 'length' <"$STATE/transitions.json" 2>/dev/null)
