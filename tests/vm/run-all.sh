@@ -51,7 +51,7 @@ want kernel-5.10 && boot kernel-5.10 "$K510" kernel-checks
 want daemon-6.1 && boot daemon-6.1 "$K61" daemon
 want daemon-5.10 && boot daemon-5.10 "$K510" daemon
 want daemon-stock && boot daemon-stock "$KSTOCK" daemon
-want auto-5.10 && boot auto-5.10 "$K510" patched
+want auto-5.10 && boot auto-5.10 "$K510" patched --timeout 600   # with its kill soak
 want bench-6.1 && boot bench-6.1 "$K61" bench
 want bench-5.10 && boot bench-5.10 "$K510" bench
 want insn-5.10 && insn insn-5.10 "$K510" "$(dirname "$K510")/System.map" "patched $(basename "$(dirname "$(dirname "$K510")")")"
