@@ -110,8 +110,7 @@ static bool notify_got(int fd, const char *what) {
 }
 
 static Manager *start(Policy policy) {
-        ManagerOptions opts = { .root = root };
-        _cleanup_free_ char *sock = NULL;
+        _cleanup_free_ char *sock = NULL, *run = NULL;
         Manager *m = NULL;
         Config c;
 
@@ -121,8 +120,11 @@ static Manager *start(Policy policy) {
         c.min_dwell = c.linger = c.sustain = 0;
         c.coarse_above = 1000;
         c.strict_below = 10;
-        if (asprintf(&sock, "%s/run/numastatd/io.numastatd", root) < 0)
+        /* Its crash-restore state and carried counters in the tree, never
+         * in this machine's /run/numastatd. */
+        if (asprintf(&sock, "%s/run/numastatd/io.numastatd", root) < 0 || asprintf(&run, "%s/run/numastatd", root) < 0)
                 abort();
+        ManagerOptions opts = { .root = root, .runtime_dir = run };
         free(c.socket);
         c.socket = TAKE_PTR(sock);
         if (manager_new(&opts, &c, &m) < 0 || manager_start(m) < 0)
