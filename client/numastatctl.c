@@ -34,6 +34,12 @@ typedef enum JsonFormat { JSON_OFF, JSON_PRETTY, JSON_SHORT } JsonFormat;
 typedef struct Args {
         const char *socket;
         JsonFormat json;
+        int dry_run;            /* set-policy: 1, 0, or -1 (unset) */
+        const char *reason;     /* hold */
+        usec_t timeout;         /* hold */
+        char **command;         /* hold: what follows "--" */
+        char **argv;            /* the verb's own arguments */
+        int argc;
 } Args;
 
 static void help(void) {
@@ -357,14 +363,9 @@ static void print_kept_on_by(json_object *readers, json_object *s) {
                 printf("              see numastatd.conf(5), KNOWN READERS, for readers that need no counting\n");
 }
 
-static void print_status(json_object *s) {
-        json_object *nodes = jget(s, "nodes"), *trans = jget(s, "transitions"), *err = jget(s, "last_error");
-        json_object *readers = jget(s, "readers"), *sources = jget(s, "sources"), *counters = jget(s, "counters");
-        json_object *precision = jget(s, "precision"), *ledger = jget(s, "ledger"), *holds = jget(s, "holds");
-        const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode");
-        const char *backend = jstr(s, "backend"), *cfgerr = jstr(s, "config_error");
-        bool counting = jbool(s, "counting");
-        char buf[256], when[64];
+static void print_status_kernel(json_object *s) {
+        json_object *err = jget(s, "last_error"), *sources = jget(s, "sources"), *ks = jget(s, "kernel_state");
+        const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode"), *backend = jstr(s, "backend");
 
         printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
                err ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
@@ -374,19 +375,22 @@ static void print_status(json_object *s) {
         if (!backend || strcmp(backend, "none") == 0)
                 printf("      Kernel: no NUMA statistics interface (observing only)\n");
         else
-                printf("      Kernel: %s via %s (%s), counting %s\n",
-                       jstr(jget(s, "kernel_state"), "text") ?: kernel, jstr(s, "backend_path"), backend,
-                       counting ? "on" : "off");
-        if (jint(jget(s, "kernel_state"), "arms") > 0)
+                printf("      Kernel: %s via %s (%s), counting %s\n", jstr(ks, "text") ?: kernel,
+                       jstr(s, "backend_path"), backend, jbool(s, "counting") ? "on" : "off");
+        if (jint(ks, "arms") > 0)
                 printf("        Arms: %" PRId64 " (re-arms %" PRId64 ", triggers %" PRId64 ", samples while armed %" PRId64 ")%s\n",
-                       jint(jget(s, "kernel_state"), "arms"), jint(jget(s, "kernel_state"), "rearms"),
-                       jint(jget(s, "kernel_state"), "triggers"), jint(jget(s, "kernel_state"), "armed_samples"),
+                       jint(ks, "arms"), jint(ks, "rearms"), jint(ks, "triggers"), jint(ks, "armed_samples"),
                        jbool(sources, "kernel_log") ? "" : "; the kernel's log is not readable: triggers are inferred");
         if (target && kernel && strcmp(target, kernel) != 0 && strcmp(target, "unknown") != 0)
                 printf("      Target: %s\n", target);
         printf("      Reason: %s\n", jstr(s, "reason"));
         if (jget(s, "allocation_rate"))
                 printf("  Alloc rate: %" PRId64 " pages/s\n", jint(s, "allocation_rate"));
+}
+
+static void print_status_readers(json_object *s) {
+        json_object *readers = jget(s, "readers"), *holds = jget(s, "holds");
+
         if (readers && json_object_array_length(readers) > 0) {
                 size_t n = json_object_array_length(readers);
                 printf("     Readers: %zu program(s), most frequent:\n", n);
@@ -394,13 +398,18 @@ static void print_status(json_object *s) {
                         print_reader_line(json_object_array_get_idx(readers, i), "              ");
         } else
                 printf("     Readers: none seen%s\n",
-                       jbool(sources, "readers") ? "" : " (reader detection unavailable)");
+                       jbool(jget(s, "sources"), "readers") ? "" : " (reader detection unavailable)");
         print_kept_on_by(readers, s);
         if (holds && json_object_array_length(holds) > 0) {
                 printf("       Holds: %zu, counting held on:\n", json_object_array_length(holds));
                 for (size_t i = 0; i < json_object_array_length(holds); i++)
                         print_hold_line(json_object_array_get_idx(holds, i), "              ");
         }
+}
+
+static void print_status_counters(json_object *s) {
+        json_object *counters = jget(s, "counters"), *ledger = jget(s, "ledger"), *precision = jget(s, "precision");
+
         if (counters) {
                 json_object *tot = jget(counters, "total");
                 printf("    Counters: since start numa_hit %" PRId64 ", numa_miss %" PRId64
@@ -423,6 +432,11 @@ static void print_status(json_object *s) {
         if (precision && jint(precision, "max_drift") > 0)
                 printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",
                        jint(precision, "max_drift"));
+}
+
+static void print_status_sources(json_object *s) {
+        json_object *sources = jget(s, "sources");
+
         if (sources && jbool(sources, "readers")) {
                 json_object *inst = jget(sources, "proc_instances");
                 size_t n_inst = inst ? json_object_array_length(inst) : 0;
@@ -446,14 +460,26 @@ static void print_status(json_object *s) {
                 printf("     Warning: %s\n", jstr(sources, "rate_error"));
         if (jstr(sources, "uevents_error"))
                 printf("     Warning: %s\n", jstr(sources, "uevents_error"));
+}
+
+static void print_status_nodes(json_object *s) {
+        json_object *nodes = jget(s, "nodes");
+        char cpus[128], bytes[64];
+
         printf("       Nodes: %zu\n", nodes ? json_object_array_length(nodes) : 0);
         for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
                 json_object *n = json_object_array_get_idx(nodes, i);
-                char cpus[128];
                 printf("              node%" PRId64 ": cpus %s, %s\n", jint(n, "id"),
                        format_cpus(cpus, sizeof cpus, jget(n, "cpus")),
-                       format_bytes(buf, sizeof buf, (uint64_t) jint(n, "memory_total_bytes")));
+                       format_bytes(bytes, sizeof bytes, (uint64_t) jint(n, "memory_total_bytes")));
         }
+}
+
+static void print_status_daemon(json_object *s) {
+        json_object *trans = jget(s, "transitions"), *err = jget(s, "last_error");
+        const char *cfgerr = jstr(s, "config_error");
+        char when[64];
+
         printf(" Transitions: %" PRId64, jint(s, "transitions_total"));
         if (trans && json_object_array_length(trans) > 0) {
                 json_object *t = json_object_array_get_idx(trans, json_object_array_length(trans) - 1);
@@ -468,6 +494,16 @@ static void print_status(json_object *s) {
         printf("       Since: %s\n", format_time(when, sizeof when, jint(s, "started")));
         if (err)
                 printf("       Error: %s (%s)\n", jstr(err, "message"), format_time(when, sizeof when, jint(err, "time")));
+}
+
+/* systemctl status' layout: one printer per block. */
+static void print_status(json_object *s) {
+        print_status_kernel(s);
+        print_status_readers(s);
+        print_status_counters(s);
+        print_status_sources(s);
+        print_status_nodes(s);
+        print_status_daemon(s);
 }
 
 static void print_json(const Args *a, json_object *o) {
@@ -752,15 +788,31 @@ static void hold_watch(const Args *a, const char *reason, usec_t timeout, Varlin
         }
 }
 
-static int verb_hold(const Args *a, const char *reason, usec_t timeout, char **command) {
+static int verb_hold(const Args *a) {
         _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_close_ int pidfd = -1;
-        const char *error = NULL;
+        const char *error = NULL, *reason = a->reason;
+        char **command = a->command;
+        usec_t timeout = a->timeout;
         bool continues = false;
         int64_t id = 0;
         int r, status;
         pid_t pid;
+
+        if (a->argc > 0) {
+                fprintf(stderr, "numastatctl: hold runs the command after \"--\": numastatctl hold -- %s ...\n",
+                        a->argv[0]);
+                return EXIT_USAGE;
+        }
+        if (command && !command[0]) {
+                fprintf(stderr, "numastatctl: hold: no COMMAND after \"--\".\n");
+                return EXIT_USAGE;
+        }
+        if (!command && !timeout) {
+                fprintf(stderr, "numastatctl: hold needs a COMMAND (after \"--\") or --timeout.\n");
+                return EXIT_USAGE;
+        }
 
         r = hold_acquire(a, reason, timeout, false, &c, &id);
         if (r != 0)
@@ -846,14 +898,21 @@ static int verb_monitor(const Args *a) {
         return EXIT_OK;
 }
 
-static int verb_set_policy(const Args *a, const char *policy, int dry_run) {
-        _cleanup_json_ json_object *p = json_object_new_object();
-        int r;
+static int verb_set_policy(const Args *a) {
+        _cleanup_json_ json_object *p = NULL;
+        const char *policy;
+        int r, dry_run = a->dry_run;
 
+        if (a->argc != 1) {
+                fprintf(stderr, "numastatctl: set-policy takes one POLICY: strict, coarse or auto.\n");
+                return EXIT_USAGE;
+        }
+        policy = a->argv[0];
         if (strcmp(policy, "strict") != 0 && strcmp(policy, "coarse") != 0 && strcmp(policy, "auto") != 0) {
                 fprintf(stderr, "numastatctl: unknown policy '%s' (strict, coarse or auto).\n", policy);
                 return EXIT_USAGE;
         }
+        p = json_object_new_object();
         json_object_object_add(p, "policy", json_object_new_string(policy));
         if (dry_run >= 0)
                 json_object_object_add(p, "dry_run", json_object_new_boolean(dry_run));
@@ -874,6 +933,46 @@ static int verb_reload(const Args *a) {
         return EXIT_OK;
 }
 
+static int verb_readers(const Args *a) {
+        return verb_list(a, "readers", "No readers seen.", print_reader);
+}
+
+static int verb_history(const Args *a) {
+        return verb_list(a, "transitions", "No transitions.", print_transition);
+}
+
+typedef enum VerbTakes {
+        TAKES_ARGS = 1 << 0,            /* checks its own arguments */
+        TAKES_HOLD_OPTIONS = 1 << 1,    /* --reason, --timeout, -- COMMAND */
+        TAKES_DRY_RUN = 1 << 2,         /* --dry-run, --no-dry-run */
+} VerbTakes;
+
+typedef struct Verb {
+        const char *name;
+        VerbTakes takes;
+        int (*run)(const Args *a);
+} Verb;
+
+static const Verb verbs[] = {
+        { "status", 0, verb_status },
+        { "monitor", 0, verb_monitor },
+        { "readers", 0, verb_readers },
+        { "history", 0, verb_history },
+        { "counters", 0, verb_counters },
+        { "metrics", 0, verb_metrics },
+        { "known-readers", 0, verb_known_readers },
+        { "reload", 0, verb_reload },
+        { "set-policy", TAKES_ARGS | TAKES_DRY_RUN, verb_set_policy },
+        { "hold", TAKES_ARGS | TAKES_HOLD_OPTIONS, verb_hold },
+};
+
+static const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+                if (strcmp(verbs[i].name, name) == 0)
+                        return &verbs[i];
+        return NULL;
+}
+
 int main(int argc, char *argv[]) {
         enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN, ARG_REASON, ARG_TIMEOUT };
         static const struct option options[] = {
@@ -887,17 +986,15 @@ int main(int argc, char *argv[]) {
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        Args a = { .socket = DEFAULT_SOCKET_PATH };
-        const char *verb, *reason = NULL;
-        char **command = NULL;
-        usec_t timeout = 0;
-        int c, dry_run = -1;
+        Args a = { .socket = DEFAULT_SOCKET_PATH, .dry_run = -1 };
+        const Verb *verb;
+        int c;
 
         /* hold ... -- COMMAND [ARGS...]: what follows "--" is the command's,
          * options included; the rest is parsed as ours. */
         for (int i = 1; i < argc; i++)
                 if (strcmp(argv[i], "--") == 0) {
-                        command = argv + i + 1;
+                        a.command = argv + i + 1;
                         argv[i] = NULL;
                         argc = i;
                         break;
@@ -919,16 +1016,16 @@ int main(int argc, char *argv[]) {
                         }
                         break;
                 case ARG_DRY_RUN:
-                        dry_run = 1;
+                        a.dry_run = 1;
                         break;
                 case ARG_NO_DRY_RUN:
-                        dry_run = 0;
+                        a.dry_run = 0;
                         break;
                 case ARG_REASON:
-                        reason = optarg;
+                        a.reason = optarg;
                         break;
                 case ARG_TIMEOUT:
-                        if (parse_duration(optarg, &timeout) < 0 || timeout == 0 || timeout == USEC_INFINITY) {
+                        if (parse_duration(optarg, &a.timeout) < 0 || a.timeout == 0 || a.timeout == USEC_INFINITY) {
                                 fprintf(stderr, "numastatctl: --timeout takes a duration (\"90s\", \"2h\"), not '%s'.\n",
                                         optarg);
                                 return EXIT_USAGE;
@@ -945,58 +1042,25 @@ int main(int argc, char *argv[]) {
                 }
         }
 
-        verb = optind < argc ? argv[optind++] : "status";
-        if ((command || reason || timeout) && strcmp(verb, "hold") != 0) {
+        verb = verb_find(optind < argc ? argv[optind] : "status");
+        if (!verb) {
+                fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", argv[optind]);
+                return EXIT_USAGE;
+        }
+        optind += optind < argc;
+        a.argv = argv + optind;
+        a.argc = argc - optind;
+        if ((a.command || a.reason || a.timeout) && !(verb->takes & TAKES_HOLD_OPTIONS)) {
                 fprintf(stderr, "numastatctl: --reason, --timeout and -- COMMAND go with hold.\n");
                 return EXIT_USAGE;
         }
-        if (strcmp(verb, "hold") == 0) {
-                if (optind < argc) {
-                        fprintf(stderr, "numastatctl: hold runs the command after \"--\": numastatctl hold -- %s ...\n",
-                                argv[optind]);
-                        return EXIT_USAGE;
-                }
-                if (command && !command[0]) {
-                        fprintf(stderr, "numastatctl: hold: no COMMAND after \"--\".\n");
-                        return EXIT_USAGE;
-                }
-                if (!command && !timeout) {
-                        fprintf(stderr, "numastatctl: hold needs a COMMAND (after \"--\") or --timeout.\n");
-                        return EXIT_USAGE;
-                }
-                return verb_hold(&a, reason, timeout, command);
-        }
-        if (strcmp(verb, "set-policy") == 0) {
-                if (argc - optind != 1) {
-                        fprintf(stderr, "numastatctl: set-policy takes one POLICY: strict, coarse or auto.\n");
-                        return EXIT_USAGE;
-                }
-                return verb_set_policy(&a, argv[optind], dry_run);
-        }
-        if (optind < argc) {
-                fprintf(stderr, "numastatctl: %s takes no arguments.\n", verb);
-                return EXIT_USAGE;
-        }
-        if (dry_run >= 0) {
+        if (a.dry_run >= 0 && !(verb->takes & TAKES_DRY_RUN)) {
                 fprintf(stderr, "numastatctl: --dry-run and --no-dry-run go with set-policy.\n");
                 return EXIT_USAGE;
         }
-        if (strcmp(verb, "status") == 0)
-                return verb_status(&a);
-        if (strcmp(verb, "monitor") == 0)
-                return verb_monitor(&a);
-        if (strcmp(verb, "readers") == 0)
-                return verb_list(&a, "readers", "No readers seen.", print_reader);
-        if (strcmp(verb, "history") == 0)
-                return verb_list(&a, "transitions", "No transitions.", print_transition);
-        if (strcmp(verb, "reload") == 0)
-                return verb_reload(&a);
-        if (strcmp(verb, "counters") == 0)
-                return verb_counters(&a);
-        if (strcmp(verb, "metrics") == 0)
-                return verb_metrics(&a);
-        if (strcmp(verb, "known-readers") == 0)
-                return verb_known_readers(&a);
-        fprintf(stderr, "numastatctl: unknown command '%s'. See --help.\n", verb);
-        return EXIT_USAGE;
+        if (a.argc > 0 && !(verb->takes & TAKES_ARGS)) {
+                fprintf(stderr, "numastatctl: %s takes no arguments.\n", verb->name);
+                return EXIT_USAGE;
+        }
+        return verb->run(&a);
 }
