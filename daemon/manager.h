@@ -270,5 +270,3 @@ Hold *manager_hold_by_link(Manager *m, Varlink *link);
 /* Something status shows may have changed: if it did (status_fingerprint()),
  * tell Monitor clients and systemd. */
 void manager_state_changed(Manager *m);
-/* Ends the event loop with an error: the exit path runs. */
-void manager_fail(Manager *m, int error);

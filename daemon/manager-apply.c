@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Deciding and applying: check the kernel, decide, write the mode or arm the
+ * patched kernel's auto, then commit the record. What a reader waits for
+ * is all in manager_decide(). */
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager.h"
+#include "manager-private.h"
+#include "restore.h"
+#include "stats.h"
+#include "time-util.h"
+
+/* Records what a crash must leave behind, before we first change anything. */
+void manager_save_restore_state(Manager *m) {
+        RestoreState st = {
+                .pid = getpid(),
+                .backend = m->backend,
+                .restore = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode),
+                .root = m->root,
+        };
+        int r;
+
+        if (m->runtime_fd < 0 || st.restore == KERNEL_MODE_UNKNOWN)
+                return;
+        r = restore_state_save(m->runtime_fd, &st);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->runtime_dir);
+}
+
+/* One write of the sysctl, read back. Entering a state that zeroes the
+ * counters (coarse, mainline 0) snapshots them first. */
+static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        if (!m->wrote_kernel)
+                manager_save_restore_state(m);
+
+        if (to == KERNEL_MODE_COARSE && m->kernel.mode != KERNEL_MODE_COARSE && manager_counting(m))
+                manager_sample(m, true);
+
+        r = backend_write(m->root, m->backend, to, &error);
+        if (r < 0) {
+                KernelMode now = KERNEL_MODE_UNKNOWN;
+
+                log_error_errno(r, "Cannot switch NUMA statistics to %s (%s): %s",
+                                kernel_mode_to_string(to), why, error ? error : "unknown error");
+                if (!error)
+                        error = strdup("cannot write the kernel mode");
+                manager_set_error(m, r, &error);
+                /* The write may have half-happened; believe the kernel, not us. */
+                (void) backend_read(m->root, m->backend, &now, NULL);
+                manager_set_mode(m, now);
+                return r;
+        }
+        m->wrote_kernel = true;
+        /* auto over coarse: armed, counting off until the next read. */
+        m->kernel = (KernelState) {
+                .mode = to,
+                .auto_state = to == KERNEL_MODE_AUTO && m->kernel.mode == KERNEL_MODE_COARSE ? AUTO_STATE_ARMED
+                              : to == KERNEL_MODE_AUTO                                    ? AUTO_STATE_UNKNOWN
+                                                                                          : AUTO_STATE_NONE,
+        };
+        /* Our writes log too; a read that triggered the auto just written
+         * logs after them: read the log now, with the state set. */
+        kmsg_monitor_drain(m->kmsg);
+        return 0;
+}
+
+/* Arms a patched kernel's auto: counting off until the next read of a
+ * statistics file. "auto" written over a counting kernel keeps counting,
+ * so: snapshot, coarse (off, counters zeroed), then auto. -EAGAIN when
+ * read events are still queued: they may have triggered the state being
+ * left, and are handled first (the loop comes back at once). */
+static int manager_arm(Manager *m, const char *why) {
+        usec_t now;
+        int r;
+
+        if (readers_pending(m->readers) > 0) {
+                log_debug("Read events queued: arming after they are handled.");
+                return -EAGAIN;
+        }
+        /* A trigger logged before now is one this arming supersedes. */
+        m->kmsg_trigger_pending = false;
+        if (m->kernel.mode != KERNEL_MODE_COARSE) {
+                r = manager_write_mode(m, KERNEL_MODE_COARSE, why);
+                if (r < 0)
+                        return r;
+        }
+        r = manager_write_mode(m, KERNEL_MODE_AUTO, why);
+        if (r < 0)
+                return r;
+        now = now_usec(CLOCK_MONOTONIC);
+        m->arms++;
+        policy_on_armed(&m->engine, now);
+        manager_arm_armed_sampling(m, now);
+        return 0;
+}
+
+void manager_arm_deadline(Manager *m) {
+        PolicyConfig pc;
+
+        manager_policy_config(m, &pc);
+        timer_at(m->deadline_timer, policy_next_deadline(&m->engine, &pc));
+}
+
+/* Finds changes made by someone else since we last looked. */
+static void manager_check_kernel(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        KernelState before;
+        KernelMode found;
+        PolicyConfig pc;
+        char reason[REASON_MAX];
+        int r;
+
+        if (m->backend == BACKEND_NONE)
+                return;
+        r = backend_read(m->root, m->backend, &found, &error);
+        if (r < 0) {
+                log_warning_errno(r, "%s", error ? error : "cannot read the kernel mode");
+                if (error)
+                        manager_set_error(m, r, &error);
+                return;
+        }
+        if (!m->engine.have_decision || m->kernel.mode == KERNEL_MODE_UNKNOWN || found == m->kernel.mode) {
+                manager_set_mode(m, found);
+                return;
+        }
+
+        before = m->kernel;
+        manager_set_mode(m, found);
+        snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
+                 backend_sysctl_path(m->backend), kernel_mode_to_string(before.mode),
+                 kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
+        /* A mainline 1→0 zeroed the counters behind our back: the next
+         * reading finds them lower and the tracks keep what was counted. */
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason, NULL);
+        manager_policy_config(m, &pc);
+        policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, before.mode);
+}
+
+/* Checks the kernel, decides and writes: everything a reader waits for.
+ * The record (history, journal, status, timers) is manager_commit()'s. */
+int manager_decide(Manager *m, Step *step) {
+        bool decided_before = m->engine.have_decision, changed;
+        KernelAction action;
+        PolicyConfig pc;
+        Decision d;
+        int r;
+
+        *step = (Step) { .now = now_usec(CLOCK_MONOTONIC) };
+        manager_check_kernel(m);
+        manager_policy_config(m, &pc);
+        policy_evaluate(&m->engine, &pc, step->now, &d);
+        changed = !decided_before || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
+        m->decision = d;
+        step->from = m->kernel;
+
+        action = kernel_state_action(&m->kernel, d.mode, d.rearm);
+        if (action == KERNEL_ACTION_NONE) {
+                if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
+                        manager_clear_error(m);
+                return 0;
+        }
+        if (m->dry_run) {
+                step->record = changed;
+                step->kind = TRANSITION_DRY_RUN;
+                step->to = (KernelState) {
+                        .mode = d.mode,
+                        .auto_state = action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
+                };
+                return 0;
+        }
+        /* Never off while reads are queued: a counted one among them turns
+         * it on again, and its reader would have found it off. */
+        if (d.mode == KERNEL_MODE_COARSE && readers_pending(m->readers) > 0) {
+                log_debug("Read events queued: switching counting off after they are handled.");
+                r = -EAGAIN;
+        } else
+                r = action == KERNEL_ACTION_ARM ? manager_arm(m, d.reason) : manager_write_mode(m, d.mode, d.reason);
+        if (r == -EAGAIN) {
+                /* Arming (or off) waits for queued read events: right after
+                 * them. The switch's reason is this decision's, kept for the
+                 * record. */
+                timer_at(m->deadline_timer, step->now);
+                m->arm_deferred = true;
+                if (!m->have_deferred)
+                        m->deferred = d;
+                m->have_deferred = true;
+                return 0;
+        }
+        if (m->have_deferred && d.mode == m->deferred.mode) {
+                m->decision.cause = m->deferred.cause;
+                memcpy(m->decision.reason, m->deferred.reason, sizeof m->decision.reason);
+        }
+        m->have_deferred = false;
+        if (r < 0)
+                return r;
+        manager_clear_error(m);
+        if (action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
+                m->rearms++;
+        step->to = m->kernel;
+        /* Re-arming after our own sample is routine: counted in status, not
+         * a transition in the history. */
+        step->record = !(d.rearm && d.trigger_cause == CAUSE_ARMED_SAMPLE);
+        step->kind = TRANSITION_POLICY;
+        return 0;
+}
+
+/* The decision's reason with its readers redacted. */
+static ReaderRef redact_ref(const ReaderRef *r, const void *userdata) {
+        return reader_ref_redact(r);
+}
+
+static void decision_reason_redacted(const Manager *m, char *buf, size_t size) {
+        Decision d = m->decision;
+        PolicyConfig pc;
+
+        decision_map_readers(&d, redact_ref, NULL);
+        manager_policy_config(m, &pc);
+        decision_format_reason(&d, &pc, buf, size);
+}
+
+/* Whether the kernel counts may have changed: the time shares and the
+ * benefit ledger start a new stretch. The ledger books the pages allocated
+ * up to now to the old state, so it takes a reading now; not while a
+ * patched kernel's auto is armed, where our own read would trigger it. */
+void manager_counting_changed(Manager *m, usec_t now) {
+        bool counting = manager_counting(m);
+        VmStat vs;
+
+        on_time_set(&m->on_time, now, counting);
+        if (counting == m->ledger.counting)
+                return;
+        if (m->backend != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
+            vs.has_pgalloc)
+                ledger_set_counting(&m->ledger, vs.pgalloc, counting);
+        else
+                m->ledger.counting = counting;  /* booked at the next sample */
+}
+
+void manager_commit(Manager *m, const Step *step) {
+        if (step->record) {
+                char redacted[REASON_MAX];
+
+                decision_reason_redacted(m, redacted, sizeof redacted);
+                manager_record_transition(m, &step->from, &step->to, step->kind, m->decision.cause,
+                                          &m->decision.reader, m->decision.reason, redacted);
+        }
+        if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
+                manager_refresh_zones(m);
+        manager_counting_changed(m, step->now);
+        if (m->arm_deferred)
+                m->arm_deferred = false;        /* the deadline timer is set for now */
+        else
+                manager_arm_deadline(m);
+        manager_state_changed(m);
+}
+
+int manager_apply(Manager *m) {
+        Step step;
+        int r;
+
+        r = manager_decide(m, &step);
+        manager_commit(m, &step);
+        return r;
+}
+
+int manager_set_policy(Manager *m, Policy policy, int dry_run) {
+        log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
+                 dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
+                 policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
+        m->policy = policy;
+        m->policy_source = CAUSE_OPERATOR;
+        if (dry_run >= 0)
+                m->dry_run = dry_run;
+        policy_resume(&m->engine);
+        return manager_apply(m);
+}
+
+int manager_restore(Manager *m) {
+        KernelMode to = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode);
+        KernelMode now = KERNEL_MODE_UNKNOWN;
+        KernelState before;
+        char reason[128];
+        int r;
+
+        if (to == KERNEL_MODE_UNKNOWN)
+                return 0;
+        /* A dry run never wrote; leave the kernel as the admin has it. But if
+         * we did write before dry run was turned on, undo our doing. */
+        if (m->dry_run && !m->wrote_kernel)
+                return 0;
+
+        (void) backend_read(m->root, m->backend, &now, NULL);
+        if (now == to) {
+                log_info("Leaving NUMA statistics in %s (exit_mode=%s).", kernel_mode_to_string(to),
+                         exit_mode_to_string(m->config.exit_mode));
+                return 0;
+        }
+        manager_set_mode(m, now);
+        before = m->kernel;
+        /* "previous" may be auto: written over strict, it keeps counting on,
+         * which is what a stopping daemon should leave. */
+        r = manager_write_mode(m, to, "daemon stopping");
+        if (r < 0)
+                return r;
+        snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
+        manager_record_transition(m, &before, &m->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason, NULL);
+        return 0;
+}
+
+/* ---- the kernel's log ---- */
+
+int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        /* The kernel logged a trigger and no read event claimed it. */
+        KernelState armed = m->kernel;
+
+        if (m->kmsg_trigger_pending && read_triggered(m)) {
+                manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, true);
+                (void) manager_apply(m);
+        }
+        return 0;
+}
+
+void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata) {
+        Manager *m = userdata;
+
+        if (what != KMSG_NUMA_AUTO_TRIGGERED)
+                return;         /* our own writes, or the admin's: the sysctl says those */
+        if (m->sampling) {
+                m->sample_triggered = true;
+                return;
+        }
+        if (m->kernel.mode != KERNEL_MODE_AUTO || m->kernel.auto_state == AUTO_STATE_TRIGGERED)
+                return;
+        /* Most likely a watched read whose event is on its way: give it a
+         * moment to claim the trigger, then call it unseen. */
+        m->kmsg_trigger_pending = true;
+        timer_at(m->trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
+}

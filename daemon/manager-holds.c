@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Holds: counting kept on for a client while its connection lasts, or until
+ * its timeout. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager.h"
+#include "manager-private.h"
+#include "time-util.h"
+
+static void manager_holds_changed(Manager *m) {
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        const Hold *h = m->n_holds > 0 ? m->holds[0] : NULL;
+
+        policy_set_holds(&m->engine, now, (unsigned) m->n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
+        (void) manager_apply(m);
+}
+
+void hold_free(Hold *h) {
+        if (!h)
+                return;
+        sd_event_source_disable_unref(h->timer);
+        varlink_unref(h->link);
+        free(h->reason);
+        free(h);
+}
+
+static int on_hold_expired(sd_event_source *s, uint64_t usec, void *userdata) {
+        Hold *h = userdata;
+        Manager *m = h->manager;
+        _cleanup_json_ json_object *r = json_object_new_object();
+
+        /* The call's last reply: the caller learns the hold is over. */
+        if (r)
+                json_object_object_add(r, "held", json_object_new_boolean(false));
+        (void) varlink_reply(h->link, r);
+        manager_hold_remove(m, h);
+        return 0;
+}
+
+Hold *manager_hold_by_link(Manager *m, Varlink *link) {
+        for (size_t i = 0; i < m->n_holds; i++)
+                if (m->holds[i]->link == link)
+                        return m->holds[i];
+        return NULL;
+}
+
+int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeout, Hold **ret,
+                     const char **ret_why) {
+        Hold *h, **a;
+        uid_t uid = (uid_t) -1;
+        pid_t pid = 0;
+        unsigned mine = 0;
+        int r;
+
+        if (m->backend == BACKEND_NONE)
+                return *ret_why = "this kernel has no interface for NUMA statistics", -EOPNOTSUPP;
+        if (m->dry_run)
+                return *ret_why = "the daemon runs in dry-run mode and writes nothing", -EOPNOTSUPP;
+        if (m->engine.paused)
+                return *ret_why = "paused after someone else changed the mode: numastatctl set-policy resumes",
+                       -EBUSY;
+        if (m->policy == POLICY_COARSE)
+                return *ret_why = "policy coarse: counting stays off (an administrator may set-policy auto)",
+                       -EPERM;
+        if (varlink_get_peer_uid(link, &uid) < 0 || varlink_get_peer_pid(link, &pid) < 0)
+                return *ret_why = "the caller's credentials are unknown", -EPERM;
+        for (size_t i = 0; i < m->n_holds; i++)
+                mine += m->holds[i]->owner.uid == uid;
+        if (mine >= HOLDS_PER_UID_MAX)
+                return *ret_why = "too many holds by this user", -EUSERS;
+
+        h = calloc(1, sizeof *h);
+        a = reallocarray(m->holds, m->n_holds + 1, sizeof *a);
+        if (!h || !a) {
+                free(h);
+                if (a)
+                        m->holds = a;
+                return -ENOMEM;
+        }
+        m->holds = a;
+        *h = (Hold) {
+                .manager = m,
+                .id = ++m->hold_ids,
+                .link = varlink_ref(link),
+                .reason = reason ? strdup(reason) : NULL,
+                .since = now_usec(CLOCK_REALTIME),
+                .until = timeout ? now_usec(CLOCK_REALTIME) + timeout : 0,
+        };
+        process_describe(pid, uid, &h->owner);
+        if (timeout) {
+                r = sd_event_add_time_relative(m->event, &h->timer, CLOCK_MONOTONIC, timeout, USEC_PER_MSEC,
+                                               on_hold_expired, h);
+                if (r < 0) {
+                        hold_free(h);
+                        return r;
+                }
+        }
+        m->holds[m->n_holds++] = h;
+        {
+                char who[READER_REF_TEXT_MAX];
+                log_info("Hold %" PRIu64 " by %s: counting held on%s.", h->id,
+                         reader_ref_format_who(&h->owner, who, sizeof who), timeout ? " for a while" : "");
+        }
+        manager_holds_changed(m);
+        *ret = h;
+        return manager_counting(m) ? 1 : 0;
+}
+
+void manager_hold_remove(Manager *m, Hold *h) {
+        for (size_t i = 0; i < m->n_holds; i++)
+                if (m->holds[i] == h) {
+                        memmove(m->holds + i, m->holds + i + 1, (m->n_holds - i - 1) * sizeof *m->holds);
+                        m->n_holds--;
+                        log_info("Hold %" PRIu64 " released.", h->id);
+                        hold_free(h);
+                        if (!m->shut_down)
+                                manager_holds_changed(m);
+                        return;
+                }
+}

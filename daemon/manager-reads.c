@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading events: a read, the kernel's trigger it may have caused, and reads
+ * parked until an exit record names a reader gone before we looked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager.h"
+#include "manager-private.h"
+#include "time-util.h"
+#include "verdict.h"
+
+static ReaderIdentity read_event_identity(const ReadEvent *ev) {
+        return (ReaderIdentity) {
+                .comm = ev->comm,
+                .exe = ev->exe,
+                .unit = ev->unit,
+                .has_uid = ev->has_uid,
+                .uid = ev->uid,
+                .path = ev->path,
+                .has_exe_id = ev->has_exe_id,
+                .exe_dev = ev->exe_dev,
+                .exe_ino = ev->exe_ino,
+        };
+}
+
+static ReaderRef read_event_ref(const ReadEvent *ev) {
+        ReaderRef ref;
+
+        reader_ref_set(&ref, ev->pid, ev->pid_verified, ev->has_uid, ev->uid, ev->comm, ev->unit ?: ev->session,
+                       ev->path);
+        return ref;
+}
+
+/* Whether the read being handled turned an armed auto on. The kernel logs
+ * the trigger inside the read, before the read's event is queued: drained
+ * now, the log answers exactly. Without it, any read while armed is taken
+ * to have triggered it (reads queued at arming were handled first). */
+bool read_triggered(Manager *m) {
+        if (!(m->kernel.mode == KERNEL_MODE_AUTO &&
+              (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN)))
+                return false;
+        if (!m->kmsg)
+                return m->kernel.auto_state == AUTO_STATE_ARMED;
+        kmsg_monitor_drain(m->kmsg);
+        return m->kmsg_trigger_pending;
+}
+
+/* Counting is on and known to be: strict, or an auto the kernel's log
+ * says a read triggered. */
+static bool counting_for_sure(const Manager *m) {
+        return m->kernel.mode == KERNEL_MODE_STRICT ||
+               (m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_TRIGGERED &&
+                m->kernel.confirmed);
+}
+
+/* ev, named by its exit record e; comm is e's, or a copy that outlives
+ * the ring entry. */
+static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
+        ev->comm = comm;
+        ev->has_uid = true;
+        ev->uid = e->uid;
+        ev->has_exe_id = e->has_exe;
+        ev->exe_dev = e->exe_dev;
+        ev->exe_ino = e->exe_ino;
+        ev->from_exit_record = true;
+}
+
+/* A reader that exited while we named it (it was running when judged):
+ * its exit record is queued already, since the kernel sends it before the
+ * process's memory and /proc entry go. */
+static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
+        const TaskExit *e;
+        usec_t now;
+
+        if (ev->comm || ev->from_exit_record || !m->taskstats || ev->pid <= 0)
+                return;
+        taskstats_drain(m->taskstats);
+        now = now_usec(CLOCK_MONOTONIC);
+        /* In the first second after boot there is nothing older. */
+        e = taskstats_find(m->taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
+        if (!e)
+                return;
+        read_event_name_from(ev, e, e->comm);
+        m->exits_named++;
+}
+
+/* The kernel's auto turned counting on by itself: from (armed, or
+ * unknown) to triggered. Recorded once, as the kernel's own transition,
+ * with what triggered it; the engine learns it. m->kernel follows unless a
+ * write has moved it on meanwhile. */
+void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader,
+                       bool confirmed) {
+        KernelState to = {
+                .mode = KERNEL_MODE_AUTO,
+                .auto_state = AUTO_STATE_TRIGGERED,
+                .confirmed = confirmed,
+                .trigger_cause = cause,
+                .triggered_by = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {},
+        };
+        char reason[READER_REF_TEXT_MAX + 128], redacted[READER_REF_TEXT_MAX + 128], who[READER_REF_TEXT_MAX],
+                who_redacted[READER_REF_TEXT_MAX];
+
+        if (m->kernel.mode == KERNEL_MODE_AUTO)
+                m->kernel = to;
+        m->kmsg_trigger_pending = false;
+        sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_OFF);
+        policy_on_triggered(&m->engine, cause, reader);
+        manager_counting_changed(m, now_usec(CLOCK_MONOTONIC));
+        if (cause == CAUSE_ARMED_SAMPLE)
+                return;         /* our own sample: counted in status, not a transition */
+        m->triggers++;
+        switch (cause) {
+        case CAUSE_READ:
+        case CAUSE_IGNORED_READ: {
+                ReaderRef r = reader_ref_redact(reader);
+
+                reader_ref_format(reader, who, sizeof who);
+                reader_ref_format(&r, who_redacted, sizeof who_redacted);
+                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s", who,
+                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
+                         confirmed ? " (the kernel's log says so)" : "");
+                snprintf(redacted, sizeof redacted, "%s%s: the kernel's auto turned counting on%s", who_redacted,
+                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
+                         confirmed ? " (the kernel's log says so)" : "");
+                break;
+        }
+        default:
+                snprintf(reason, sizeof reason,
+                         "the kernel's log says a read turned counting on, and no watched file saw it "
+                         "(a reader in another mount namespace?)");
+                redacted[0] = '\0';
+        }
+        manager_record_transition(m, from, &to, TRANSITION_KERNEL, cause, reader, reason,
+                                  redacted[0] ? redacted : NULL);
+}
+
+static void manager_handle_read(Manager *m, ReadEvent *ev) {
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        _cleanup_free_ char *comm = NULL, *unit = NULL, *path = NULL, *why = NULL;
+        _cleanup_(read_judgement_done) ReadJudgement j = {};
+        KernelState armed;
+        ReaderIdentity id;
+        ReaderRef ref;
+        Step step = { .now = now };
+        bool decided = false, triggered;
+        bool counts;
+        int r;
+
+        if (ev->overflow) {
+                m->readertab.overflows++;
+                log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+                armed = m->kernel;
+                if (read_triggered(m))
+                        manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kmsg != NULL);
+                policy_on_lost_reads(&m->engine, now);
+                (void) manager_apply(m);
+                return;
+        }
+
+        /* The reader is why we exist. With what the rules need (and no
+         * more) it is judged, and if it needs counting on, the kernel is
+         * switched; naming it in full, the record and the log come after. */
+        id = read_event_identity(ev);
+        read_judge(&m->config, &m->known_cache, &id, ev->pid, !ev->from_exit_record, &j);
+        counts = j.v.counts;
+        ref = read_event_ref(ev);
+        armed = m->kernel;
+        triggered = read_triggered(m);
+        if (triggered)
+                /* Counting is on in the kernel now, whoever read. */
+                m->kernel = (KernelState) {
+                        .mode = KERNEL_MODE_AUTO,
+                        .auto_state = AUTO_STATE_TRIGGERED,
+                        .confirmed = m->kmsg != NULL,
+                        .trigger_cause = counts ? CAUSE_READ : CAUSE_IGNORED_READ,
+                        .triggered_by = ref,
+                };
+        if (counts) {
+                policy_on_counted_read(&m->engine, now, &ref);
+                /* A trigger the kernel's log did not confirm is not trusted
+                 * to count: the decision writes strict then. */
+                if (!(m->engine.counting && m->engine.have_decision && counting_for_sure(m))) {
+                        (void) manager_decide(m, &step);
+                        decided = true;
+                }
+        }
+
+        read_event_attribute(ev);
+        manager_name_from_exit(m, ev);
+        id = read_event_identity(ev);
+        ref = read_event_ref(ev);
+        if (triggered) {
+                manager_triggered(m, &armed, counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kmsg != NULL);
+                step.from.triggered_by = ref;
+        }
+        if (counts) {
+                PolicyConfig pc;
+
+                policy_on_reader_named(&m->engine, &ref);
+                if (m->decision.cause == CAUSE_READ && m->decision.reader.pid == ref.pid) {
+                        m->decision.reader = ref;
+                        manager_policy_config(m, &pc);
+                        decision_format_reason(&m->decision, &pc, m->decision.reason, sizeof m->decision.reason);
+                }
+                if (decided)
+                        manager_commit(m, &step);
+                else
+                        manager_arm_deadline(m);        /* already counting: only linger moves */
+        }
+
+        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, now_usec(CLOCK_REALTIME), now);
+        if (r >= 0 && counts) {
+                /* Its period may now be known: wait for its next read too. */
+                manager_update_expected(m, now);
+                manager_arm_deadline(m);
+        }
+        if (r < 0)
+                log_oom();
+        else if (r > 0) {
+                /* Names another process chose: escaped in the log. */
+                comm = cescape(ev->comm ?: "(gone)");
+                unit = cescape(ev->unit ?: "");
+                path = cescape(ev->path);
+                why = cescape(j.v.why ?: "");
+                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s%s) read %s%s%s.", strnull(comm), ev->pid,
+                         ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit),
+                         ev->from_exit_record ? ", named from its exit record" : "", strnull(path),
+                         j.v.why ? ": " : "", strnull(why));
+        }
+        if (triggered && !counts)
+                (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
+        else
+                manager_state_changed(m);
+}
+
+/* ---- readers gone before we looked: named from their exit records ---- */
+
+/* A read whose reader has exited waits for its taskstats exit record (it
+ * comes 50 µs to 20 ms after the read event), so that ignore rules can
+ * match it and status can name it. The wait is safe: the reader is gone
+ * and its read was answered with whatever the kernel had; counting on a
+ * few ms later changes nothing it saw. A read by a process that is still
+ * running is never parked. */
+void parked_read_free(ParkedRead *p) {
+        free(p->path);
+        free(p->comm);
+}
+
+/* Handles parked read i with what its exit record (or, without one,
+ * /proc before it was gone) said, and drops it. */
+static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
+        ParkedRead p = m->parked[i];
+        char comm[TASKSTATS_COMM_MAX + 1];
+        ReadEvent ev = {
+                .pid = p.pid,
+                .path = p.path,
+                .comm = p.comm,
+                .has_uid = p.has_uid,
+                .uid = p.uid,
+        };
+
+        if (e) {
+                /* A copy: handling the read may drain more records into the ring. */
+                memcpy(comm, e->comm, sizeof comm);
+                read_event_name_from(&ev, e, comm);
+        }
+
+        memmove(m->parked + i, m->parked + i + 1, (m->n_parked - i - 1) * sizeof *m->parked);
+        m->n_parked--;
+        if (e)
+                m->exits_named++;
+        else
+                m->exits_missed++;
+        manager_handle_read(m, &ev);
+        parked_read_free(&p);
+}
+
+/* Matches parked reads with the exit records received; past the deadline,
+ * handles them with what is known. Polls until none is left: the io
+ * source is rate-limited, a parked read is not. */
+void manager_resolve_parked(Manager *m) {
+        usec_t now = now_usec(CLOCK_MONOTONIC), next = USEC_INFINITY;
+
+        if (m->resolving)
+                return;         /* handling a read drained the records: the outer loop goes on */
+        m->resolving = true;
+        for (size_t i = 0; i < m->n_parked;) {
+                const ParkedRead *p = &m->parked[i];
+                const TaskExit *e = taskstats_find(m->taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
+                                                   ? p->since - PARK_LOOKBACK_USEC : 0);
+
+                if (e || !m->taskstats || now >= p->since + PARK_DEADLINE_USEC)
+                        manager_unpark(m, i, e);        /* i is the next one now */
+                else {
+                        next = MIN(next, MIN(now + PARK_POLL_USEC, p->since + PARK_DEADLINE_USEC));
+                        i++;
+                }
+        }
+        m->resolving = false;
+        timer_at(m->park_timer, next);
+}
+
+int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        taskstats_drain(m->taskstats);  /* runs on_task_exits if records came */
+        manager_resolve_parked(m);
+        return 0;
+}
+
+void on_task_exits(Taskstats *t, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->n_parked > 0)
+                manager_resolve_parked(m);
+}
+
+/* Parks ev if its reader is gone and an exit record may name it. Returns
+ * whether it did. Not while a patched kernel is in auto: whether a read
+ * triggered it is decided as the read comes. */
+static bool manager_park(Manager *m, ReadEvent *ev) {
+        ParkedRead p;
+
+        if (!m->taskstats || ev->overflow || ev->pid <= 0 || m->kernel.mode == KERNEL_MODE_AUTO ||
+            !read_event_exited(ev))
+                return false;
+        if (m->n_parked >= PARKED_MAX)
+                manager_unpark(m, 0, NULL);     /* the oldest, as it is: bounded memory */
+        p = (ParkedRead) {
+                .pid = ev->pid,
+                .since = now_usec(CLOCK_MONOTONIC),
+                .path = strdup(ev->path),
+                .comm = ev->comm ? strdup(ev->comm) : NULL,
+                .has_uid = ev->has_uid,
+                .uid = ev->uid,
+        };
+        if (!p.path) {
+                parked_read_free(&p);
+                return false;   /* handled now, unnamed */
+        }
+        m->parked[m->n_parked++] = p;
+        taskstats_drain(m->taskstats);  /* its record may be queued already */
+        manager_resolve_parked(m);
+        return true;
+}
+
+void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
+        Manager *m = userdata;
+
+        if (!manager_park(m, ev))
+                manager_handle_read(m, ev);
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Sampling: the allocation rate, the continuous counters, and the totals
+ * carried to the next daemon of this boot. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager.h"
+#include "manager-private.h"
+#include "rootfs.h"
+#include "stats.h"
+#include "time-util.h"
+
+static NodeTrack *manager_node_track(Manager *m, int id) {
+        NodeTrack *a;
+
+        for (size_t i = 0; i < m->n_node_tracks; i++)
+                if (m->node_tracks[i].id == id)
+                        return &m->node_tracks[i];
+        a = reallocarray(m->node_tracks, m->n_node_tracks + 1, sizeof *a);
+        if (!a)
+                return NULL;
+        m->node_tracks = a;
+        a[m->n_node_tracks] = (NodeTrack){ .id = id };
+        return &a[m->n_node_tracks++];
+}
+
+/* A source's first reading: from the previous daemon's count, if it left
+ * one (carry.h). */
+static void track_begin(Manager *m, CounterTrack *t, int id, const NumaCounters *reading) {
+        const CarrySource *c = carry_state_find(&m->carried, id);
+
+        if (c)
+                counter_track_resume(t, reading, &c->continuous, &c->last);
+        else
+                counter_track_start(t, reading);
+}
+
+static void track_feed(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what) {
+        if (!t->started) {
+                track_begin(m, t, id, reading);
+                return;
+        }
+        if (counter_track_update(t, reading)) {
+                m->external_resets++;
+                log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.",
+                           what);
+        }
+}
+
+/* For the next daemon of this boot (carry.h): right at a reset, else at most
+ * every CARRY_SAVE_USEC. A failure costs only continuity after a restart. */
+void manager_carry_save(Manager *m, bool now) {
+        _cleanup_(carry_state_done) CarryState s = {};
+        usec_t t = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        if (m->runtime_fd < 0 || (!now && m->carry_saved_at != 0 && t < m->carry_saved_at + CARRY_SAVE_USEC))
+                return;
+        s.root = strdup(m->root);
+        if (!s.root)
+                return;
+        snprintf(s.boot_id, sizeof s.boot_id, "%s", m->boot_id);
+        if (m->vmstat_track.started) {
+                CarrySource *c = &s.sources[s.n++];
+
+                *c = (CarrySource) { .id = CARRY_VMSTAT, .last = m->vmstat_track.last };
+                counter_track_continuous(&m->vmstat_track, &c->continuous);
+        }
+        for (size_t i = 0; i < m->n_node_tracks && s.n < CARRY_SOURCES_MAX; i++) {
+                CarrySource *c;
+
+                if (!m->node_tracks[i].track.started)
+                        continue;
+                c = &s.sources[s.n++];
+                *c = (CarrySource) { .id = m->node_tracks[i].id, .last = m->node_tracks[i].track.last };
+                counter_track_continuous(&m->node_tracks[i].track, &c->continuous);
+        }
+        r = carry_state_save(m->runtime_fd, &s);
+        if (r < 0 && m->carry_saved_at == 0)
+                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", m->runtime_dir);
+        m->carry_saved_at = t;
+}
+
+/* One sample of the statistics files: the allocation rate from the
+ * pgalloc_* lines (which no mode affects), and the NUMA counters into their
+ * tracks. With reset, the kernel is about to zero the counters: this is the
+ * snapshot that keeps what they held. Reads nothing a patched kernel's
+ * armed auto would take as a reader. */
+void manager_sample(Manager *m, bool reset) {
+        bool counters = reset || manager_counting(m);
+        usec_t now;
+        VmStat vs;
+        int r;
+
+        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+                return;
+        r = stats_read_vmstat(m->root, &vs);
+        m->samples++;
+        /* The rate is per the clock at the reading, not a timer's schedule:
+         * a late wakeup must not inflate it. */
+        now = now_usec(CLOCK_MONOTONIC);
+        if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
+                /* Said once: it will not change while the kernel runs. */
+                m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
+                                       "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
+                                       "auto keeps counting on");
+                log_warning("%s.", m->rate_error);
+        }
+        if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
+                policy_on_rate(&m->engine, now, m->rate.rate);
+        if (r >= 0 && vs.has_pgalloc)
+                ledger_sample(&m->ledger, vs.pgalloc);
+
+        /* While the kernel does not count, the counters stay frozen at zero:
+         * nothing to follow until counting is back. */
+        if (!counters)
+                return;
+        if (r >= 0 && vs.has_numa) {
+                if (reset) {
+                        if (!m->vmstat_track.started)
+                                track_begin(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa);
+                        counter_track_reset(&m->vmstat_track, &vs.numa);
+                } else
+                        track_feed(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa, "/proc/vmstat");
+        }
+        for (size_t i = 0; i < m->topology.n_nodes; i++) {
+                int id = m->topology.nodes[i].id;
+                NodeTrack *nt = manager_node_track(m, id);
+                NumaCounters c;
+                char what[32];
+
+                if (!nt || stats_read_node_numastat(m->root, id, &c) < 0)
+                        continue;
+                snprintf(what, sizeof what, "node%d", id);
+                if (reset) {
+                        if (!nt->track.started)
+                                track_begin(m, &nt->track, id, &c);
+                        counter_track_reset(&nt->track, &c);
+                } else
+                        track_feed(m, &nt->track, id, &c, what);
+        }
+        if (reset)
+                m->counter_resets++;
+        manager_carry_save(m, reset);
+}
+
+bool manager_sample_for_caller(Manager *m) {
+        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+                return false;
+        if (manager_counting(m))
+                manager_sample(m, false);
+        return true;            /* read now, or frozen since the last reading */
+}
+
+void manager_refresh_zones(Manager *m) {
+        ZoneThreshold *z = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!manager_may_read_stats(m)) {
+                m->zones_stale = true;
+                return;
+        }
+        r = stats_read_zoneinfo(m->root, &z, &n);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read counter precision from /proc/zoneinfo: %m");
+                return;
+        }
+        free(m->zones);
+        m->zones = z;
+        m->n_zones = n;
+        m->zones_stale = false;
+}
+
+/* ---- sampling ---- */
+
+int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now, next;
+
+        /* Armed, this reads nothing: the armed sampler has the rate then. The
+         * meter keeps its last reading, so the next one gives the average. */
+        manager_sample(m, false);
+        /* Our reads queued events of our own; out of the way before deciding. */
+        (void) readers_flush(m->readers);
+        (void) manager_apply(m);
+
+        /* Keep the cadence; after a stall, do not catch up in a burst. */
+        now = now_usec(CLOCK_MONOTONIC);
+        next = usec + m->config.interval;
+        if (next <= now)
+                next = now + m->config.interval;
+        sd_event_source_set_time(s, next);
+        return 0;
+}
+
+/* While armed the daemon reads no statistics, so it would not know the
+ * pressure dropped. Every armed_interval it samples anyway: the read turns
+ * the kernel's auto on, and the policy re-arms at once (or, the pressure
+ * gone, switches counting on). Cost: one counter reset (kept by the
+ * snapshot) and two sysctl writes per sample. */
+int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        KernelState armed = m->kernel;
+
+        if (!(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED))
+                return 0;
+        m->sampling = true;
+        m->sample_triggered = false;
+        m->kernel.auto_state = AUTO_STATE_TRIGGERED;    /* by the read below */
+        manager_sample(m, false);
+        kmsg_monitor_drain(m->kmsg);
+        m->sampling = false;
+        (void) readers_flush(m->readers);
+        m->armed_samples++;
+        manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kmsg && m->sample_triggered);
+        (void) manager_apply(m);
+        return 0;
+}
+
+void manager_arm_armed_sampling(Manager *m, usec_t now) {
+        if (m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO) {
+                sd_event_source_set_enabled(m->armed_timer, SD_EVENT_OFF);
+                return;
+        }
+        timer_at(m->armed_timer, now + m->config.armed_interval);
+}
+
+int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) manager_apply(userdata);
+        return 0;
+}
+
+void manager_arm_sampling(Manager *m) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        sd_event_source_set_time(m->sample_timer, now + m->config.interval);
+        sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);
+}
+
+/* The counters a previous daemon of this boot left (carry.h); refused or
+ * absent, they start over from what the kernel shows. */
+void manager_load_carried(Manager *m) {
+        _cleanup_free_ char *why = NULL, *boot = NULL;
+        int r;
+
+        if (root_read_file(m->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
+                boot[strcspn(boot, "\n")] = '\0';
+                snprintf(m->boot_id, sizeof m->boot_id, "%s", boot);
+        }
+        if (m->runtime_fd < 0)
+                return;
+        r = carry_state_load(m->runtime_fd, m->root, m->boot_id, &m->carried, &why);
+        if (r == -EPERM)
+                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", m->runtime_dir,
+                            CARRY_FILE, why ? why : "refused");
+        else if (r >= 0)
+                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->carried.n);
+}

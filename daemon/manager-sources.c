@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Sources: start, retry and stop of reader detection (fanotify and its
+ * rules), hotplug, containers' procfs instances, and exit records. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "log.h"
+#include "manager.h"
+#include "manager-private.h"
+#include "rootfs.h"
+#include "time-util.h"
+
+/* Each exe= rule's binary by device and inode: a reader known only by its
+ * exit record is matched so, and one run through another path to the same
+ * file. The path as the reader's /proc shows it, on the daemon's own root. */
+static void resolve_rules(IgnoreRule *rules, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                IgnoreRule *rule = &rules[i];
+                struct stat st;
+
+                rule->has_exe_id = false;
+                if (!rule->exe)
+                        continue;
+                if (stat(rule->exe, &st) < 0) {
+                        log_debug_errno(errno, "Cannot stat %s of a rule, matching it by path only: %m", rule->exe);
+                        continue;
+                }
+                rule->has_exe_id = true;
+                rule->exe_dev = (uint64_t) st.st_dev;
+                rule->exe_ino = (uint64_t) st.st_ino;
+        }
+}
+
+void manager_resolve_rules(Manager *m) {
+        resolve_rules(m->config.ignore, m->config.n_ignore);
+        resolve_rules(m->config.count, m->config.n_count);
+        known_cache_clear(&m->known_cache);     /* the catalogue was (re)loaded with the config */
+}
+
+static unsigned rule_fields(const IgnoreRule *rules, size_t n) {
+        unsigned f = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const IgnoreRule *r = &rules[i];
+                f |= (r->comm ? ATTRIBUTE_COMM : 0) | (r->exe ? ATTRIBUTE_EXE : 0) |
+                     (r->unit ? ATTRIBUTE_UNIT : 0) | (r->has_uid ? ATTRIBUTE_UID : 0);
+        }
+        return f;
+}
+
+/* The fields the rules and the catalogue look at: attributed before the
+ * decision. The catalogue knows readers by their binary. */
+unsigned rules_fields(const Config *c) {
+        return rule_fields(c->ignore, c->n_ignore) | rule_fields(c->count, c->n_count) |
+               (c->known && c->known_readers.n > 0 ? ATTRIBUTE_EXE : 0);
+}
+
+/* Reader detection lost (what: why, before error's text): the policy goes
+ * blind (auto keeps counting on) until a new group works and marks. */
+static void manager_readers_lost(Manager *m, int error, const char *what) {
+        usec_t delay = m->readers_backoff;
+
+        m->readers = readers_free(m->readers);
+        set_source_error(&m->readers_error, error, "%s: %m; retrying", what);
+        m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
+        m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
+        log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",
+                    delay / USEC_PER_SEC);
+        timer_at(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
+        (void) manager_apply(m);
+}
+
+static void on_readers_failed(Readers *r, int error, void *userdata) {
+        manager_readers_lost(userdata, error, "reader detection failed (fanotify: %m)");
+}
+
+int manager_watch(Manager *m) {
+        _cleanup_strv_free_ char **views = NULL;
+        _cleanup_free_ pid_t *containers = NULL;
+        int r;
+
+        if (!m->readers)
+                return 0;
+        readers_set_early_fields(m->readers, rules_fields(&m->config));
+        /* Under systemd's ProtectKernelTunables= (or in any private mount
+         * namespace) our /proc may be a procfs of our own: readers read the
+         * one pid 1's namespace has. Marked too; the same inode only once. */
+        if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
+                return log_oom();
+        /* Containers' own procfs, as one of their processes sees it. */
+        containers = calloc(m->instances.n ?: 1, sizeof *containers);
+        if (!containers)
+                return log_oom();
+        for (size_t i = 0; i < m->instances.n; i++)
+                containers[i] = m->instances.items[i].pid;
+        r = readers_watch(m->readers, m->root, m->config.watch, views, containers, m->instances.n);
+        if (r < 0) {
+                /* Our own files unmarked: blind, as if fanotify had failed
+                 * (auto keeps counting on); the retry marks them again. */
+                log_warning_errno(r, "Cannot mark the statistics files: %m");
+                manager_readers_lost(m, r, "cannot mark the statistics files");
+                return r;
+        }
+        log_debug("Watching %d statistics file(s) for readers.", r);
+        return 0;
+}
+
+int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
+        if (r < 0) {
+                usec_t delay = m->readers_backoff;
+
+                m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
+                m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
+                log_warning_errno(r, "Cannot re-create reader detection (fanotify: %m); next try in %" PRIu64 " s.",
+                                  delay / USEC_PER_SEC);
+                timer_at(s, now_usec(CLOCK_MONOTONIC) + delay);
+                manager_state_changed(m);
+                return 0;
+        }
+        if (manager_watch(m) < 0)
+                return 0;       /* lost again: manager_readers_lost() set the next try */
+        log_notice("Reader detection is back.");
+        m->readers_error = mfree(m->readers_error);
+        m->readers_retry_at = 0;
+        m->readers_backoff = READERS_RETRY_MIN_USEC;
+        (void) manager_apply(m);
+        return 0;
+}
+
+static bool topology_same_nodes(const Topology *a, const Topology *b) {
+        if (a->n_nodes != b->n_nodes)
+                return false;
+        for (size_t i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].id != b->nodes[i].id)
+                        return false;
+        return true;
+}
+
+int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        bool rewatch = m->topology_nodes_changed, cpus = m->topology_cpus_changed;
+        Topology t;
+        int r;
+
+        m->topology_nodes_changed = m->topology_cpus_changed = false;
+        m->topology_reloads++;
+        r = topology_load(m->root, &t);
+        if (r < 0)
+                log_warning_errno(r, "Cannot re-read the NUMA topology: %m");
+        else {
+                rewatch = rewatch || !topology_same_nodes(&t, &m->topology);
+                topology_done(&m->topology);
+                m->topology = t;
+        }
+        if (rewatch)
+                (void) manager_watch(m);        /* a node's files came or went */
+        if (cpus)
+                manager_refresh_zones(m);       /* thresholds follow the CPU count */
+        manager_state_changed(m);
+        return 0;
+}
+
+static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
+        Manager *m = userdata;
+        int enabled = SD_EVENT_OFF;
+
+        log_debug("Kernel uevent: %s %s.", ev->action, ev->devpath);
+        m->topology_changes++;
+        m->topology_changed_at = now_usec(CLOCK_REALTIME);
+        if (ev->subsystem == UEVENT_NODE)
+                m->topology_nodes_changed = true;
+        if (ev->subsystem == UEVENT_CPU)
+                m->topology_cpus_changed = true;
+        /* A burst (memory blocks come online by the dozen) is one reload. */
+        (void) sd_event_source_get_enabled(m->topology_timer, &enabled);
+        if (enabled == SD_EVENT_OFF) {
+                timer_at(m->topology_timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
+        }
+}
+
+/* Every mount namespace the scan can see gets a mount-event mark (once),
+ * so that a procfs mounted there later is found at once. */
+typedef struct NsMarking {
+        MountWatch *w;
+        uint64_t *seen;
+        size_t n;
+} NsMarking;
+
+static void mark_ns(uint64_t ns, pid_t pid, void *userdata) {
+        NsMarking *k = userdata;
+        uint64_t *a = reallocarray(k->seen, k->n + 1, sizeof *a);
+
+        if (a) {
+                k->seen = a;
+                k->seen[k->n++] = ns;
+        }
+        (void) mount_watch_add(k->w, pid, ns);
+}
+
+static void manager_mark_namespaces(Manager *m) {
+        NsMarking k = { .w = m->mounts };
+
+        if (!m->mounts)
+                return;
+        if (proc_namespaces_each("/proc", mark_ns, &k) >= 0)
+                mount_watch_retain(m->mounts, k.seen, k.n);
+        free(k.seen);
+}
+
+/* ---- containers' procfs instances ---- */
+
+/* Looks for procfs instances other than ours; returns whether the set
+ * changed (the caller re-marks). What we watch already is skipped: our own
+ * /proc, pid 1's, the root's. */
+static bool manager_find_containers(Manager *m) {
+        _cleanup_free_ char *rooted = NULL;
+        ProcInstances found = {};
+        uint64_t skip[3];
+        size_t n_skip = 0;
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        struct stat st;
+        int r;
+
+        if (stat("/proc/vmstat", &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        if (stat("/proc/1/root/proc/vmstat", &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
+                skip[n_skip++] = (uint64_t) st.st_dev;
+        r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
+        /* New ones were found by the mount event; older ones keep how they
+         * were found (proc_instances_scan() carried it over). */
+        if (r >= 0 && m->scan_for_mount)
+                for (size_t i = 0; i < found.n; i++)
+                        if (!proc_instances_have(&m->instances, found.items[i].dev))
+                                found.items[i].by_mount_event = true;
+        m->scan_for_mount = false;
+        manager_mark_namespaces(m);
+        m->scans++;
+        m->scan_cost = now_usec(CLOCK_MONOTONIC) - t0;
+        m->scanned_at = now_usec(CLOCK_REALTIME);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
+                return false;
+        }
+        if (proc_instances_same(&found, &m->instances)) {
+                /* The same superblocks; the processes that show them may differ. */
+                proc_instances_done(&m->instances);
+                m->instances = found;
+                return false;
+        }
+        for (size_t i = 0; i < found.n; i++) {
+                _cleanup_free_ char *comm = NULL;
+
+                if (proc_instances_have(&m->instances, found.items[i].dev))
+                        continue;
+                comm = cescape(found.items[i].comm ?: "");
+                log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
+                         major(found.items[i].dev), minor(found.items[i].dev), strnull(comm), found.items[i].pid);
+        }
+        if (found.n < m->instances.n)
+                log_info("%zu container procfs instance(s) gone.", m->instances.n - found.n);
+        proc_instances_done(&m->instances);
+        m->instances = found;
+        return true;
+}
+
+/* A mount in a known namespace: scan soon (a burst of mounts, as a
+ * container starts, is one scan). */
+static void on_mounts(MountWatch *w, void *userdata) {
+        Manager *m = userdata;
+
+        if (manager_container_scan(m) == 0 || !m->readers)
+                return;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        /* Settle, but not forever: a user mounting and unmounting in a loop
+         * must not push the scan away. It runs at most MOUNT_SCAN_DEADLINE_USEC
+         * after the first event of a burst. */
+        if (!m->scan_for_mount)
+                m->mount_burst_since = now;
+        m->scan_for_mount = true;
+        timer_at(m->scan_timer, MIN(now + MOUNT_SETTLE_USEC, m->mount_burst_since + MOUNT_SCAN_DEADLINE_USEC));
+}
+
+/* Scans, and re-marks if containers came or went. */
+void manager_scan_containers(Manager *m) {
+        if (manager_find_containers(m)) {
+                (void) manager_watch(m);
+                manager_state_changed(m);
+        }
+}
+
+int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        manager_scan_containers(m);
+        manager_arm_scan(m);
+        return 0;
+}
+
+/* The next scan, container_scan from now; none when it is 0. */
+void manager_arm_scan(Manager *m) {
+        if (!m->scan_timer)
+                return;
+        if (manager_container_scan(m) == 0 || !m->readers) {
+                sd_event_source_set_enabled(m->scan_timer, SD_EVENT_OFF);
+                return;
+        }
+        timer_at(m->scan_timer, now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
+}
+
+/* Exit records name readers gone before we looked ([readers] exit_records). */
+void manager_start_taskstats(Manager *m) {
+        int r;
+
+        m->taskstats_error = mfree(m->taskstats_error);
+        if (!m->config.exit_records || m->taskstats)
+                return;
+        r = taskstats_new(m->event, on_task_exits, m, &m->taskstats);
+        if (r < 0) {
+                set_source_error(&m->taskstats_error, r, "taskstats unavailable: %m%s",
+                                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
+                log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
+                                  "looked at stay unnamed.");
+                m->taskstats = NULL;
+        }
+}
+
+void manager_stop_taskstats(Manager *m) {
+        m->taskstats = taskstats_free(m->taskstats);
+        m->taskstats_error = mfree(m->taskstats_error);
+        manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
+}
+
+void manager_start_sources(Manager *m) {
+        int r;
+
+        manager_resolve_rules(m);
+
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
+        if (r < 0) {
+                set_source_error(&m->readers_error, r, "fanotify unavailable: %m%s",
+                                 r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+                log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
+                                     "policy auto cannot see readers and keeps counting on.");
+                m->readers = NULL;
+        } else {
+                r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
+                if (r < 0) {
+                        set_source_error(&m->mounts_error, r, "mount events unavailable: %m%s",
+                                         r == -EINVAL ? " (kernel < 6.14)" : "");
+                        log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
+                        m->mounts = NULL;
+                }
+                if (manager_container_scan(m) > 0) {
+                        (void) manager_find_containers(m);
+                        manager_arm_scan(m);
+                }
+                (void) manager_watch(m);        /* with the containers found */
+        }
+
+        /* The kernel's log says when a patched kernel's auto triggers. */
+        if (backend_is_patched(m->backend)) {
+                r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kmsg);
+                if (r < 0) {
+                        log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "
+                                          "triggered at any read event.");
+                        m->kmsg = NULL;
+                }
+        }
+
+        manager_start_taskstats(m);
+        manager_arm_metrics(m, true);
+
+        r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
+        if (r < 0) {
+                set_source_error(&m->uevents_error, r, "uevent socket unavailable: %m");
+                log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
+                m->uevents = NULL;
+        }
+}
