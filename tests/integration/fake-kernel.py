@@ -110,9 +110,10 @@ while True:
     if grow and counting and grown:
         hit = [hit[0] + grown // 2, hit[1] + grown - grown // 2]
     t = now
+    took = False
     try:
         cmd = open(ctl).read().split()
-        os.unlink(ctl)
+        took = True
         if cmd[0] == "rate": rate = int(cmd[1])
         if cmd[0] == "hit": hit = [int(cmd[1]), int(cmd[2])]
         if cmd[0] == "grow": grow = cmd[1] == "on"
@@ -161,3 +162,7 @@ while True:
             counting = True     # an armed auto, triggered by a read
         i += 1
     publish()
+    # Taken once published: a test that waits for the file to go sees the
+    # files as the command left them.
+    if took:
+        os.unlink(ctl)

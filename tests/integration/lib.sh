@@ -211,7 +211,8 @@ fake_kernel_tree() {
         # The daemon marks the files that exist when it starts: wait for them.
         wait_for 10 test -s "$T/sys/devices/system/node/node1/numastat"
 }
-# fake COMMAND: tells the fake kernel ("rate N", "hit A B", "grow on") and waits until it took it.
+# fake COMMAND: tells the fake kernel ("rate N", "hit A B", "grow on") and waits until it took it
+# and published the files it left.
 fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
 sysctl_is() { [ "$(cat "$SYSCTL")" = "$1" ]; }
 # fake_state KEY: the fake kernel's own view (mode, counting, resets, hit).
