@@ -31,7 +31,7 @@ const char *backend_sysctl_path(BackendKind k) {
         return k >= 0 && k < _BACKEND_MAX ? backend_paths[k] : NULL;
 }
 
-static bool backend_is_patched(BackendKind k) {
+bool backend_is_patched(BackendKind k) {
         return k == BACKEND_NUMA_STATS_MODE || k == BACKEND_VMSTAT_MODE;
 }
 

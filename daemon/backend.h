@@ -23,6 +23,8 @@ BackendKind backend_kind_from_string(const char *s);       /* or -EINVAL */
 const char *backend_sysctl_path(BackendKind k);
 /* Whether the backend can be set to mode (mainline has no "auto"). */
 bool backend_supports(BackendKind k, KernelMode mode);
+/* A patched kernel, with the kernel's own "auto" (armed, triggered). */
+bool backend_is_patched(BackendKind k);
 
 int backend_detect(const char *root, BackendKind *ret);
 

@@ -56,16 +56,28 @@ char *kernel_state_format(const KernelState *k, char *buf, size_t size) {
         return buf;
 }
 
+bool kernel_state_counting_for_sure(const KernelState *k) {
+        return k->mode == KERNEL_MODE_STRICT ||
+               (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED && k->confirmed);
+}
+
+KernelState kernel_state_triggered(Cause cause, const ReaderRef *reader, bool confirmed) {
+        return (KernelState) {
+                .mode = KERNEL_MODE_AUTO,
+                .auto_state = AUTO_STATE_TRIGGERED,
+                .confirmed = confirmed,
+                .trigger_cause = cause,
+                .triggered_by = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {},
+        };
+}
+
 KernelAction kernel_state_action(const KernelState *k, KernelMode want, bool rearm) {
         switch (want) {
         case KERNEL_MODE_UNKNOWN:
                 return KERNEL_ACTION_NONE;
         case KERNEL_MODE_STRICT:
-                if (k->mode == KERNEL_MODE_STRICT)
-                        return KERNEL_ACTION_NONE;
-                if (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED && k->confirmed)
-                        return KERNEL_ACTION_NONE;     /* counting already, the kernel said so */
-                return KERNEL_ACTION_WRITE;
+                /* Counting already, or the kernel said so. */
+                return kernel_state_counting_for_sure(k) ? KERNEL_ACTION_NONE : KERNEL_ACTION_WRITE;
         case KERNEL_MODE_AUTO:
                 /* "auto" written over a counting kernel keeps counting: off
                  * is coarse first, then auto. */

@@ -39,6 +39,12 @@ typedef struct KernelState {
 /* Whether the kernel counts now. An auto kernel whose state is unknown is
  * taken as counting: no saving is claimed that may not be there. */
 bool kernel_state_counting(const KernelState *k);
+/* Whether it counts for certain: strict, or an auto whose trigger the
+ * kernel's log confirmed (an inferred trigger is not trusted to count). */
+bool kernel_state_counting_for_sure(const KernelState *k);
+/* An auto that a read (or our sample) turned on: cause, and the reader
+ * where the cause has one. */
+KernelState kernel_state_triggered(Cause cause, const ReaderRef *reader, bool confirmed);
 
 /* "strict", "coarse", "auto (armed)", "auto (triggered by cat (pid 42, ...)
  * read /proc/vmstat)", "auto (triggered by a read the daemon could not

@@ -65,7 +65,7 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         };
         /* Our writes log too; a read that triggered the auto just written
          * logs after them: read the log now, with the state set. */
-        kmsg_monitor_drain(m->kmsg);
+        kmsg_monitor_drain(m->kauto.kmsg);
         return 0;
 }
 
@@ -78,12 +78,12 @@ static int manager_arm(Manager *m, const char *why) {
         usec_t now;
         int r;
 
-        if (readers_pending(m->readers) > 0) {
+        if (readers_pending(m->watch.source) > 0) {
                 log_debug("Read events queued: arming after they are handled.");
                 return -EAGAIN;
         }
         /* A trigger logged before now is one this arming supersedes. */
-        m->kmsg_trigger_pending = false;
+        m->kauto.trigger_pending = false;
         if (m->kernel.mode != KERNEL_MODE_COARSE) {
                 r = manager_write_mode(m, KERNEL_MODE_COARSE, why);
                 if (r < 0)
@@ -93,7 +93,7 @@ static int manager_arm(Manager *m, const char *why) {
         if (r < 0)
                 return r;
         now = now_usec(CLOCK_MONOTONIC);
-        m->arms++;
+        m->kauto.arms++;
         policy_on_armed(&m->engine, now);
         manager_arm_armed_sampling(m, now);
         return 0;
@@ -124,7 +124,7 @@ static void manager_check_kernel(Manager *m) {
                         manager_set_error(m, r, &error);
                 return;
         }
-        if (!m->engine.have_decision || m->kernel.mode == KERNEL_MODE_UNKNOWN || found == m->kernel.mode) {
+        if (!policy_have_decision(&m->engine) || m->kernel.mode == KERNEL_MODE_UNKNOWN || found == m->kernel.mode) {
                 manager_set_mode(m, found);
                 return;
         }
@@ -144,7 +144,7 @@ static void manager_check_kernel(Manager *m) {
 /* Checks the kernel, decides and writes: everything a reader waits for.
  * The record (history, journal, status, timers) is manager_commit()'s. */
 int manager_decide(Manager *m, Step *step) {
-        bool decided_before = m->engine.have_decision, changed;
+        bool decided_before = policy_have_decision(&m->engine), changed;
         KernelAction action;
         PolicyConfig pc;
         Decision d;
@@ -175,7 +175,7 @@ int manager_decide(Manager *m, Step *step) {
         }
         /* Never off while reads are queued: a counted one among them turns
          * it on again, and its reader would have found it off. */
-        if (d.mode == KERNEL_MODE_COARSE && readers_pending(m->readers) > 0) {
+        if (d.mode == KERNEL_MODE_COARSE && readers_pending(m->watch.source) > 0) {
                 log_debug("Read events queued: switching counting off after they are handled.");
                 r = -EAGAIN;
         } else
@@ -185,22 +185,22 @@ int manager_decide(Manager *m, Step *step) {
                  * them. The switch's reason is this decision's, kept for the
                  * record. */
                 timer_at(m->deadline_timer, step->now);
-                m->arm_deferred = true;
-                if (!m->have_deferred)
-                        m->deferred = d;
-                m->have_deferred = true;
+                m->kauto.arm_deferred = true;
+                if (!m->kauto.have_deferred)
+                        m->kauto.deferred = d;
+                m->kauto.have_deferred = true;
                 return 0;
         }
-        if (m->have_deferred && d.mode == m->deferred.mode) {
-                m->decision.cause = m->deferred.cause;
-                memcpy(m->decision.reason, m->deferred.reason, sizeof m->decision.reason);
+        if (m->kauto.have_deferred && d.mode == m->kauto.deferred.mode) {
+                m->decision.cause = m->kauto.deferred.cause;
+                memcpy(m->decision.reason, m->kauto.deferred.reason, sizeof m->decision.reason);
         }
-        m->have_deferred = false;
+        m->kauto.have_deferred = false;
         if (r < 0)
                 return r;
         manager_clear_error(m);
         if (action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
-                m->rearms++;
+                m->kauto.rearms++;
         step->to = m->kernel;
         /* Re-arming after our own sample is routine: counted in status, not
          * a transition in the history. */
@@ -231,14 +231,14 @@ void manager_counting_changed(Manager *m, usec_t now) {
         bool counting = manager_counting(m);
         VmStat vs;
 
-        on_time_set(&m->on_time, now, counting);
-        if (counting == m->ledger.counting)
+        on_time_set(&m->counts.on_time, now, counting);
+        if (counting == m->counts.ledger.counting)
                 return;
         if (m->backend != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
             vs.has_pgalloc)
-                ledger_set_counting(&m->ledger, vs.pgalloc, counting);
+                ledger_set_counting(&m->counts.ledger, vs.pgalloc, counting);
         else
-                m->ledger.counting = counting;  /* booked at the next sample */
+                m->counts.ledger.counting = counting;  /* booked at the next sample */
 }
 
 void manager_commit(Manager *m, const Step *step) {
@@ -249,11 +249,11 @@ void manager_commit(Manager *m, const Step *step) {
                 manager_record_transition(m, &step->from, &step->to, step->kind, m->decision.cause,
                                           &m->decision.reader, m->decision.reason, redacted);
         }
-        if (step->record && step->kind == TRANSITION_POLICY && m->zones_stale)
+        if (step->record && step->kind == TRANSITION_POLICY && m->hotplug.zones_stale)
                 manager_refresh_zones(m);
         manager_counting_changed(m, step->now);
-        if (m->arm_deferred)
-                m->arm_deferred = false;        /* the deadline timer is set for now */
+        if (m->kauto.arm_deferred)
+                m->kauto.arm_deferred = false;        /* the deadline timer is set for now */
         else
                 manager_arm_deadline(m);
         manager_state_changed(m);
@@ -320,7 +320,7 @@ int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         /* The kernel logged a trigger and no read event claimed it. */
         KernelState armed = m->kernel;
 
-        if (m->kmsg_trigger_pending && read_triggered(m)) {
+        if (m->kauto.trigger_pending && read_triggered(m)) {
                 manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, true);
                 (void) manager_apply(m);
         }
@@ -332,14 +332,14 @@ void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata) {
 
         if (what != KMSG_NUMA_AUTO_TRIGGERED)
                 return;         /* our own writes, or the admin's: the sysctl says those */
-        if (m->sampling) {
-                m->sample_triggered = true;
+        if (m->kauto.sampling) {
+                m->kauto.sample_triggered = true;
                 return;
         }
         if (m->kernel.mode != KERNEL_MODE_AUTO || m->kernel.auto_state == AUTO_STATE_TRIGGERED)
                 return;
         /* Most likely a watched read whose event is on its way: give it a
          * moment to claim the trigger, then call it unseen. */
-        m->kmsg_trigger_pending = true;
-        timer_at(m->trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
+        m->kauto.trigger_pending = true;
+        timer_at(m->kauto.trigger_timer, now_usec(CLOCK_MONOTONIC) + TRIGGER_SETTLE_USEC);
 }

@@ -9,13 +9,14 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-private.h"
+#include "service.h"
 #include "time-util.h"
 
 static void manager_holds_changed(Manager *m) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        const Hold *h = m->n_holds > 0 ? m->holds[0] : NULL;
+        const Hold *h = m->clients.n_holds > 0 ? m->clients.holds[0] : NULL;
 
-        policy_set_holds(&m->engine, now, (unsigned) m->n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
+        policy_set_holds(&m->engine, now, (unsigned) m->clients.n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
         (void) manager_apply(m);
 }
 
@@ -30,22 +31,23 @@ void hold_free(Hold *h) {
 
 static int on_hold_expired(sd_event_source *s, uint64_t usec, void *userdata) {
         Hold *h = userdata;
-        Manager *m = h->manager;
-        _cleanup_json_ json_object *r = json_object_new_object();
 
-        /* The call's last reply: the caller learns the hold is over. */
-        if (r)
-                json_object_object_add(r, "held", json_object_new_boolean(false));
-        (void) varlink_reply(h->link, r);
-        manager_hold_remove(m, h);
+        service_hold_expired(h->link);
+        manager_hold_remove(h->manager, h);
         return 0;
 }
 
 Hold *manager_hold_by_link(Manager *m, Varlink *link) {
-        for (size_t i = 0; i < m->n_holds; i++)
-                if (m->holds[i]->link == link)
-                        return m->holds[i];
+        for (size_t i = 0; i < m->clients.n_holds; i++)
+                if (m->clients.holds[i]->link == link)
+                        return m->clients.holds[i];
         return NULL;
+}
+
+/* A refused hold: its errno, and the sentence for the caller. */
+static int refuse(const char **ret_why, const char *why, int error) {
+        *ret_why = why;
+        return error;
 }
 
 int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeout, Hold **ret,
@@ -57,34 +59,34 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
         int r;
 
         if (m->backend == BACKEND_NONE)
-                return *ret_why = "this kernel has no interface for NUMA statistics", -EOPNOTSUPP;
+                return refuse(ret_why, "this kernel has no interface for NUMA statistics", -EOPNOTSUPP);
         if (m->dry_run)
-                return *ret_why = "the daemon runs in dry-run mode and writes nothing", -EOPNOTSUPP;
-        if (m->engine.paused)
-                return *ret_why = "paused after someone else changed the mode: numastatctl set-policy resumes",
-                       -EBUSY;
+                return refuse(ret_why, "the daemon runs in dry-run mode and writes nothing", -EOPNOTSUPP);
+        if (policy_paused(&m->engine))
+                return refuse(ret_why, "paused after someone else changed the mode: numastatctl set-policy resumes",
+                              -EBUSY);
         if (m->policy == POLICY_COARSE)
-                return *ret_why = "policy coarse: counting stays off (an administrator may set-policy auto)",
-                       -EPERM;
+                return refuse(ret_why, "policy coarse: counting stays off (an administrator may set-policy auto)",
+                              -EPERM);
         if (varlink_get_peer_uid(link, &uid) < 0 || varlink_get_peer_pid(link, &pid) < 0)
-                return *ret_why = "the caller's credentials are unknown", -EPERM;
-        for (size_t i = 0; i < m->n_holds; i++)
-                mine += m->holds[i]->owner.uid == uid;
+                return refuse(ret_why, "the caller's credentials are unknown", -EPERM);
+        for (size_t i = 0; i < m->clients.n_holds; i++)
+                mine += m->clients.holds[i]->owner.uid == uid;
         if (mine >= HOLDS_PER_UID_MAX)
-                return *ret_why = "too many holds by this user", -EUSERS;
+                return refuse(ret_why, "too many holds by this user", -EUSERS);
 
         h = calloc(1, sizeof *h);
-        a = reallocarray(m->holds, m->n_holds + 1, sizeof *a);
+        a = reallocarray(m->clients.holds, m->clients.n_holds + 1, sizeof *a);
         if (!h || !a) {
                 free(h);
                 if (a)
-                        m->holds = a;
+                        m->clients.holds = a;
                 return -ENOMEM;
         }
-        m->holds = a;
+        m->clients.holds = a;
         *h = (Hold) {
                 .manager = m,
-                .id = ++m->hold_ids,
+                .id = ++m->clients.hold_ids,
                 .link = varlink_ref(link),
                 .reason = reason ? strdup(reason) : NULL,
                 .since = now_usec(CLOCK_REALTIME),
@@ -99,7 +101,7 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
                         return r;
                 }
         }
-        m->holds[m->n_holds++] = h;
+        m->clients.holds[m->clients.n_holds++] = h;
         {
                 char who[READER_REF_TEXT_MAX];
                 log_info("Hold %" PRIu64 " by %s: counting held on%s.", h->id,
@@ -111,10 +113,11 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
 }
 
 void manager_hold_remove(Manager *m, Hold *h) {
-        for (size_t i = 0; i < m->n_holds; i++)
-                if (m->holds[i] == h) {
-                        memmove(m->holds + i, m->holds + i + 1, (m->n_holds - i - 1) * sizeof *m->holds);
-                        m->n_holds--;
+        for (size_t i = 0; i < m->clients.n_holds; i++)
+                if (m->clients.holds[i] == h) {
+                        memmove(m->clients.holds + i, m->clients.holds + i + 1,
+                                (m->clients.n_holds - i - 1) * sizeof *m->clients.holds);
+                        m->clients.n_holds--;
                         log_info("Hold %" PRIu64 " released.", h->id);
                         hold_free(h);
                         if (!m->shut_down)

@@ -13,11 +13,11 @@
 /* The file we wrote, gone (a clean stop, or the path changed): a stale
  * file would tell node_exporter an old story. */
 void manager_metrics_remove(Manager *m) {
-        if (m->metrics_path && textfile_remove(m->metrics_path, &m->metrics_written) > 0)
-                log_debug("Removed %s.", m->metrics_path);
-        m->metrics_written = (TextfileId) {};
-        m->metrics_path = mfree(m->metrics_path);
-        m->metrics_last = mfree(m->metrics_last);
+        if (m->metrics.path && textfile_remove(m->metrics.path, &m->metrics.written) > 0)
+                log_debug("Removed %s.", m->metrics.path);
+        m->metrics.written = (TextfileId) {};
+        m->metrics.path = mfree(m->metrics.path);
+        m->metrics.last = mfree(m->metrics.last);
 }
 
 static void manager_metrics_write(Manager *m) {
@@ -33,27 +33,27 @@ static void manager_metrics_write(Manager *m) {
                 log_oom();
                 return;
         }
-        if (streq_ptr(text, m->metrics_last) && streq_ptr(m->metrics_path, m->config.metrics_textfile))
+        if (streq_ptr(text, m->metrics.last) && streq_ptr(m->metrics.path, m->config.metrics_textfile))
                 return;         /* nothing changed: no write */
-        r = textfile_write(m->config.metrics_textfile, text, &m->metrics_written, &why);
+        r = textfile_write(m->config.metrics_textfile, text, &m->metrics.written, &why);
         if (r < 0) {
-                if (!m->metrics_error)
+                if (!m->metrics.error)
                         log_warning_errno(r, "Cannot write the metrics: %s: %m", strnull(why));
-                set_source_error(&m->metrics_error, r, "%s: %m", strnull(why));
+                set_source_error(&m->metrics.error, r, "%s: %m", strnull(why));
                 manager_state_changed(m);
                 return;
         }
-        if (m->metrics_error) {
-                m->metrics_error = mfree(m->metrics_error);
+        if (m->metrics.error) {
+                m->metrics.error = mfree(m->metrics.error);
                 manager_state_changed(m);
         }
-        free(m->metrics_last);
-        m->metrics_last = TAKE_PTR(text);
-        if (!streq_ptr(m->metrics_path, m->config.metrics_textfile)) {
-                free(m->metrics_path);
-                m->metrics_path = strdup(m->config.metrics_textfile);
+        free(m->metrics.last);
+        m->metrics.last = TAKE_PTR(text);
+        if (!streq_ptr(m->metrics.path, m->config.metrics_textfile)) {
+                free(m->metrics.path);
+                m->metrics.path = strdup(m->config.metrics_textfile);
         }
-        m->metrics_written_at = now_usec(CLOCK_REALTIME);
+        m->metrics.written_at = now_usec(CLOCK_REALTIME);
 }
 
 int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -66,11 +66,8 @@ int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* The next write, an interval from now (or at once); none without a textfile. */
 void manager_arm_metrics(Manager *m, bool now) {
-        if (!m->metrics_timer)
+        if (!m->metrics.timer)
                 return;
-        if (!m->config.metrics_textfile) {
-                sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_OFF);
-                return;
-        }
-        timer_at(m->metrics_timer, now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
+        timer_at(m->metrics.timer, !m->config.metrics_textfile ? USEC_INFINITY
+                                   : now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
 }

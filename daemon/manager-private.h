@@ -8,6 +8,30 @@
 
 #include "manager.h"
 
+/* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
+#define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
+
+/* Bursts of uevents (a memory block comes online as dozens) are one
+ * topology reload, this long after the first. */
+#define TOPOLOGY_SETTLE_USEC (100 * USEC_PER_MSEC)
+/* Reader detection that died is re-created after 1 s, doubling to 5 min. */
+#define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
+#define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
+/* A trigger the kernel logged waits this long for the read event that
+ * names its reader, before it is put down to a reader no watch saw. */
+#define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
+
+/* Reads parked for their exit record (manager-reads.c). */
+#define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)         /* records come 50 µs to 20 ms after the read */
+#define PARK_POLL_USEC (2 * USEC_PER_MSEC)
+#define PARK_LOOKBACK_USEC USEC_PER_SEC                 /* a record received before the event was handled */
+/* The carried counters are saved at most this often (manager-sample.c). */
+#define CARRY_SAVE_USEC USEC_PER_SEC
+/* Container scans (manager-sources.c). */
+#define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
+#define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
+#define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)      /* see manager_container_scan() */
+
 /* What manager_decide() did, for manager_commit() to record. */
 typedef struct Step {
         usec_t now;
@@ -16,9 +40,18 @@ typedef struct Step {
         TransitionKind kind;    /* POLICY (written) or DRY_RUN (would have) */
 } Step;
 
+/* Used across the manager only. */
+/* Leaves the kernel in the configured exit mode. */
+int manager_restore(Manager *m);
+/* Reading a statistics file is harmless now (not a patched kernel in
+ * "auto", where any read turns counting on). */
+bool manager_may_read_stats(const Manager *m);
+/* Something status shows may have changed: if it did (status_fingerprint()),
+ * tell Monitor clients and systemd. */
+void manager_state_changed(Manager *m);
+
 /* manager.c */
 void timer_at(sd_event_source *s, usec_t when);
-bool backend_is_patched(BackendKind b);
 void manager_set_mode(Manager *m, KernelMode mode);
 void manager_update_expected(Manager *m, usec_t now);
 

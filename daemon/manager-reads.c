@@ -40,20 +40,14 @@ bool read_triggered(Manager *m) {
         if (!(m->kernel.mode == KERNEL_MODE_AUTO &&
               (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN)))
                 return false;
-        if (!m->kmsg)
+        if (!m->kauto.kmsg)
                 return m->kernel.auto_state == AUTO_STATE_ARMED;
-        kmsg_monitor_drain(m->kmsg);
-        return m->kmsg_trigger_pending;
+        kmsg_monitor_drain(m->kauto.kmsg);
+        return m->kauto.trigger_pending;
 }
 
 /* Counting is on and known to be: strict, or an auto the kernel's log
  * says a read triggered. */
-static bool counting_for_sure(const Manager *m) {
-        return m->kernel.mode == KERNEL_MODE_STRICT ||
-               (m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_TRIGGERED &&
-                m->kernel.confirmed);
-}
-
 /* ev, named by its exit record e; comm is e's, or a copy that outlives
  * the ring entry. */
 static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
@@ -73,16 +67,16 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         const TaskExit *e;
         usec_t now;
 
-        if (ev->comm || ev->from_exit_record || !m->taskstats || ev->pid <= 0)
+        if (ev->comm || ev->from_exit_record || !m->exits.taskstats || ev->pid <= 0)
                 return;
-        taskstats_drain(m->taskstats);
+        taskstats_drain(m->exits.taskstats);
         now = now_usec(CLOCK_MONOTONIC);
         /* In the first second after boot there is nothing older. */
-        e = taskstats_find(m->taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
+        e = taskstats_find(m->exits.taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
         if (!e)
                 return;
         read_event_name_from(ev, e, e->comm);
-        m->exits_named++;
+        m->exits.named++;
 }
 
 /* The kernel's auto turned counting on by itself: from (armed, or
@@ -91,25 +85,19 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
  * write has moved it on meanwhile. */
 void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader,
                        bool confirmed) {
-        KernelState to = {
-                .mode = KERNEL_MODE_AUTO,
-                .auto_state = AUTO_STATE_TRIGGERED,
-                .confirmed = confirmed,
-                .trigger_cause = cause,
-                .triggered_by = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {},
-        };
+        KernelState to = kernel_state_triggered(cause, reader, confirmed);
         char reason[READER_REF_TEXT_MAX + 128], redacted[READER_REF_TEXT_MAX + 128], who[READER_REF_TEXT_MAX],
                 who_redacted[READER_REF_TEXT_MAX];
 
         if (m->kernel.mode == KERNEL_MODE_AUTO)
                 m->kernel = to;
-        m->kmsg_trigger_pending = false;
-        sd_event_source_set_enabled(m->trigger_timer, SD_EVENT_OFF);
+        m->kauto.trigger_pending = false;
+        timer_at(m->kauto.trigger_timer, USEC_INFINITY);
         policy_on_triggered(&m->engine, cause, reader);
         manager_counting_changed(m, now_usec(CLOCK_MONOTONIC));
         if (cause == CAUSE_ARMED_SAMPLE)
                 return;         /* our own sample: counted in status, not a transition */
-        m->triggers++;
+        m->kauto.triggers++;
         switch (cause) {
         case CAUSE_READ:
         case CAUSE_IGNORED_READ: {
@@ -152,7 +140,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
                 armed = m->kernel;
                 if (read_triggered(m))
-                        manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kmsg != NULL);
+                        manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kauto.kmsg != NULL);
                 policy_on_lost_reads(&m->engine, now);
                 (void) manager_apply(m);
                 return;
@@ -169,18 +157,13 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         triggered = read_triggered(m);
         if (triggered)
                 /* Counting is on in the kernel now, whoever read. */
-                m->kernel = (KernelState) {
-                        .mode = KERNEL_MODE_AUTO,
-                        .auto_state = AUTO_STATE_TRIGGERED,
-                        .confirmed = m->kmsg != NULL,
-                        .trigger_cause = counts ? CAUSE_READ : CAUSE_IGNORED_READ,
-                        .triggered_by = ref,
-                };
+                m->kernel = kernel_state_triggered(counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref,
+                                                   m->kauto.kmsg != NULL);
         if (counts) {
                 policy_on_counted_read(&m->engine, now, &ref);
                 /* A trigger the kernel's log did not confirm is not trusted
                  * to count: the decision writes strict then. */
-                if (!(m->engine.counting && m->engine.have_decision && counting_for_sure(m))) {
+                if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) && kernel_state_counting_for_sure(&m->kernel))) {
                         (void) manager_decide(m, &step);
                         decided = true;
                 }
@@ -191,7 +174,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         id = read_event_identity(ev);
         ref = read_event_ref(ev);
         if (triggered) {
-                manager_triggered(m, &armed, counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kmsg != NULL);
+                manager_triggered(m, &armed, counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kauto.kmsg != NULL);
                 step.from.triggered_by = ref;
         }
         if (counts) {
@@ -250,7 +233,7 @@ void parked_read_free(ParkedRead *p) {
 /* Handles parked read i with what its exit record (or, without one,
  * /proc before it was gone) said, and drops it. */
 static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
-        ParkedRead p = m->parked[i];
+        ParkedRead p = m->exits.parked[i];
         char comm[TASKSTATS_COMM_MAX + 1];
         ReadEvent ev = {
                 .pid = p.pid,
@@ -266,12 +249,12 @@ static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
                 read_event_name_from(&ev, e, comm);
         }
 
-        memmove(m->parked + i, m->parked + i + 1, (m->n_parked - i - 1) * sizeof *m->parked);
-        m->n_parked--;
+        memmove(m->exits.parked + i, m->exits.parked + i + 1, (m->exits.n_parked - i - 1) * sizeof *m->exits.parked);
+        m->exits.n_parked--;
         if (e)
-                m->exits_named++;
+                m->exits.named++;
         else
-                m->exits_missed++;
+                m->exits.missed++;
         manager_handle_read(m, &ev);
         parked_read_free(&p);
 }
@@ -282,29 +265,29 @@ static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
 void manager_resolve_parked(Manager *m) {
         usec_t now = now_usec(CLOCK_MONOTONIC), next = USEC_INFINITY;
 
-        if (m->resolving)
+        if (m->exits.resolving)
                 return;         /* handling a read drained the records: the outer loop goes on */
-        m->resolving = true;
-        for (size_t i = 0; i < m->n_parked;) {
-                const ParkedRead *p = &m->parked[i];
-                const TaskExit *e = taskstats_find(m->taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
+        m->exits.resolving = true;
+        for (size_t i = 0; i < m->exits.n_parked;) {
+                const ParkedRead *p = &m->exits.parked[i];
+                const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
                                                    ? p->since - PARK_LOOKBACK_USEC : 0);
 
-                if (e || !m->taskstats || now >= p->since + PARK_DEADLINE_USEC)
+                if (e || !m->exits.taskstats || now >= p->since + PARK_DEADLINE_USEC)
                         manager_unpark(m, i, e);        /* i is the next one now */
                 else {
                         next = MIN(next, MIN(now + PARK_POLL_USEC, p->since + PARK_DEADLINE_USEC));
                         i++;
                 }
         }
-        m->resolving = false;
-        timer_at(m->park_timer, next);
+        m->exits.resolving = false;
+        timer_at(m->exits.timer, next);
 }
 
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        taskstats_drain(m->taskstats);  /* runs on_task_exits if records came */
+        taskstats_drain(m->exits.taskstats);  /* runs on_task_exits if records came */
         manager_resolve_parked(m);
         return 0;
 }
@@ -312,7 +295,7 @@ int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 void on_task_exits(Taskstats *t, void *userdata) {
         Manager *m = userdata;
 
-        if (m->n_parked > 0)
+        if (m->exits.n_parked > 0)
                 manager_resolve_parked(m);
 }
 
@@ -322,10 +305,10 @@ void on_task_exits(Taskstats *t, void *userdata) {
 static bool manager_park(Manager *m, ReadEvent *ev) {
         ParkedRead p;
 
-        if (!m->taskstats || ev->overflow || ev->pid <= 0 || m->kernel.mode == KERNEL_MODE_AUTO ||
+        if (!m->exits.taskstats || ev->overflow || ev->pid <= 0 || m->kernel.mode == KERNEL_MODE_AUTO ||
             !read_event_exited(ev))
                 return false;
-        if (m->n_parked >= PARKED_MAX)
+        if (m->exits.n_parked >= PARKED_MAX)
                 manager_unpark(m, 0, NULL);     /* the oldest, as it is: bounded memory */
         p = (ParkedRead) {
                 .pid = ev->pid,
@@ -339,8 +322,8 @@ static bool manager_park(Manager *m, ReadEvent *ev) {
                 parked_read_free(&p);
                 return false;   /* handled now, unnamed */
         }
-        m->parked[m->n_parked++] = p;
-        taskstats_drain(m->taskstats);  /* its record may be queued already */
+        m->exits.parked[m->exits.n_parked++] = p;
+        taskstats_drain(m->exits.taskstats);  /* its record may be queued already */
         manager_resolve_parked(m);
         return true;
 }

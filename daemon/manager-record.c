@@ -126,9 +126,9 @@ void manager_state_changed(Manager *m) {
 
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         fp = status_fingerprint(&st);
-        if (fp == m->fingerprint)
+        if (fp == m->clients.fingerprint)
                 return;
-        m->fingerprint = fp;
+        m->clients.fingerprint = fp;
         service_notify_monitors(m, &st);
         (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
 }

@@ -15,21 +15,21 @@
 static NodeTrack *manager_node_track(Manager *m, int id) {
         NodeTrack *a;
 
-        for (size_t i = 0; i < m->n_node_tracks; i++)
-                if (m->node_tracks[i].id == id)
-                        return &m->node_tracks[i];
-        a = reallocarray(m->node_tracks, m->n_node_tracks + 1, sizeof *a);
+        for (size_t i = 0; i < m->counts.n_nodes; i++)
+                if (m->counts.nodes[i].id == id)
+                        return &m->counts.nodes[i];
+        a = reallocarray(m->counts.nodes, m->counts.n_nodes + 1, sizeof *a);
         if (!a)
                 return NULL;
-        m->node_tracks = a;
-        a[m->n_node_tracks] = (NodeTrack){ .id = id };
-        return &a[m->n_node_tracks++];
+        m->counts.nodes = a;
+        a[m->counts.n_nodes] = (NodeTrack){ .id = id };
+        return &a[m->counts.n_nodes++];
 }
 
 /* A source's first reading: from the previous daemon's count, if it left
  * one (carry.h). */
 static void track_begin(Manager *m, CounterTrack *t, int id, const NumaCounters *reading) {
-        const CarrySource *c = carry_state_find(&m->carried, id);
+        const CarrySource *c = carry_state_find(&m->counts.carried, id);
 
         if (c)
                 counter_track_resume(t, reading, &c->continuous, &c->last);
@@ -43,10 +43,23 @@ static void track_feed(Manager *m, CounterTrack *t, int id, const NumaCounters *
                 return;
         }
         if (counter_track_update(t, reading)) {
-                m->external_resets++;
+                m->counts.external_resets++;
                 log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.",
                            what);
         }
+}
+
+/* A reading for track t: the counters before a reset we cause (the next
+ * reading continues from them), or one more reading to follow. */
+static void track_take(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what,
+                       bool reset) {
+        if (!reset) {
+                track_feed(m, t, id, reading, what);
+                return;
+        }
+        if (!t->started)
+                track_begin(m, t, id, reading);
+        counter_track_reset(t, reading);
 }
 
 /* For the next daemon of this boot (carry.h): right at a reset, else at most
@@ -56,31 +69,31 @@ void manager_carry_save(Manager *m, bool now) {
         usec_t t = now_usec(CLOCK_MONOTONIC);
         int r;
 
-        if (m->runtime_fd < 0 || (!now && m->carry_saved_at != 0 && t < m->carry_saved_at + CARRY_SAVE_USEC))
+        if (m->runtime_fd < 0 || (!now && m->counts.carry_saved_at != 0 && t < m->counts.carry_saved_at + CARRY_SAVE_USEC))
                 return;
         s.root = strdup(m->root);
         if (!s.root)
                 return;
-        snprintf(s.boot_id, sizeof s.boot_id, "%s", m->boot_id);
-        if (m->vmstat_track.started) {
+        snprintf(s.boot_id, sizeof s.boot_id, "%s", m->counts.boot_id);
+        if (m->counts.vmstat.started) {
                 CarrySource *c = &s.sources[s.n++];
 
-                *c = (CarrySource) { .id = CARRY_VMSTAT, .last = m->vmstat_track.last };
-                counter_track_continuous(&m->vmstat_track, &c->continuous);
+                *c = (CarrySource) { .id = CARRY_VMSTAT, .last = m->counts.vmstat.last };
+                counter_track_continuous(&m->counts.vmstat, &c->continuous);
         }
-        for (size_t i = 0; i < m->n_node_tracks && s.n < CARRY_SOURCES_MAX; i++) {
+        for (size_t i = 0; i < m->counts.n_nodes && s.n < CARRY_SOURCES_MAX; i++) {
                 CarrySource *c;
 
-                if (!m->node_tracks[i].track.started)
+                if (!m->counts.nodes[i].track.started)
                         continue;
                 c = &s.sources[s.n++];
-                *c = (CarrySource) { .id = m->node_tracks[i].id, .last = m->node_tracks[i].track.last };
-                counter_track_continuous(&m->node_tracks[i].track, &c->continuous);
+                *c = (CarrySource) { .id = m->counts.nodes[i].id, .last = m->counts.nodes[i].track.last };
+                counter_track_continuous(&m->counts.nodes[i].track, &c->continuous);
         }
         r = carry_state_save(m->runtime_fd, &s);
-        if (r < 0 && m->carry_saved_at == 0)
+        if (r < 0 && m->counts.carry_saved_at == 0)
                 log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", m->runtime_dir);
-        m->carry_saved_at = t;
+        m->counts.carry_saved_at = t;
 }
 
 /* One sample of the statistics files: the allocation rate from the
@@ -97,36 +110,30 @@ void manager_sample(Manager *m, bool reset) {
         if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
                 return;
         r = stats_read_vmstat(m->root, &vs);
-        m->samples++;
+        m->counts.samples++;
         /* The rate is per the clock at the reading, not a timer's schedule:
          * a late wakeup must not inflate it. */
         now = now_usec(CLOCK_MONOTONIC);
-        if (r >= 0 && !vs.has_pgalloc && !m->rate_error) {
+        if (r >= 0 && !vs.has_pgalloc && !m->counts.rate_error) {
                 /* Said once: it will not change while the kernel runs. */
-                m->rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
+                m->counts.rate_error = strdup("no pgalloc_* lines in /proc/vmstat (a kernel without "
                                        "CONFIG_VM_EVENT_COUNTERS): allocation rate unknown, "
                                        "auto keeps counting on");
-                log_warning("%s.", m->rate_error);
+                log_warning("%s.", m->counts.rate_error);
         }
-        if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->rate, now, vs.pgalloc, 3 * m->config.interval))
-                policy_on_rate(&m->engine, now, m->rate.rate);
+        if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval))
+                policy_on_rate(&m->engine, now, m->counts.rate.rate);
         if (r >= 0 && vs.has_pgalloc)
-                ledger_sample(&m->ledger, vs.pgalloc);
+                ledger_sample(&m->counts.ledger, vs.pgalloc);
 
         /* While the kernel does not count, the counters stay frozen at zero:
          * nothing to follow until counting is back. */
         if (!counters)
                 return;
-        if (r >= 0 && vs.has_numa) {
-                if (reset) {
-                        if (!m->vmstat_track.started)
-                                track_begin(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa);
-                        counter_track_reset(&m->vmstat_track, &vs.numa);
-                } else
-                        track_feed(m, &m->vmstat_track, CARRY_VMSTAT, &vs.numa, "/proc/vmstat");
-        }
-        for (size_t i = 0; i < m->topology.n_nodes; i++) {
-                int id = m->topology.nodes[i].id;
+        if (r >= 0 && vs.has_numa)
+                track_take(m, &m->counts.vmstat, CARRY_VMSTAT, &vs.numa, "/proc/vmstat", reset);
+        for (size_t i = 0; i < m->hotplug.topology.n_nodes; i++) {
+                int id = m->hotplug.topology.nodes[i].id;
                 NodeTrack *nt = manager_node_track(m, id);
                 NumaCounters c;
                 char what[32];
@@ -134,15 +141,10 @@ void manager_sample(Manager *m, bool reset) {
                 if (!nt || stats_read_node_numastat(m->root, id, &c) < 0)
                         continue;
                 snprintf(what, sizeof what, "node%d", id);
-                if (reset) {
-                        if (!nt->track.started)
-                                track_begin(m, &nt->track, id, &c);
-                        counter_track_reset(&nt->track, &c);
-                } else
-                        track_feed(m, &nt->track, id, &c, what);
+                track_take(m, &nt->track, id, &c, what, reset);
         }
         if (reset)
-                m->counter_resets++;
+                m->counts.resets++;
         manager_carry_save(m, reset);
 }
 
@@ -160,7 +162,7 @@ void manager_refresh_zones(Manager *m) {
         int r;
 
         if (!manager_may_read_stats(m)) {
-                m->zones_stale = true;
+                m->hotplug.zones_stale = true;
                 return;
         }
         r = stats_read_zoneinfo(m->root, &z, &n);
@@ -168,10 +170,10 @@ void manager_refresh_zones(Manager *m) {
                 log_debug_errno(r, "Cannot read counter precision from /proc/zoneinfo: %m");
                 return;
         }
-        free(m->zones);
-        m->zones = z;
-        m->n_zones = n;
-        m->zones_stale = false;
+        free(m->hotplug.zones);
+        m->hotplug.zones = z;
+        m->hotplug.n_zones = n;
+        m->hotplug.zones_stale = false;
 }
 
 /* ---- sampling ---- */
@@ -184,7 +186,7 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
          * meter keeps its last reading, so the next one gives the average. */
         manager_sample(m, false);
         /* Our reads queued events of our own; out of the way before deciding. */
-        (void) readers_flush(m->readers);
+        (void) readers_flush(m->watch.source);
         (void) manager_apply(m);
 
         /* Keep the cadence; after a stall, do not catch up in a burst. */
@@ -207,25 +209,23 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 
         if (!(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED))
                 return 0;
-        m->sampling = true;
-        m->sample_triggered = false;
+        m->kauto.sampling = true;
+        m->kauto.sample_triggered = false;
         m->kernel.auto_state = AUTO_STATE_TRIGGERED;    /* by the read below */
         manager_sample(m, false);
-        kmsg_monitor_drain(m->kmsg);
-        m->sampling = false;
-        (void) readers_flush(m->readers);
-        m->armed_samples++;
-        manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kmsg && m->sample_triggered);
+        kmsg_monitor_drain(m->kauto.kmsg);
+        m->kauto.sampling = false;
+        (void) readers_flush(m->watch.source);
+        m->kauto.armed_samples++;
+        manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kauto.kmsg && m->kauto.sample_triggered);
         (void) manager_apply(m);
         return 0;
 }
 
 void manager_arm_armed_sampling(Manager *m, usec_t now) {
-        if (m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO) {
-                sd_event_source_set_enabled(m->armed_timer, SD_EVENT_OFF);
-                return;
-        }
-        timer_at(m->armed_timer, now + m->config.armed_interval);
+        timer_at(m->kauto.armed_timer, m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO
+                                               ? USEC_INFINITY
+                                               : now + m->config.armed_interval);
 }
 
 int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -247,14 +247,14 @@ void manager_load_carried(Manager *m) {
 
         if (root_read_file(m->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
                 boot[strcspn(boot, "\n")] = '\0';
-                snprintf(m->boot_id, sizeof m->boot_id, "%s", boot);
+                snprintf(m->counts.boot_id, sizeof m->counts.boot_id, "%s", boot);
         }
         if (m->runtime_fd < 0)
                 return;
-        r = carry_state_load(m->runtime_fd, m->root, m->boot_id, &m->carried, &why);
+        r = carry_state_load(m->runtime_fd, m->root, m->counts.boot_id, &m->counts.carried, &why);
         if (r == -EPERM)
                 log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", m->runtime_dir,
                             CARRY_FILE, why ? why : "refused");
         else if (r >= 0)
-                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->carried.n);
+                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->counts.carried.n);
 }

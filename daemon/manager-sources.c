@@ -61,21 +61,30 @@ unsigned rules_fields(const Config *c) {
 
 /* Reader detection lost (what: why, before error's text): the policy goes
  * blind (auto keeps counting on) until a new group works and marks. */
-static void manager_readers_lost(Manager *m, int error, const char *what) {
-        usec_t delay = m->readers_backoff;
+/* The next try, after the back-off (which doubles, up to its bound).
+ * Returns the delay. */
+static usec_t readers_schedule_retry(Manager *m) {
+        usec_t delay = m->watch.backoff;
 
-        m->readers = readers_free(m->readers);
-        set_source_error(&m->readers_error, error, "%s: %m; retrying", what);
-        m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
-        m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
+        m->watch.backoff = MIN(m->watch.backoff * 2, READERS_RETRY_MAX_USEC);
+        m->watch.retry_at = now_usec(CLOCK_REALTIME) + delay;
+        timer_at(m->watch.timer, now_usec(CLOCK_MONOTONIC) + delay);
+        return delay;
+}
+
+static void manager_readers_lost(Manager *m, int error, const char *what) {
+        usec_t delay;
+
+        m->watch.source = readers_free(m->watch.source);
+        set_source_error(&m->watch.error, error, "%s: %m; retrying", what);
+        delay = readers_schedule_retry(m);
         log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",
                     delay / USEC_PER_SEC);
-        timer_at(m->readers_timer, now_usec(CLOCK_MONOTONIC) + delay);
         (void) manager_apply(m);
 }
 
 static void on_readers_failed(Readers *r, int error, void *userdata) {
-        manager_readers_lost(userdata, error, "reader detection failed (fanotify: %m)");
+        manager_readers_lost(userdata, error, "reader detection failed");
 }
 
 int manager_watch(Manager *m) {
@@ -83,21 +92,21 @@ int manager_watch(Manager *m) {
         _cleanup_free_ pid_t *containers = NULL;
         int r;
 
-        if (!m->readers)
+        if (!m->watch.source)
                 return 0;
-        readers_set_early_fields(m->readers, rules_fields(&m->config));
+        readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         /* Under systemd's ProtectKernelTunables= (or in any private mount
          * namespace) our /proc may be a procfs of our own: readers read the
          * one pid 1's namespace has. Marked too; the same inode only once. */
         if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
                 return log_oom();
         /* Containers' own procfs, as one of their processes sees it. */
-        containers = calloc(m->instances.n ?: 1, sizeof *containers);
+        containers = calloc(m->containers.instances.n ?: 1, sizeof *containers);
         if (!containers)
                 return log_oom();
-        for (size_t i = 0; i < m->instances.n; i++)
-                containers[i] = m->instances.items[i].pid;
-        r = readers_watch(m->readers, m->root, m->config.watch, views, containers, m->instances.n);
+        for (size_t i = 0; i < m->containers.instances.n; i++)
+                containers[i] = m->containers.instances.items[i].pid;
+        r = readers_watch(m->watch.source, m->root, m->config.watch, views, containers, m->containers.instances.n);
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
@@ -113,24 +122,21 @@ int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         int r;
 
-        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->watch.source);
         if (r < 0) {
-                usec_t delay = m->readers_backoff;
+                usec_t delay = readers_schedule_retry(m);
 
-                m->readers_backoff = MIN(m->readers_backoff * 2, READERS_RETRY_MAX_USEC);
-                m->readers_retry_at = now_usec(CLOCK_REALTIME) + delay;
                 log_warning_errno(r, "Cannot re-create reader detection (fanotify: %m); next try in %" PRIu64 " s.",
                                   delay / USEC_PER_SEC);
-                timer_at(s, now_usec(CLOCK_MONOTONIC) + delay);
                 manager_state_changed(m);
                 return 0;
         }
         if (manager_watch(m) < 0)
                 return 0;       /* lost again: manager_readers_lost() set the next try */
         log_notice("Reader detection is back.");
-        m->readers_error = mfree(m->readers_error);
-        m->readers_retry_at = 0;
-        m->readers_backoff = READERS_RETRY_MIN_USEC;
+        m->watch.error = mfree(m->watch.error);
+        m->watch.retry_at = 0;
+        m->watch.backoff = READERS_RETRY_MIN_USEC;
         (void) manager_apply(m);
         return 0;
 }
@@ -146,19 +152,19 @@ static bool topology_same_nodes(const Topology *a, const Topology *b) {
 
 int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        bool rewatch = m->topology_nodes_changed, cpus = m->topology_cpus_changed;
+        bool rewatch = m->hotplug.nodes_changed, cpus = m->hotplug.cpus_changed;
         Topology t;
         int r;
 
-        m->topology_nodes_changed = m->topology_cpus_changed = false;
-        m->topology_reloads++;
+        m->hotplug.nodes_changed = m->hotplug.cpus_changed = false;
+        m->hotplug.reloads++;
         r = topology_load(m->root, &t);
         if (r < 0)
                 log_warning_errno(r, "Cannot re-read the NUMA topology: %m");
         else {
-                rewatch = rewatch || !topology_same_nodes(&t, &m->topology);
-                topology_done(&m->topology);
-                m->topology = t;
+                rewatch = rewatch || !topology_same_nodes(&t, &m->hotplug.topology);
+                topology_done(&m->hotplug.topology);
+                m->hotplug.topology = t;
         }
         if (rewatch)
                 (void) manager_watch(m);        /* a node's files came or went */
@@ -173,16 +179,16 @@ static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
         int enabled = SD_EVENT_OFF;
 
         log_debug("Kernel uevent: %s %s.", ev->action, ev->devpath);
-        m->topology_changes++;
-        m->topology_changed_at = now_usec(CLOCK_REALTIME);
+        m->hotplug.changes++;
+        m->hotplug.changed_at = now_usec(CLOCK_REALTIME);
         if (ev->subsystem == UEVENT_NODE)
-                m->topology_nodes_changed = true;
+                m->hotplug.nodes_changed = true;
         if (ev->subsystem == UEVENT_CPU)
-                m->topology_cpus_changed = true;
+                m->hotplug.cpus_changed = true;
         /* A burst (memory blocks come online by the dozen) is one reload. */
-        (void) sd_event_source_get_enabled(m->topology_timer, &enabled);
+        (void) sd_event_source_get_enabled(m->hotplug.timer, &enabled);
         if (enabled == SD_EVENT_OFF) {
-                timer_at(m->topology_timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
+                timer_at(m->hotplug.timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
         }
 }
 
@@ -206,12 +212,12 @@ static void mark_ns(uint64_t ns, pid_t pid, void *userdata) {
 }
 
 static void manager_mark_namespaces(Manager *m) {
-        NsMarking k = { .w = m->mounts };
+        NsMarking k = { .w = m->containers.mounts };
 
-        if (!m->mounts)
+        if (!m->containers.mounts)
                 return;
         if (proc_namespaces_each("/proc", mark_ns, &k) >= 0)
-                mount_watch_retain(m->mounts, k.seen, k.n);
+                mount_watch_retain(m->containers.mounts, k.seen, k.n);
         free(k.seen);
 }
 
@@ -235,41 +241,41 @@ static bool manager_find_containers(Manager *m) {
                 skip[n_skip++] = (uint64_t) st.st_dev;
         if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
                 skip[n_skip++] = (uint64_t) st.st_dev;
-        r = proc_instances_scan("/proc", skip, n_skip, &m->instances, &found);
+        r = proc_instances_scan("/proc", skip, n_skip, &m->containers.instances, &found);
         /* New ones were found by the mount event; older ones keep how they
          * were found (proc_instances_scan() carried it over). */
-        if (r >= 0 && m->scan_for_mount)
+        if (r >= 0 && m->containers.for_mount)
                 for (size_t i = 0; i < found.n; i++)
-                        if (!proc_instances_have(&m->instances, found.items[i].dev))
+                        if (!proc_instances_have(&m->containers.instances, found.items[i].dev))
                                 found.items[i].by_mount_event = true;
-        m->scan_for_mount = false;
+        m->containers.for_mount = false;
         manager_mark_namespaces(m);
-        m->scans++;
-        m->scan_cost = now_usec(CLOCK_MONOTONIC) - t0;
-        m->scanned_at = now_usec(CLOCK_REALTIME);
+        m->containers.scans++;
+        m->containers.cost = now_usec(CLOCK_MONOTONIC) - t0;
+        m->containers.scanned_at = now_usec(CLOCK_REALTIME);
         if (r < 0) {
                 log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
                 return false;
         }
-        if (proc_instances_same(&found, &m->instances)) {
+        if (proc_instances_same(&found, &m->containers.instances)) {
                 /* The same superblocks; the processes that show them may differ. */
-                proc_instances_done(&m->instances);
-                m->instances = found;
+                proc_instances_done(&m->containers.instances);
+                m->containers.instances = found;
                 return false;
         }
         for (size_t i = 0; i < found.n; i++) {
                 _cleanup_free_ char *comm = NULL;
 
-                if (proc_instances_have(&m->instances, found.items[i].dev))
+                if (proc_instances_have(&m->containers.instances, found.items[i].dev))
                         continue;
                 comm = cescape(found.items[i].comm ?: "");
                 log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
                          major(found.items[i].dev), minor(found.items[i].dev), strnull(comm), found.items[i].pid);
         }
-        if (found.n < m->instances.n)
-                log_info("%zu container procfs instance(s) gone.", m->instances.n - found.n);
-        proc_instances_done(&m->instances);
-        m->instances = found;
+        if (found.n < m->containers.instances.n)
+                log_info("%zu container procfs instance(s) gone.", m->containers.instances.n - found.n);
+        proc_instances_done(&m->containers.instances);
+        m->containers.instances = found;
         return true;
 }
 
@@ -278,17 +284,17 @@ static bool manager_find_containers(Manager *m) {
 static void on_mounts(MountWatch *w, void *userdata) {
         Manager *m = userdata;
 
-        if (manager_container_scan(m) == 0 || !m->readers)
+        if (manager_container_scan(m) == 0 || !m->watch.source)
                 return;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
         /* Settle, but not forever: a user mounting and unmounting in a loop
          * must not push the scan away. It runs at most MOUNT_SCAN_DEADLINE_USEC
          * after the first event of a burst. */
-        if (!m->scan_for_mount)
-                m->mount_burst_since = now;
-        m->scan_for_mount = true;
-        timer_at(m->scan_timer, MIN(now + MOUNT_SETTLE_USEC, m->mount_burst_since + MOUNT_SCAN_DEADLINE_USEC));
+        if (!m->containers.for_mount)
+                m->containers.burst_since = now;
+        m->containers.for_mount = true;
+        timer_at(m->containers.timer, MIN(now + MOUNT_SETTLE_USEC, m->containers.burst_since + MOUNT_SCAN_DEADLINE_USEC));
 }
 
 /* Scans, and re-marks if containers came or went. */
@@ -309,35 +315,33 @@ int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* The next scan, container_scan from now; none when it is 0. */
 void manager_arm_scan(Manager *m) {
-        if (!m->scan_timer)
+        if (!m->containers.timer)
                 return;
-        if (manager_container_scan(m) == 0 || !m->readers) {
-                sd_event_source_set_enabled(m->scan_timer, SD_EVENT_OFF);
-                return;
-        }
-        timer_at(m->scan_timer, now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
+        timer_at(m->containers.timer, manager_container_scan(m) == 0 || !m->watch.source
+                                              ? USEC_INFINITY
+                                              : now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
 }
 
 /* Exit records name readers gone before we looked ([readers] exit_records). */
 void manager_start_taskstats(Manager *m) {
         int r;
 
-        m->taskstats_error = mfree(m->taskstats_error);
-        if (!m->config.exit_records || m->taskstats)
+        m->exits.error = mfree(m->exits.error);
+        if (!m->config.exit_records || m->exits.taskstats)
                 return;
-        r = taskstats_new(m->event, on_task_exits, m, &m->taskstats);
+        r = taskstats_new(m->event, on_task_exits, m, &m->exits.taskstats);
         if (r < 0) {
-                set_source_error(&m->taskstats_error, r, "taskstats unavailable: %m%s",
+                set_source_error(&m->exits.error, r, "taskstats unavailable: %m%s",
                                  r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
                 log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
                                   "looked at stay unnamed.");
-                m->taskstats = NULL;
+                m->exits.taskstats = NULL;
         }
 }
 
 void manager_stop_taskstats(Manager *m) {
-        m->taskstats = taskstats_free(m->taskstats);
-        m->taskstats_error = mfree(m->taskstats_error);
+        m->exits.taskstats = taskstats_free(m->exits.taskstats);
+        m->exits.error = mfree(m->exits.error);
         manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
 }
 
@@ -346,20 +350,20 @@ void manager_start_sources(Manager *m) {
 
         manager_resolve_rules(m);
 
-        r = readers_new(m->event, on_read, on_readers_failed, m, &m->readers);
+        r = readers_new(m->event, on_read, on_readers_failed, m, &m->watch.source);
         if (r < 0) {
-                set_source_error(&m->readers_error, r, "fanotify unavailable: %m%s",
+                set_source_error(&m->watch.error, r, "fanotify unavailable: %m%s",
                                  r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
                 log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
                                      "policy auto cannot see readers and keeps counting on.");
-                m->readers = NULL;
+                m->watch.source = NULL;
         } else {
-                r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
+                r = mount_watch_new(m->event, on_mounts, m, &m->containers.mounts);
                 if (r < 0) {
-                        set_source_error(&m->mounts_error, r, "mount events unavailable: %m%s",
+                        set_source_error(&m->containers.mounts_error, r, "mount events unavailable: %m%s",
                                          r == -EINVAL ? " (kernel < 6.14)" : "");
                         log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
-                        m->mounts = NULL;
+                        m->containers.mounts = NULL;
                 }
                 if (manager_container_scan(m) > 0) {
                         (void) manager_find_containers(m);
@@ -370,21 +374,21 @@ void manager_start_sources(Manager *m) {
 
         /* The kernel's log says when a patched kernel's auto triggers. */
         if (backend_is_patched(m->backend)) {
-                r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kmsg);
+                r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kauto.kmsg);
                 if (r < 0) {
                         log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "
                                           "triggered at any read event.");
-                        m->kmsg = NULL;
+                        m->kauto.kmsg = NULL;
                 }
         }
 
         manager_start_taskstats(m);
         manager_arm_metrics(m, true);
 
-        r = uevent_monitor_new(m->event, on_uevent, m, &m->uevents);
+        r = uevent_monitor_new(m->event, on_uevent, m, &m->hotplug.uevents);
         if (r < 0) {
-                set_source_error(&m->uevents_error, r, "uevent socket unavailable: %m");
+                set_source_error(&m->hotplug.uevents_error, r, "uevent socket unavailable: %m");
                 log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
-                m->uevents = NULL;
+                m->hotplug.uevents = NULL;
         }
 }

@@ -43,10 +43,6 @@ bool manager_counting(const Manager *m) {
         return kernel_state_counting(&m->kernel);
 }
 
-bool backend_is_patched(BackendKind b) {
-        return b == BACKEND_NUMA_STATS_MODE || b == BACKEND_VMSTAT_MODE;
-}
-
 bool manager_may_read_stats(const Manager *m) {
         /* Any read of a statistics file turns an armed auto on; one that
          * is on already, nothing more can. */
@@ -78,7 +74,7 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
                 .sustain = m->config.sustain,
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
-                .readers_unseen = !m->readers,
+                .readers_unseen = !m->watch.source,
                 .realtime_offset = m->realtime_offset,
         };
 }
@@ -92,7 +88,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                 return log_oom();
         /* Before anything can fail: manager_free() closes what is >= 0. */
         m->runtime_fd = -1;
-        m->socket_file = SOCKET_FILE_NULL;
+        m->clients.socket_file = SOCKET_FILE_NULL;
         m->config = *config;
         *config = (Config){};
 
@@ -119,7 +115,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->initial_mode = KERNEL_MODE_UNKNOWN;
         m->kernel = (KernelState) { .mode = KERNEL_MODE_UNKNOWN };
         m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
-        m->readers_backoff = READERS_RETRY_MIN_USEC;
+        m->watch.backoff = READERS_RETRY_MIN_USEC;
         policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
 
         r = sd_event_default(&m->event);
@@ -136,50 +132,48 @@ Manager *manager_free(Manager *m) {
         /* First the exit path (once), which disconnects every client and so
          * empties the Monitor list through on_disconnect; only then free. */
         (void) manager_shutdown(m);
-        for (size_t i = 0; i < m->n_monitors; i++)
-                varlink_unref(m->monitors[i]);
-        free(m->monitors);
-        for (size_t i = 0; i < m->n_holds; i++)
-                hold_free(m->holds[i]);
-        free(m->holds);
-        varlink_server_unref(m->varlink);
+        service_done(m);
+        for (size_t i = 0; i < m->clients.n_holds; i++)
+                hold_free(m->clients.holds[i]);
+        free(m->clients.holds);
+        varlink_server_unref(m->clients.varlink);
         if (m->runtime_fd >= 0)
                 close(m->runtime_fd);
         free(m->runtime_dir);
         free(m->runtime_error);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
-        sd_event_source_disable_unref(m->topology_timer);
-        sd_event_source_disable_unref(m->readers_timer);
-        sd_event_source_disable_unref(m->trigger_timer);
-        sd_event_source_disable_unref(m->armed_timer);
-        sd_event_source_disable_unref(m->park_timer);
-        sd_event_source_disable_unref(m->scan_timer);
-        sd_event_source_disable_unref(m->metrics_timer);
-        free(m->metrics_last);
-        free(m->metrics_path);
-        free(m->metrics_error);
-        mount_watch_free(m->mounts);
-        free(m->mounts_error);
-        proc_instances_done(&m->instances);
-        carry_state_done(&m->carried);
-        for (size_t i = 0; i < m->n_parked; i++)
-                parked_read_free(&m->parked[i]);
-        taskstats_free(m->taskstats);
-        free(m->taskstats_error);
-        kmsg_monitor_free(m->kmsg);
-        readers_free(m->readers);
-        uevent_monitor_free(m->uevents);
+        sd_event_source_disable_unref(m->hotplug.timer);
+        sd_event_source_disable_unref(m->watch.timer);
+        sd_event_source_disable_unref(m->kauto.trigger_timer);
+        sd_event_source_disable_unref(m->kauto.armed_timer);
+        sd_event_source_disable_unref(m->exits.timer);
+        sd_event_source_disable_unref(m->containers.timer);
+        sd_event_source_disable_unref(m->metrics.timer);
+        free(m->metrics.last);
+        free(m->metrics.path);
+        free(m->metrics.error);
+        mount_watch_free(m->containers.mounts);
+        free(m->containers.mounts_error);
+        proc_instances_done(&m->containers.instances);
+        carry_state_done(&m->counts.carried);
+        for (size_t i = 0; i < m->exits.n_parked; i++)
+                parked_read_free(&m->exits.parked[i]);
+        taskstats_free(m->exits.taskstats);
+        free(m->exits.error);
+        kmsg_monitor_free(m->kauto.kmsg);
+        readers_free(m->watch.source);
+        uevent_monitor_free(m->hotplug.uevents);
         readertab_done(&m->readertab);
         history_done(&m->history);
-        topology_done(&m->topology);
-        free(m->zones);
-        free(m->node_tracks);
+        topology_done(&m->hotplug.topology);
+        free(m->hotplug.zones);
+        free(m->counts.nodes);
         config_done(&m->config);
         free(m->config_error);
-        free(m->readers_error);
-        free(m->uevents_error);
-        free(m->rate_error);
+        free(m->watch.error);
+        free(m->hotplug.uevents_error);
+        free(m->counts.rate_error);
         free(m->last_error.message);
         free(m->root);
         free(m->config_path);
@@ -242,21 +236,21 @@ int manager_reload(Manager *m, char **ret_error) {
         m->dry_run = effective_dry_run(m);
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
                  policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
-        if (m->readers)
-                readers_set_early_fields(m->readers, rules_fields(&m->config));
+        if (m->watch.source)
+                readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         manager_resolve_rules(m);
-        if (!streq_ptr(m->metrics_path, m->config.metrics_textfile))
+        if (!streq_ptr(m->metrics.path, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_arm_metrics(m, true);
-        if (manager_container_scan(m) == 0 && m->instances.n > 0) {
-                proc_instances_done(&m->instances);
+        if (manager_container_scan(m) == 0 && m->containers.instances.n > 0) {
+                proc_instances_done(&m->containers.instances);
                 rewatch = true;
-        } else if (manager_container_scan(m) > 0 && m->readers)
+        } else if (manager_container_scan(m) > 0 && m->watch.source)
                 manager_scan_containers(m);     /* re-marks if the set changed */
         manager_arm_scan(m);
-        if (m->config.exit_records && !m->taskstats)
+        if (m->config.exit_records && !m->exits.taskstats)
                 manager_start_taskstats(m);
-        else if (!m->config.exit_records && m->taskstats)
+        else if (!m->config.exit_records && m->exits.taskstats)
                 manager_stop_taskstats(m);
         if (rewatch)
                 (void) manager_watch(m);
@@ -288,7 +282,7 @@ static int manager_listen(Manager *m) {
         for (int i = 0; i < n; i++) {
                 int fd = SD_LISTEN_FDS_START + i;
                 if (n == 1 || streq_ptr(names[i], "varlink")) {
-                        r = varlink_server_listen_fd(m->varlink, fd);
+                        r = varlink_server_listen_fd(m->clients.varlink, fd);
                         if (r < 0)
                                 log_error_errno(r, "Cannot listen on the socket systemd passed: %m");
                         strv_free(names);
@@ -300,7 +294,7 @@ static int manager_listen(Manager *m) {
         }
         strv_free(names);
 
-        return socket_file_listen(&m->socket_file, m->varlink, path, 0666);
+        return socket_file_listen(&m->clients.socket_file, m->clients.varlink, path, 0666);
 }
 
 /* ---- life cycle ---- */
@@ -433,7 +427,7 @@ int manager_start(Manager *m) {
                 return r;
         manager_load_carried(m);
 
-        r = topology_load(m->root, &m->topology);
+        r = topology_load(m->root, &m->hotplug.topology);
         if (r < 0)
                 log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
 
@@ -464,19 +458,19 @@ int manager_start(Manager *m) {
         } timers[] = {
                 { &m->sample_timer, on_sample, "sample" },
                 { &m->deadline_timer, on_deadline, "policy-deadline" },
-                { &m->topology_timer, on_topology_settled, "topology-settle" },
-                { &m->readers_timer, on_readers_retry, "readers-retry" },
-                { &m->trigger_timer, on_trigger_settled, "trigger-settle" },
-                { &m->armed_timer, on_armed_sample, "armed-sample" },
-                { &m->park_timer, on_park_timer, "park" },
-                { &m->scan_timer, on_scan_timer, "container-scan" },
-                { &m->metrics_timer, on_metrics_timer, "metrics" },
+                { &m->hotplug.timer, on_topology_settled, "topology-settle" },
+                { &m->watch.timer, on_readers_retry, "readers-retry" },
+                { &m->kauto.trigger_timer, on_trigger_settled, "trigger-settle" },
+                { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
+                { &m->exits.timer, on_park_timer, "park" },
+                { &m->containers.timer, on_scan_timer, "container-scan" },
+                { &m->metrics.timer, on_metrics_timer, "metrics" },
         };
         r = 0;
         for (size_t i = 0; i < ELEMENTSOF(timers) && r >= 0; i++)
                 r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
         if (r >= 0)
-                r = sd_event_source_set_time_accuracy(m->scan_timer, USEC_PER_SEC);  /* not urgent: coalesce */
+                r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         r = sd_event_set_watchdog(m->event, true);
@@ -491,8 +485,8 @@ int manager_start(Manager *m) {
 int manager_run(Manager *m) {
         int r, k;
 
-        on_time_start(&m->on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
-        m->ledger.counting = manager_counting(m);       /* its origin: the first sample */
+        on_time_start(&m->counts.on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
+        m->counts.ledger.counting = manager_counting(m);       /* its origin: the first sample */
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in
@@ -520,7 +514,7 @@ int manager_shutdown(Manager *m) {
 
         /* Only a daemon that took the kernel over gives it back: one that
          * failed to start (a second daemon, say) must not touch it. */
-        if (m->engine.have_decision) {
+        if (policy_have_decision(&m->engine)) {
                 /* The counts up to now, for the next daemon of this boot. */
                 manager_sample(m, false);
                 manager_carry_save(m, true);
@@ -530,9 +524,9 @@ int manager_shutdown(Manager *m) {
                 if (r >= 0 && m->runtime_fd >= 0)
                         (void) restore_state_remove(m->runtime_fd);
         }
-        if (m->varlink)
-                varlink_server_shutdown(m->varlink);   /* every client, Monitor ones too */
-        socket_file_remove(&m->socket_file);
+        if (m->clients.varlink)
+                varlink_server_shutdown(m->clients.varlink);   /* every client, Monitor ones too */
+        socket_file_remove(&m->clients.socket_file);
         manager_metrics_remove(m);
         return r;
 }

@@ -37,19 +37,6 @@
 #include "varlink-client.h"
 #include "varlink-server.h"
 
-/* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
-#define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
-
-/* Bursts of uevents (a memory block comes online as dozens) are one
- * topology reload, this long after the first. */
-#define TOPOLOGY_SETTLE_USEC (100 * USEC_PER_MSEC)
-/* Reader detection that died is re-created after 1 s, doubling to 5 min. */
-#define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
-#define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
-/* A trigger the kernel logged waits this long for the read event that
- * names its reader, before it is put down to a reader no watch saw. */
-#define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
-
 #define DEFAULT_RUNTIME_DIR "/run/numastatd"
 
 /* The runtime directory: the option's, else systemd's RUNTIME_DIRECTORY=
@@ -66,12 +53,6 @@ typedef struct ManagerOptions {
 
 /* A read whose reader had exited, waiting for its exit record. */
 #define PARKED_MAX 64
-#define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)  /* records come 50 µs to 20 ms after the read */
-#define PARK_POLL_USEC (2 * USEC_PER_MSEC)
-#define PARK_LOOKBACK_USEC USEC_PER_SEC         /* a record received before the event was handled */
-#define CARRY_SAVE_USEC USEC_PER_SEC     /* the carried counters, saved at most this often */
-#define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)  /* a container's mounts come in a burst */
-#define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 typedef struct ParkedRead {
         pid_t pid;
         usec_t since;           /* CLOCK_MONOTONIC, when the event was handled */
@@ -80,6 +61,120 @@ typedef struct ParkedRead {
         bool has_uid;
         uid_t uid;
 } ParkedRead;
+
+/* Reader detection: the fanotify source, and its retry when it fails
+ * (manager-sources.c). */
+typedef struct ReaderWatch {
+        Readers *source;                /* NULL: reader detection unavailable (or died) */
+        char *error;
+        usec_t backoff;                 /* the next retry's delay after a failure */
+        uint64_t retry_at;              /* CLOCK_REALTIME µs, for status; 0: no retry pending */
+        sd_event_source *timer;
+} ReaderWatch;
+
+/* The topology and the counters' precision, re-read after hotplug
+ * (manager-sources.c). */
+typedef struct Hotplug {
+        Topology topology;
+        uint64_t changes;               /* uevents about CPUs, memory, nodes */
+        uint64_t reloads;
+        uint64_t changed_at;            /* CLOCK_REALTIME µs, 0: never */
+        bool nodes_changed;             /* a node uevent since the last reload: re-mark files */
+        bool cpus_changed;              /* a CPU uevent since the last reload: re-read precision */
+        sd_event_source *timer;
+        ZoneThreshold *zones;           /* counter precision, from /proc/zoneinfo */
+        size_t n_zones;
+        bool zones_stale;               /* CPUs changed while we could not read zoneinfo */
+        UeventMonitor *uevents;
+        char *uevents_error;
+} Hotplug;
+
+/* What the patched kernel's auto is doing, as its log and our samples tell
+ * (manager-apply.c, manager-reads.c, manager-sample.c). */
+typedef struct KernelAuto {
+        KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
+        bool trigger_pending;           /* the log said "on read"; no read event has claimed it yet */
+        sd_event_source *trigger_timer; /* ...until TRIGGER_SETTLE_USEC after */
+        bool sampling;                  /* our own armed sample is reading */
+        bool sample_triggered;          /* ...and the log said it triggered */
+        sd_event_source *armed_timer;   /* the next armed sample */
+        bool arm_deferred;              /* arming waits for queued read events */
+        bool have_deferred;
+        Decision deferred;              /* ...and the decision that wanted it, for the record */
+        uint64_t arms;                  /* every arm (coarse, then auto) */
+        uint64_t rearms;                /* arms of a triggered auto */
+        uint64_t armed_samples;
+        uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
+} KernelAuto;
+
+/* Readers gone before we looked, named from their exit records (see
+ * manager_park(), manager-reads.c). */
+typedef struct ExitNaming {
+        Taskstats *taskstats;           /* NULL: off, or unavailable */
+        char *error;                    /* why unavailable, if it is */
+        ParkedRead parked[PARKED_MAX];  /* oldest first */
+        size_t n_parked;
+        bool resolving;                 /* manager_resolve_parked() runs */
+        sd_event_source *timer;
+        uint64_t named;                 /* parked reads named by their exit record */
+        uint64_t missed;                /* ...whose record did not come in time */
+} ExitNaming;
+
+/* Containers' own procfs instances, marked through /proc/PID/root (see
+ * containers.h); scanned every [readers] container_scan, and on mount
+ * events (manager-sources.c). */
+typedef struct ContainerWatch {
+        ProcInstances instances;
+        sd_event_source *timer;
+        uint64_t scans;
+        usec_t cost;                    /* the last scan's duration */
+        uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
+        MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
+        char *mounts_error;
+        bool for_mount;                 /* the next scan is a mount event's */
+        usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
+} ContainerWatch;
+
+/* [metrics] textfile: the metrics for node_exporter's textfile collector,
+ * rewritten every interval when they changed (manager-metrics.c). */
+typedef struct MetricsFile {
+        sd_event_source *timer;
+        char *last;                     /* the text written last */
+        char *path;                     /* ...where */
+        TextfileId written;             /* ...and the file, for removing it at stop */
+        uint64_t written_at;            /* CLOCK_REALTIME µs; 0: never */
+        char *error;
+} MetricsFile;
+
+/* The allocation rate and the continuous counters (manager-sample.c). */
+typedef struct Counts {
+        RateMeter rate;
+        char *rate_error;               /* why there is no allocation rate, if known */
+        uint64_t samples;               /* readings of the statistics files */
+        CounterTrack vmstat;
+        NodeTrack *nodes;
+        size_t n_nodes;
+        CarryState carried;             /* the previous daemon's counters, to continue from */
+        usec_t carry_saved_at;          /* CLOCK_MONOTONIC: the last save of ours */
+        char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
+        uint64_t resets;                /* resets we caused and compensated */
+        uint64_t external_resets;       /* resets found in the readings */
+        OnTime on_time;
+        Ledger ledger;                  /* pages allocated with counting on and off */
+} Counts;
+
+/* Who is connected: the socket, Monitor subscribers, holds (service.c,
+ * manager-holds.c). */
+typedef struct Clients {
+        VarlinkServer *varlink;
+        SocketFile socket_file;         /* the socket file we bound ourselves, if any */
+        Varlink **monitors;
+        size_t n_monitors;
+        Hold **holds;                   /* oldest first */
+        size_t n_holds;
+        uint64_t hold_ids;
+        uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
+} Clients;
 
 typedef struct Manager {
         sd_event *event;
@@ -106,103 +201,24 @@ typedef struct Manager {
         Decision decision;              /* the engine's last answer */
         ErrorRecord last_error;
 
-        Topology topology;
-        uint64_t topology_changes;      /* uevents about CPUs, memory, nodes */
-        uint64_t topology_reloads;
-        uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
-        bool topology_nodes_changed;    /* a node uevent since the last reload: re-mark files */
-        bool topology_cpus_changed;     /* a CPU uevent since the last reload: re-read precision */
-        sd_event_source *topology_timer;
-        ZoneThreshold *zones;           /* counter precision, from /proc/zoneinfo */
-        size_t n_zones;
-        bool zones_stale;               /* CPUs changed while we could not read zoneinfo */
-
-        Readers *readers;               /* NULL: reader detection unavailable (or died) */
-        char *readers_error;
-        usec_t readers_backoff;         /* the next retry's delay after a failure */
-        uint64_t readers_retry_at;      /* CLOCK_REALTIME µs, for status; 0: no retry pending */
-        sd_event_source *readers_timer;
+        History history;
+        ReaderWatch watch;
         ReaderTable readertab;
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
-        KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
-        bool kmsg_trigger_pending;      /* the log said "on read"; no read event has claimed it yet */
-        sd_event_source *trigger_timer; /* ...until TRIGGER_SETTLE_USEC after */
-        bool sampling;                  /* our own armed sample is reading */
-        bool sample_triggered;          /* ...and the log said it triggered */
-        sd_event_source *armed_timer;   /* the next armed sample */
-        bool arm_deferred;              /* arming waits for queued read events */
-        bool have_deferred;
-        Decision deferred;              /* ...and the decision that wanted it, for the record */
-        uint64_t arms;                  /* every arm (coarse, then auto) */
-        uint64_t rearms;                /* arms of a triggered auto */
-        uint64_t samples;               /* readings of the statistics files */
-        uint64_t armed_samples;
-        uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
-        UeventMonitor *uevents;
-        char *uevents_error;
-
-        /* Readers gone before we looked, named from their exit records
-         * (see manager_park()). */
-        Taskstats *taskstats;           /* NULL: off, or unavailable */
-        char *taskstats_error;          /* why unavailable, if it is */
-        ParkedRead parked[PARKED_MAX];  /* oldest first */
-        size_t n_parked;
-        bool resolving;                 /* manager_resolve_parked() runs */
-        sd_event_source *park_timer;
-        uint64_t exits_named;           /* parked reads named by their exit record */
-        uint64_t exits_missed;          /* ...whose record did not come in time */
-
-        /* Containers' own procfs instances, marked through /proc/PID/root
-         * (see containers.h); scanned every [readers] container_scan. */
-        ProcInstances instances;
-        sd_event_source *scan_timer;
-        uint64_t scans;
-        usec_t scan_cost;               /* the last scan's duration */
-        uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
-        MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
-        char *mounts_error;
-        bool scan_for_mount;            /* the next scan is a mount event's */
-        usec_t mount_burst_since;       /* CLOCK_MONOTONIC: its burst's first event */
-
-        /* [metrics] textfile: the metrics for node_exporter's textfile
-         * collector, rewritten every interval when they changed. */
-        sd_event_source *metrics_timer;
-        char *metrics_last;             /* the text written last */
-        char *metrics_path;             /* ...where */
-        TextfileId metrics_written;     /* ...and the file, for removing it at stop */
-        uint64_t metrics_written_at;    /* CLOCK_REALTIME µs; 0: never */
-        char *metrics_error;
-
-        RateMeter rate;
-        char *rate_error;               /* why there is no allocation rate, if known */
-        CounterTrack vmstat_track;
-        NodeTrack *node_tracks;
-        CarryState carried;             /* the previous daemon's counters, to continue from */
-        usec_t carry_saved_at;          /* CLOCK_MONOTONIC: the last save of ours */
-        char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
-        size_t n_node_tracks;
-        uint64_t counter_resets;        /* resets we caused and compensated */
-        uint64_t external_resets;       /* resets found in the readings */
-        OnTime on_time;
-        Ledger ledger;                  /* pages allocated with counting on and off */
-
+        Hotplug hotplug;
+        KernelAuto kauto;
+        ExitNaming exits;
+        ContainerWatch containers;
+        MetricsFile metrics;
+        Counts counts;
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;
-
-        History history;
 
         char *runtime_dir;      /* where the crash-restore state lives */
         int runtime_fd;         /* ...opened and checked; -1: crash safety off */
         char *runtime_error;    /* why it is off, if it is */
 
-        VarlinkServer *varlink;
-        SocketFile socket_file;         /* the socket file we bound ourselves, if any */
-        Varlink **monitors;
-        size_t n_monitors;
-        Hold **holds;                   /* oldest first */
-        size_t n_holds;
-        uint64_t hold_ids;
-        uint64_t fingerprint;   /* status_fingerprint() last announced (STATUS=, Monitor) */
+        Clients clients;
 
         bool shut_down;         /* manager_shutdown() ran */
         uint64_t started;       /* CLOCK_REALTIME, µs */
@@ -236,23 +252,17 @@ int manager_apply(Manager *m);
 int manager_reload(Manager *m, char **ret_error);
 /* The operator's runtime choice, until the next reload. */
 int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged */);
-/* Leaves the kernel in the configured exit mode. */
-int manager_restore(Manager *m);
 
 /* How often containers' procfs instances are looked for: container_scan
  * when set; unset, every minute on "/" and never under --root=DIR (a tree
  * whose files containers do not read, where scanning the real /proc
  * would only watch files that are not the tree's). 0: never. */
-#define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)
 usec_t manager_container_scan(const Manager *m);
 
 /* The engine's configuration, from the config and the operator's choices. */
 void manager_policy_config(const Manager *m, PolicyConfig *pc);
 /* Whether the kernel counts now, from its mode. */
 bool manager_counting(const Manager *m);
-/* Reading a statistics file is harmless now (not a patched kernel in
- * "auto", where any read turns counting on). */
-bool manager_may_read_stats(const Manager *m);
 /* A caller wants the counters as of now (GetCounters): samples if it may.
  * Returns whether the counters are current (read now, or frozen since). */
 bool manager_sample_for_caller(Manager *m);
@@ -267,6 +277,3 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
 /* Ends it (the connection closed, or it expired) and frees it. */
 void manager_hold_remove(Manager *m, Hold *h);
 Hold *manager_hold_by_link(Manager *m, Varlink *link);
-/* Something status shows may have changed: if it did (status_fingerprint()),
- * tell Monitor clients and systemd. */
-void manager_state_changed(Manager *m);

@@ -85,6 +85,18 @@ void policy_on_lost_reads(PolicyState *s, usec_t now) {
         s->last_reader = (ReaderRef) {};
 }
 
+bool policy_have_decision(const PolicyState *s) {
+        return s->have_decision;
+}
+
+bool policy_counting(const PolicyState *s) {
+        return s->counting;
+}
+
+bool policy_paused(const PolicyState *s) {
+        return s->paused;
+}
+
 void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason) {
         if (n == 0 && s->holds > 0) {
                 /* Released: as if the holder had read one last time now. */

@@ -155,6 +155,13 @@ void policy_on_lost_reads(PolicyState *s, usec_t now);
  * NULL). Releasing the last one counts as a counted read at now: linger
  * runs from the release, as from a reader's last read. */
 void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason);
+
+/* What the engine decided last: whether it has decided at all (false
+ * until the first evaluation), whether counting is on, and whether it is
+ * paused after an external change. */
+bool policy_have_decision(const PolicyState *s);
+bool policy_counting(const PolicyState *s);
+bool policy_paused(const PolicyState *s);
 /* Until when a periodic counted reader is expected to read again (its
  * learned period and a margin, capped; see readertab_expected()), who, and
  * its period. until 0: nobody. */

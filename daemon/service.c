@@ -215,8 +215,8 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
         if (!v.all) {
                 size_t mine = 0;
 
-                for (size_t i = 0; i < m->n_monitors; i++)
-                        mine += link_viewer(m->monitors[i]).uid == v.uid;
+                for (size_t i = 0; i < m->clients.n_monitors; i++)
+                        mine += link_viewer(m->clients.monitors[i]).uid == v.uid;
                 if (mine >= MONITORS_PER_UID_MAX)
                         return reply_error(link, SERVICE_ERROR_MONITOR_REFUSED,
                                            "too many Monitor subscriptions by this user (8)", 0);
@@ -225,11 +225,11 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
         r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
-        a = reallocarray(m->monitors, m->n_monitors + 1, sizeof *a);
+        a = reallocarray(m->clients.monitors, m->clients.n_monitors + 1, sizeof *a);
         if (!a)
                 return -ENOMEM;
-        m->monitors = a;
-        a[m->n_monitors++] = varlink_ref(link);
+        m->clients.monitors = a;
+        a[m->clients.n_monitors++] = varlink_ref(link);
         return varlink_notify(link, r);
 }
 
@@ -241,10 +241,10 @@ static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) 
         if (h)
                 manager_hold_remove(m, h);
 
-        for (size_t i = 0; i < m->n_monitors; i++)
-                if (m->monitors[i] == link) {
+        for (size_t i = 0; i < m->clients.n_monitors; i++)
+                if (m->clients.monitors[i] == link) {
                         varlink_unref(link);
-                        m->monitors[i] = m->monitors[--m->n_monitors];
+                        m->clients.monitors[i] = m->clients.monitors[--m->clients.n_monitors];
                         return;
                 }
 }
@@ -255,10 +255,25 @@ typedef struct Rendered {
         json_object *reply;
 } Rendered;
 
+void service_hold_expired(Varlink *link) {
+        _cleanup_json_ json_object *r = json_object_new_object();
+
+        if (r)
+                json_object_object_add(r, "held", json_object_new_boolean(false));
+        (void) varlink_reply(link, r);
+}
+
+void service_done(Manager *m) {
+        for (size_t i = 0; i < m->clients.n_monitors; i++)
+                varlink_unref(m->clients.monitors[i]);
+        m->clients.monitors = mfree(m->clients.monitors);
+        m->clients.n_monitors = 0;
+}
+
 void service_notify_monitors(Manager *m, const Status *st) {
         _cleanup_free_ Varlink **copy = NULL;
         _cleanup_free_ Rendered *done = NULL;
-        size_t n = m->n_monitors, n_done = 0;
+        size_t n = m->clients.n_monitors, n_done = 0;
 
         if (n == 0)
                 return;
@@ -270,7 +285,7 @@ void service_notify_monitors(Manager *m, const Status *st) {
                 return;
         }
         for (size_t i = 0; i < n; i++)
-                copy[i] = varlink_ref(m->monitors[i]);
+                copy[i] = varlink_ref(m->clients.monitors[i]);
         for (size_t i = 0; i < n; i++) {
                 StatusViewer v = link_viewer(copy[i]);
                 json_object *r = NULL;
@@ -334,34 +349,34 @@ static int method_reload(Varlink *link, json_object *p, VarlinkMethodFlags flags
 int service_setup(Manager *m) {
         int r;
 
-        r = varlink_server_new(&m->varlink);
+        r = varlink_server_new(&m->clients.varlink);
         if (r < 0)
                 return log_oom();
-        varlink_server_set_userdata(m->varlink, m);
-        r = varlink_server_set_info(m->varlink, "numastatd project", PACKAGE_NAME, PACKAGE_VERSION,
+        varlink_server_set_userdata(m->clients.varlink, m);
+        r = varlink_server_set_info(m->clients.varlink, "numastatd project", PACKAGE_NAME, PACKAGE_VERSION,
                                     PACKAGE_URL);
         if (r >= 0)
-                r = varlink_server_add_interface(m->varlink, io_numastatd_varlink);
+                r = varlink_server_add_interface(m->clients.varlink, io_numastatd_varlink);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.GetStatus", method_get_status);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetStatus", method_get_status);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.GetCounters", method_get_counters);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetCounters", method_get_counters);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.GetMetrics", method_get_metrics);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetMetrics", method_get_metrics);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.ListKnownReaders", method_list_known_readers);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.ListKnownReaders", method_list_known_readers);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.Hold", method_hold);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Hold", method_hold);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.Monitor", method_monitor);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Monitor", method_monitor);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.SetPolicy", method_set_policy);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.SetPolicy", method_set_policy);
         if (r >= 0)
-                r = varlink_server_bind_method(m->varlink, "io.numastatd.Reload", method_reload);
+                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Reload", method_reload);
         if (r >= 0)
-                r = varlink_server_bind_disconnect(m->varlink, on_disconnect);
+                r = varlink_server_bind_disconnect(m->clients.varlink, on_disconnect);
         if (r >= 0)
-                r = varlink_server_attach_event(m->varlink, m->event, 0);
+                r = varlink_server_attach_event(m->clients.varlink, m->event, 0);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the varlink service: %m");
         return 0;

@@ -70,8 +70,25 @@ static void test_actions(void) {
                 is_int(kernel_state_action(&cases[i].k, cases[i].want, cases[i].rearm), cases[i].action, cases[i].what);
 }
 
+static void test_triggered(void) {
+        ReaderRef cat = { .pid = 42, .comm = "cat", .path = "/proc/vmstat" };
+        KernelState k = kernel_state_triggered(CAUSE_READ, &cat, true);
+
+        ok(k.mode == KERNEL_MODE_AUTO && k.auto_state == AUTO_STATE_TRIGGERED, "triggered: auto, triggered");
+        ok(k.confirmed && k.trigger_cause == CAUSE_READ && k.triggered_by.pid == 42, "  with its cause and reader");
+        ok(kernel_state_counting_for_sure(&k), "  a confirmed trigger counts for sure");
+        k = kernel_state_triggered(CAUSE_ARMED_SAMPLE, &cat, false);
+        ok(k.triggered_by.pid == 0 && k.triggered_by.comm[0] == '\0', "our own sample names no reader");
+        ok(!kernel_state_counting_for_sure(&k), "  an inferred trigger is not trusted to count");
+        ok(kernel_state_counting(&k), "  though it is taken as counting (no saving claimed)");
+        ok(kernel_state_counting_for_sure(&(KernelState) { .mode = KERNEL_MODE_STRICT }), "strict counts for sure");
+        ok(!kernel_state_counting_for_sure(&(KernelState) { .mode = KERNEL_MODE_AUTO, .auto_state = AUTO_STATE_ARMED }),
+           "armed does not");
+}
+
 int main(void) {
         test_counting_and_words();
         test_actions();
+        test_triggered();
         return tap_done();
 }
