@@ -95,11 +95,11 @@ static int manager_arm(Manager *m, const char *why) {
         now = now_usec(CLOCK_MONOTONIC);
         m->kauto.arms++;
         policy_on_armed(&m->engine, now);
-        manager_arm_armed_sampling(m, now);
+        manager_schedule_armed_sampling(m, now);
         return 0;
 }
 
-void manager_arm_deadline(Manager *m) {
+void manager_schedule_deadline(Manager *m) {
         PolicyConfig pc;
 
         manager_policy_config(m, &pc);
@@ -255,7 +255,7 @@ void manager_commit(Manager *m, const Step *step) {
         if (m->kauto.arm_deferred)
                 m->kauto.arm_deferred = false;        /* the deadline timer is set for now */
         else
-                manager_arm_deadline(m);
+                manager_schedule_deadline(m);
         manager_state_changed(m);
 }
 

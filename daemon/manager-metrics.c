@@ -60,12 +60,12 @@ int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         manager_metrics_write(m);
-        manager_arm_metrics(m, false);
+        manager_schedule_metrics(m, false);
         return 0;
 }
 
 /* The next write, an interval from now (or at once); none without a textfile. */
-void manager_arm_metrics(Manager *m, bool now) {
+void manager_schedule_metrics(Manager *m, bool now) {
         if (!m->metrics.timer)
                 return;
         timer_at(m->metrics.timer, !m->config.metrics_textfile ? USEC_INFINITY

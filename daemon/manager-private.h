@@ -68,9 +68,9 @@ void manager_sample(Manager *m, bool reset);
 void manager_refresh_zones(Manager *m);
 int on_sample(sd_event_source *s, uint64_t usec, void *userdata);
 int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_arm_armed_sampling(Manager *m, usec_t now);
+void manager_schedule_armed_sampling(Manager *m, usec_t now);
 int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_arm_sampling(Manager *m);
+void manager_schedule_sampling(Manager *m);
 void manager_load_carried(Manager *m);
 
 /* manager-holds.c */
@@ -78,7 +78,7 @@ void hold_free(Hold *h);
 
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);
-void manager_arm_deadline(Manager *m);
+void manager_schedule_deadline(Manager *m);
 int manager_decide(Manager *m, Step *step);
 void manager_counting_changed(Manager *m, usec_t now);
 void manager_commit(Manager *m, const Step *step);
@@ -102,7 +102,7 @@ int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);
 int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_scan_containers(Manager *m);
 int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_arm_scan(Manager *m);
+void manager_schedule_scan(Manager *m);
 void manager_start_taskstats(Manager *m);
 void manager_stop_taskstats(Manager *m);
 void manager_start_sources(Manager *m);
@@ -110,5 +110,5 @@ void manager_start_sources(Manager *m);
 /* manager-metrics.c */
 void manager_metrics_remove(Manager *m);
 int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_arm_metrics(Manager *m, bool now);
+void manager_schedule_metrics(Manager *m, bool now);
 

@@ -189,14 +189,14 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 if (decided)
                         manager_commit(m, &step);
                 else
-                        manager_arm_deadline(m);        /* already counting: only linger moves */
+                        manager_schedule_deadline(m);        /* already counting: only linger moves */
         }
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, now_usec(CLOCK_REALTIME), now);
         if (r >= 0 && counts) {
                 /* Its period may now be known: wait for its next read too. */
                 manager_update_expected(m, now);
-                manager_arm_deadline(m);
+                manager_schedule_deadline(m);
         }
         if (r < 0)
                 log_oom();

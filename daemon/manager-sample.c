@@ -222,7 +222,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void manager_arm_armed_sampling(Manager *m, usec_t now) {
+void manager_schedule_armed_sampling(Manager *m, usec_t now) {
         timer_at(m->kauto.armed_timer, m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO
                                                ? USEC_INFINITY
                                                : now + m->config.armed_interval);
@@ -233,7 +233,7 @@ int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void manager_arm_sampling(Manager *m) {
+void manager_schedule_sampling(Manager *m) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         sd_event_source_set_time(m->sample_timer, now + m->config.interval);
         sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);

@@ -309,12 +309,12 @@ int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         manager_scan_containers(m);
-        manager_arm_scan(m);
+        manager_schedule_scan(m);
         return 0;
 }
 
 /* The next scan, container_scan from now; none when it is 0. */
-void manager_arm_scan(Manager *m) {
+void manager_schedule_scan(Manager *m) {
         if (!m->containers.timer)
                 return;
         timer_at(m->containers.timer, manager_container_scan(m) == 0 || !m->watch.source
@@ -367,7 +367,7 @@ void manager_start_sources(Manager *m) {
                 }
                 if (manager_container_scan(m) > 0) {
                         (void) manager_find_containers(m);
-                        manager_arm_scan(m);
+                        manager_schedule_scan(m);
                 }
                 (void) manager_watch(m);        /* with the containers found */
         }
@@ -383,7 +383,7 @@ void manager_start_sources(Manager *m) {
         }
 
         manager_start_taskstats(m);
-        manager_arm_metrics(m, true);
+        manager_schedule_metrics(m, true);
 
         r = uevent_monitor_new(m->event, on_uevent, m, &m->hotplug.uevents);
         if (r < 0) {

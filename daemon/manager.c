@@ -241,13 +241,13 @@ int manager_reload(Manager *m, char **ret_error) {
         manager_resolve_rules(m);
         if (!streq_ptr(m->metrics.path, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
-        manager_arm_metrics(m, true);
+        manager_schedule_metrics(m, true);
         if (manager_container_scan(m) == 0 && m->containers.instances.n > 0) {
                 proc_instances_done(&m->containers.instances);
                 rewatch = true;
         } else if (manager_container_scan(m) > 0 && m->watch.source)
                 manager_scan_containers(m);     /* re-marks if the set changed */
-        manager_arm_scan(m);
+        manager_schedule_scan(m);
         if (m->config.exit_records && !m->exits.taskstats)
                 manager_start_taskstats(m);
         else if (!m->config.exit_records && m->exits.taskstats)
@@ -256,7 +256,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 (void) manager_watch(m);
         if (m->wrote_kernel)
                 manager_save_restore_state(m);  /* exit_mode may have changed */
-        manager_arm_sampling(m);
+        manager_schedule_sampling(m);
 
         policy_resume(&m->engine);
         manager_update_expected(m, now_usec(CLOCK_MONOTONIC));     /* linger_max may have changed */
@@ -493,7 +493,7 @@ int manager_run(Manager *m) {
          * "auto" an earlier read would have turned counting on. */
         manager_sample(m, false);
         manager_refresh_zones(m);
-        manager_arm_sampling(m);
+        manager_schedule_sampling(m);
         (void) sd_notify(false, "READY=1");
 
         r = sd_event_loop(m->event);
