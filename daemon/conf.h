@@ -6,6 +6,7 @@
 
 #include "known.h"
 #include "mode.h"
+#include "rules.h"
 #include "strutil.h"
 
 #define DEFAULT_CONFIG_PATH SYSCONFDIR "/numastatd.conf"
@@ -28,21 +29,6 @@
 #define ARMED_INTERVAL_MIN (1 * USEC_PER_SEC)
 #define ARMED_INTERVAL_MAX (3600 * USEC_PER_SEC)        /* or infinity */
 
-/* One `ignore =` line: every field that is set must match. */
-typedef struct IgnoreRule {
-        char *comm;
-        char *exe;
-        char *unit;
-        char *path;     /* fnmatch(3) glob */
-        bool has_uid;
-        unsigned uid;
-        /* exe's binary, stat()ed when the config is put in force (not by the
-         * pure parser): matches a reader known only by its exit record, and
-         * one run through another path to the same file (/bin vs /usr/bin). */
-        bool has_exe_id;
-        uint64_t exe_dev, exe_ino;
-        char *source;   /* "numastatd.conf:57": where it was written, for "ignored by rule ..." */
-} IgnoreRule;
 
 typedef struct Config {
         /* [policy] */

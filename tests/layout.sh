@@ -9,7 +9,7 @@ if [ -z "$layout" ]; then
         echo "1..1"
         exit 1
 fi
-for f in "$SRCDIR"/daemon/*.c "$SRCDIR"/client/*.c "$SRCDIR"/lib/*.c; do
+for f in "$SRCDIR"/daemon/*.c "$SRCDIR"/daemon/*/*.c "$SRCDIR"/client/*.c "$SRCDIR"/lib/*.c; do
         name=$(basename "$f")
         n=$((n + 1))
         if grep -qF "\`$name\`" <<<"$layout"; then
@@ -22,7 +22,8 @@ done
 # And names nothing that is gone.
 for name in $(grep -o '`[a-z0-9-]*\.c`' <<<"$layout" | tr -d '`' | sort -u); do
         n=$((n + 1))
-        if compgen -G "$SRCDIR/daemon/$name" >/dev/null || compgen -G "$SRCDIR/client/$name" >/dev/null ||
+        if compgen -G "$SRCDIR/daemon/$name" >/dev/null || compgen -G "$SRCDIR/daemon/*/$name" >/dev/null ||
+                compgen -G "$SRCDIR/client/$name" >/dev/null ||
                 compgen -G "$SRCDIR/lib/$name" >/dev/null || compgen -G "$SRCDIR/tests/*/$name" >/dev/null; then
                 echo "ok $n - $name, named in the Layout section, exists"
         else

@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend.h"
 #include "cause.h"
 #include "mode.h"
 #include "rate-history.h"

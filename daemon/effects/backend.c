@@ -12,39 +12,14 @@
 #include "string-table.h"
 #include "strutil.h"
 
-static const char *const backend_kind_table[_BACKEND_MAX] = {
-        [BACKEND_NONE] = "none",
-        [BACKEND_NUMA_STATS_MODE] = "numa_stats_mode",
-        [BACKEND_VMSTAT_MODE] = "vmstat_mode",
-        [BACKEND_NUMA_STAT] = "numa_stat",
-};
-
 static const char *const backend_paths[_BACKEND_MAX] = {
         [BACKEND_NUMA_STATS_MODE] = "/proc/sys/vm/numa_stats_mode",
         [BACKEND_VMSTAT_MODE] = "/proc/sys/vm/vmstat_mode",
         [BACKEND_NUMA_STAT] = "/proc/sys/vm/numa_stat",
 };
 
-DEFINE_STRING_TABLE_LOOKUP(backend_kind, BackendKind)
-
 const char *backend_sysctl_path(BackendKind k) {
         return k >= 0 && k < _BACKEND_MAX ? backend_paths[k] : NULL;
-}
-
-bool backend_is_patched(BackendKind k) {
-        return k == BACKEND_NUMA_STATS_MODE || k == BACKEND_VMSTAT_MODE;
-}
-
-bool backend_supports(BackendKind k, KernelMode mode) {
-        switch (mode) {
-        case KERNEL_MODE_STRICT:
-        case KERNEL_MODE_COARSE:
-                return k != BACKEND_NONE;
-        case KERNEL_MODE_AUTO:
-                return backend_is_patched(k);
-        default:
-                return false;
-        }
 }
 
 int backend_detect(const char *root, BackendKind *ret) {

@@ -8,23 +8,8 @@
 
 #include "mode.h"
 
-typedef enum BackendKind {
-        BACKEND_NONE,
-        BACKEND_NUMA_STATS_MODE,        /* patched kernels, seed 003 v3 */
-        BACKEND_VMSTAT_MODE,            /* patched kernels, v1/v2 spelling */
-        BACKEND_NUMA_STAT,              /* mainline >= 4.15: 1/0 */
-        _BACKEND_MAX,
-        _BACKEND_INVALID = -22,
-} BackendKind;
-
-const char *backend_kind_to_string(BackendKind k);
-BackendKind backend_kind_from_string(const char *s);       /* or -EINVAL */
 /* The sysctl path (relative to root), or NULL for BACKEND_NONE. */
 const char *backend_sysctl_path(BackendKind k);
-/* Whether the backend can be set to mode (mainline has no "auto"). */
-bool backend_supports(BackendKind k, KernelMode mode);
-/* A patched kernel, with the kernel's own "auto" (armed, triggered). */
-bool backend_is_patched(BackendKind k);
 
 int backend_detect(const char *root, BackendKind *ret);
 

@@ -48,3 +48,28 @@ static const char *const external_change_table[_EXTERNAL_CHANGE_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP(external_change, ExternalChange)
+
+static const char *const backend_kind_table[_BACKEND_MAX] = {
+        [BACKEND_NONE] = "none",
+        [BACKEND_NUMA_STATS_MODE] = "numa_stats_mode",
+        [BACKEND_VMSTAT_MODE] = "vmstat_mode",
+        [BACKEND_NUMA_STAT] = "numa_stat",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(backend_kind, BackendKind)
+
+bool backend_is_patched(BackendKind k) {
+        return k == BACKEND_NUMA_STATS_MODE || k == BACKEND_VMSTAT_MODE;
+}
+
+bool backend_supports(BackendKind k, KernelMode mode) {
+        switch (mode) {
+        case KERNEL_MODE_STRICT:
+        case KERNEL_MODE_COARSE:
+                return k != BACKEND_NONE;
+        case KERNEL_MODE_AUTO:
+                return backend_is_patched(k);
+        default:
+                return false;
+        }
+}

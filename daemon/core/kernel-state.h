@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
 #include "cause.h"
 #include "mode.h"
 

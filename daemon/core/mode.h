@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /* The words of the product: what the operator asks for (Policy), what the
  * kernel is in (KernelMode), and the config enums. Each has _to_string and
  * _from_string; _from_string returns the value or -EINVAL. */
@@ -53,3 +55,20 @@ const char *exit_mode_to_string(ExitMode m);
 ExitMode exit_mode_from_string(const char *s);
 const char *external_change_to_string(ExternalChange m);
 ExternalChange external_change_from_string(const char *s);
+
+/* The kernel interface that switches NUMA statistics (backend.c drives it). */
+typedef enum BackendKind {
+        BACKEND_NONE,
+        BACKEND_NUMA_STATS_MODE,        /* patched kernels, seed 003 v3 */
+        BACKEND_VMSTAT_MODE,            /* patched kernels, v1/v2 spelling */
+        BACKEND_NUMA_STAT,              /* mainline >= 4.15: 1/0 */
+        _BACKEND_MAX,
+        _BACKEND_INVALID = -22,
+} BackendKind;
+
+const char *backend_kind_to_string(BackendKind k);
+BackendKind backend_kind_from_string(const char *s);       /* or -EINVAL */
+/* Whether the backend can be set to mode (mainline has no "auto"). */
+bool backend_supports(BackendKind k, KernelMode mode);
+/* A patched kernel, with the kernel's own "auto" (armed, triggered). */
+bool backend_is_patched(BackendKind k);

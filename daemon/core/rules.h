@@ -4,9 +4,24 @@
 /* Matching reads against the [readers] ignore rules. Pure. */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "conf.h"
+/* One `ignore =` line: every field that is set must match. */
+typedef struct IgnoreRule {
+        char *comm;
+        char *exe;
+        char *unit;
+        char *path;     /* fnmatch(3) glob */
+        bool has_uid;
+        unsigned uid;
+        /* exe's binary, stat()ed when the config is put in force (not by the
+         * pure parser): matches a reader known only by its exit record, and
+         * one run through another path to the same file (/bin vs /usr/bin). */
+        bool has_exe_id;
+        uint64_t exe_dev, exe_ino;
+        char *source;   /* "numastatd.conf:57": where it was written, for "ignored by rule ..." */
+} IgnoreRule;
 
 /* Who read what, as attribution found it. Unknown fields are NULL / has_uid false. */
 typedef struct ReaderIdentity {
