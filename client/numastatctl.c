@@ -271,7 +271,7 @@ static void print_reader_line(json_object *x, const char *indent) {
                 printf("%s%s (another user's process)", indent, jstr(x, "comm") ?: "?");
         else if (jstr(x, "comm"))
                 printf("%s%s (pid %" PRId64 ", uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
-                       uid ? json_object_get_string(uid) : "?", jstr(x, "unit") ? ", " : "",
+                       uid ? jsafe(uid) : "?", jstr(x, "unit") ? ", " : "",
                        jstr(x, "unit") ? jstr(x, "unit") : "");
         else
                 /* Gone before the daemon could look: only the pid is known. */

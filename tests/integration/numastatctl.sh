@@ -158,10 +158,12 @@ import json, socket, sys
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
 reader = {"pid": 7, "pid_verified": False, "comm": "\x1b[2J\nforged", "exe": None, "uid": 0, "unit": None,
           "path": "/proc/vmstat", "first_seen": 0, "last_seen": 0, "count": 1, "ignored": False, "rule": None}
+# A string where the uid's number belongs.
+forged_uid = dict(reader, pid=8, comm="uidcat", uid="\x1b[31m0")
 status = {"version": "x", "pid": 1, "backend": "numa_stat", "backend_path": "/proc/sys/vm/numa_stat",
           "kernel_mode": "strict", "kernel_state": {"text": "strict"}, "target_mode": "strict", "counting": True,
           "policy": "auto", "policy_source": "config", "dry_run": False, "paused": False,
-          "reason": "\x1b]0;owned\x07 reason", "readers": [reader], "transitions": [], "nodes": [],
+          "reason": "\x1b]0;owned\x07 reason", "readers": [reader, forged_uid], "transitions": [], "nodes": [],
           "sources": {}, "root": "/", "config_file": "/etc/numastatd.conf", "transitions_total": 0, "started": 0}
 for _ in range(2):
     c, _ = s.accept()
@@ -176,6 +178,7 @@ wait_for 5 test -S "$FAKE_SOCK"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" readers)
 ok $(! printf '%s' "$OUT" | grep -q $'\x1b'; echo $?) "a raw escape sequence from the daemon does not reach the terminal"
 contains "$OUT" '\x1b[2J\x0aforged' "  it is shown as \\xNN, on one line"
+contains "$OUT" 'uidcat (pid 8, uid \x1b[31m0)' "  a uid that is a string with an escape sequence too"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
 ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
 wait $FAKE 2>/dev/null
