@@ -123,9 +123,32 @@ void manager_triggered(Manager *m, const KernelState *from, Cause cause, const R
                                   redacted[0] ? redacted : NULL);
 }
 
+/* The fanotify queue overflowed: reads nobody saw, so counting on. */
+static void manager_lost_reads(Manager *m, usec_t now) {
+        KernelState armed = m->kernel;
+
+        m->readertab.overflows++;
+        log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+        if (read_triggered(m))
+                manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kauto.kmsg != NULL);
+        policy_on_lost_reads(&m->engine, now);
+        (void) manager_apply(m);
+}
+
+/* A reader the table had not seen, in the log. Names another process
+ * chose: escaped. */
+static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
+        _cleanup_free_ char *comm = cescape(ev->comm ?: "(gone)"), *unit = cescape(ev->unit ?: ""),
+                            *path = cescape(ev->path), *why = cescape(j->v.why ?: "");
+
+        log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s%s) read %s%s%s.", strnull(comm), ev->pid,
+                 ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit),
+                 ev->from_exit_record ? ", named from its exit record" : "", strnull(path), j->v.why ? ": " : "",
+                 strnull(why));
+}
+
 static void manager_handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        _cleanup_free_ char *comm = NULL, *unit = NULL, *path = NULL, *why = NULL;
         _cleanup_(read_judgement_done) ReadJudgement j = {};
         KernelState armed;
         ReaderIdentity id;
@@ -136,13 +159,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         int r;
 
         if (ev->overflow) {
-                m->readertab.overflows++;
-                log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
-                armed = m->kernel;
-                if (read_triggered(m))
-                        manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kauto.kmsg != NULL);
-                policy_on_lost_reads(&m->engine, now);
-                (void) manager_apply(m);
+                manager_lost_reads(m, now);
                 return;
         }
 
@@ -163,7 +180,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 policy_on_counted_read(&m->engine, now, &ref);
                 /* A trigger the kernel's log did not confirm is not trusted
                  * to count: the decision writes strict then. */
-                if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) && kernel_state_counting_for_sure(&m->kernel))) {
+                if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) &&
+                      kernel_state_counting_for_sure(&m->kernel))) {
                         (void) manager_decide(m, &step);
                         decided = true;
                 }
@@ -200,17 +218,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         }
         if (r < 0)
                 log_oom();
-        else if (r > 0) {
-                /* Names another process chose: escaped in the log. */
-                comm = cescape(ev->comm ?: "(gone)");
-                unit = cescape(ev->unit ?: "");
-                path = cescape(ev->path);
-                why = cescape(j.v.why ?: "");
-                log_info("New reader: %s (pid " PID_FMT ", uid %d%s%s%s) read %s%s%s.", strnull(comm), ev->pid,
-                         ev->has_uid ? (int) ev->uid : -1, ev->unit ? ", " : "", strnull(unit),
-                         ev->from_exit_record ? ", named from its exit record" : "", strnull(path),
-                         j.v.why ? ": " : "", strnull(why));
-        }
+        else if (r > 0)
+                log_new_reader(ev, &j);
         if (triggered && !counts)
                 (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
         else

@@ -399,48 +399,38 @@ static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t 
         return sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
 }
 
-int manager_start(Manager *m) {
+/* Which interface the kernel has, and its mode now. */
+static int manager_probe_kernel(Manager *m) {
         _cleanup_free_ char *error = NULL;
-        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
         int r;
 
         r = backend_detect(m->root, &m->backend);
         if (r < 0)
                 return log_error_errno(r, "Cannot probe the kernel's NUMA statistics interface under %s: %m",
                                        m->root);
-        if (m->backend == BACKEND_NONE)
+        if (m->backend == BACKEND_NONE) {
                 log_notice("No NUMA statistics interface under %s/proc/sys/vm: observing only.",
                            strcmp(m->root, "/") == 0 ? "" : m->root);
-        else {
-                r = backend_read(m->root, m->backend, &m->initial_mode, &error);
-                if (r < 0) {
-                        log_warning_errno(r, "%s", error);
-                        manager_set_error(m, r, &error);
-                }
-                manager_set_mode(m, m->initial_mode);
-                log_info("Kernel interface %s, mode %s.", backend_sysctl_path(m->backend),
-                         kernel_mode_to_string(m->initial_mode));
+                return 0;
         }
+        r = backend_read(m->root, m->backend, &m->initial_mode, &error);
+        if (r < 0) {
+                log_warning_errno(r, "%s", error);
+                manager_set_error(m, r, &error);
+        }
+        manager_set_mode(m, m->initial_mode);
+        log_info("Kernel interface %s, mode %s.", backend_sysctl_path(m->backend),
+                 kernel_mode_to_string(m->initial_mode));
+        return 0;
+}
 
-        r = manager_recover(m);
-        if (r < 0)
-                return r;
-        manager_load_carried(m);
+/* main() blocked these before we started: sd-event takes them as signalfd. */
+static int manager_add_signals(Manager *m) {
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
 
-        r = topology_load(m->root, &m->hotplug.topology);
-        if (r < 0)
-                log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
-
-        r = service_setup(m);
-        if (r < 0)
-                return r;
-        r = manager_listen(m);
-        if (r < 0)
-                return r;
-
-        /* main() blocked these before we started: sd-event takes them as signalfd. */
         for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
                 sd_event_source *s = NULL;
+                int r;
 
                 r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
                 if (r >= 0)
@@ -451,6 +441,11 @@ int manager_start(Manager *m) {
                 (void) sd_event_source_set_floating(s, true);
                 sd_event_source_unref(s);
         }
+        return 0;
+}
+
+/* Every timer, created off: each file schedules its own. */
+static int manager_add_timers(Manager *m) {
         const struct {
                 sd_event_source **slot;
                 sd_event_time_handler_t handler;
@@ -466,13 +461,41 @@ int manager_start(Manager *m) {
                 { &m->containers.timer, on_scan_timer, "container-scan" },
                 { &m->metrics.timer, on_metrics_timer, "metrics" },
         };
-        r = 0;
+        int r = 0;
+
         for (size_t i = 0; i < ELEMENTSOF(timers) && r >= 0; i++)
                 r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
         if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
+        return 0;
+}
+
+int manager_start(Manager *m) {
+        int r;
+
+        r = manager_probe_kernel(m);
+        if (r < 0)
+                return r;
+        r = manager_recover(m);
+        if (r < 0)
+                return r;
+        manager_load_carried(m);
+
+        r = topology_load(m->root, &m->hotplug.topology);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
+
+        r = service_setup(m);
+        if (r >= 0)
+                r = manager_listen(m);
+        if (r >= 0)
+                r = manager_add_signals(m);
+        if (r >= 0)
+                r = manager_add_timers(m);
+        if (r < 0)
+                return r;
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
