@@ -8,6 +8,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-private.h"
 #include "metrics.h"
 #include "service.h"
 #include "time-util.h"

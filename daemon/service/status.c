@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "manager.h"
+#include "manager-private.h"
 #include "status.h"
 #include "strutil.h"
 

@@ -16,6 +16,7 @@
 
 #include "macro.h"
 #include "manager.h"
+#include "manager-private.h"
 #include "rootfs.h"
 #include "tap.h"
 #include "time-util.h"
