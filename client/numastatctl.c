@@ -109,6 +109,15 @@ static const char *jsafe(json_object *v) {
         return json_object_get_string(v);
 }
 
+/* A number as its digits, anything else as jsafe() shows it; "?" if absent. */
+static const char *jnum_text(json_object *v, char *buf, size_t size) {
+        if (v && json_object_is_type(v, json_type_int)) {
+                snprintf(buf, size, "%" PRId64, json_object_get_int64(v));
+                return buf;
+        }
+        return jsafe(v) ?: "?";
+}
+
 static const char *jstr(json_object *o, const char *key) {
         json_object *v = NULL;
         if (!json_object_object_get_ex(o, key, &v))
@@ -264,14 +273,13 @@ static void print_verdict(json_object *x) {
 }
 
 static void print_reader_line(json_object *x, const char *indent) {
-        char when[64];
-        json_object *uid = jget(x, "uid");
+        char when[64], uid[24];
 
         if (jbool(x, "redacted"))
                 printf("%s%s (another user's process)", indent, jstr(x, "comm") ?: "?");
         else if (jstr(x, "comm"))
                 printf("%s%s (pid %" PRId64 ", uid %s%s%s)", indent, jstr(x, "comm"), jint(x, "pid"),
-                       uid ? jsafe(uid) : "?", jstr(x, "unit") ? ", " : "",
+                       jnum_text(jget(x, "uid"), uid, sizeof uid), jstr(x, "unit") ? ", " : "",
                        jstr(x, "unit") ? jstr(x, "unit") : "");
         else
                 /* Gone before the daemon could look: only the pid is known. */

@@ -179,6 +179,7 @@ OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" readers)
 ok $(! printf '%s' "$OUT" | grep -q $'\x1b'; echo $?) "a raw escape sequence from the daemon does not reach the terminal"
 contains "$OUT" '\x1b[2J\x0aforged' "  it is shown as \\xNN, on one line"
 contains "$OUT" 'uidcat (pid 8, uid \x1b[31m0)' "  a uid that is a string with an escape sequence too"
+contains "$OUT" '(pid 7, uid 0)' "  a uid that is a number, as its digits"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
 ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
 wait $FAKE 2>/dev/null
