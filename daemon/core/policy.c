@@ -501,9 +501,63 @@ static const char *clock_str(const PolicyConfig *c, usec_t t, char *buf, size_t 
         return buf;
 }
 
+/* Why counting waits off: what the pressure is, and what it still lacks. */
+static void format_waiting(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
+        char a[DURATION_MAX];
+
+        switch (d->pressure) {
+        case PRESSURE_UNKNOWN:
+                buf_append(buf, size, "no allocation rate measured yet");
+                break;
+        case PRESSURE_BELOW:
+                buf_append(buf, size, "allocation rate below strict_below=%" PRIu64 " pages/s, ", c->strict_below);
+                if (!d->sustained)
+                        buf_append(buf, size, "not yet for sustain=%s", dur(a, c->sustain));
+                else
+                        buf_append(buf, size, "last switch less than min_dwell=%s ago", dur(a, c->min_dwell));
+                break;
+        case PRESSURE_ABOVE:
+                buf_append(buf, size, "allocation rate above coarse_above=%" PRIu64 " pages/s", c->coarse_above);
+                break;
+        case PRESSURE_BETWEEN:
+                buf_append(buf, size, "allocation rate between strict_below=%" PRIu64 " and coarse_above=%" PRIu64
+                           " pages/s", c->strict_below, c->coarse_above);
+                break;
+        }
+}
+
+/* Everything that holds counting on under pressure, in one list. */
+static void format_held_by(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
+        char a[DURATION_MAX], who[REASON_MAX];
+        const char *sep = " ";
+
+        if (d->held) {
+                buf_append(buf, size, "%s%s", sep, hold_str(d, who, sizeof who));
+                sep = ", ";
+        }
+        if (d->reader_expected) {
+                char when[16], who2[READER_REF_TEXT_MAX];
+                buf_append(buf, size, "%s%s, which reads every %s, expected again by %s", sep,
+                           reader_ref_format(&d->expected_reader, who2, sizeof who2),
+                           period_str(a, d->expected_period), clock_str(c, d->expected_until, when, sizeof when));
+                sep = ", ";
+        }
+        if (d->within_linger) {
+                buf_append(buf, size, "%sa counted read within linger=%s (last: %s)", sep, dur(a, c->linger),
+                           last_read_str(d, "start-up, which counts as one", who, sizeof who));
+                sep = ", ";
+        }
+        if (!d->sustained) {
+                buf_append(buf, size, "%ssustain=%s not yet reached", sep, dur(a, c->sustain));
+                sep = ", ";
+        }
+        if (!d->dwell_over)
+                buf_append(buf, size, "%smin_dwell=%s since the last switch", sep, dur(a, c->min_dwell));
+}
+
+/* One sentence per rule: the switch is the table. */
 void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
         char a[DURATION_MAX], b[DURATION_MAX], who[REASON_MAX];
-        const char *sep;
 
         if (size == 0)
                 return;
@@ -557,25 +611,7 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
         case RULE_OFF_WAITING:
                 add("policy auto: counting off until a counted read (last: %s); ",
                     last_read_str(d, "none since start-up", who, sizeof who));
-                switch (d->pressure) {
-                case PRESSURE_UNKNOWN:
-                        add("no allocation rate measured yet");
-                        break;
-                case PRESSURE_BELOW:
-                        add("allocation rate below strict_below=%" PRIu64 " pages/s, ", c->strict_below);
-                        if (!d->sustained)
-                                add("not yet for sustain=%s", dur(a, c->sustain));
-                        else
-                                add("last switch less than min_dwell=%s ago", dur(a, c->min_dwell));
-                        break;
-                case PRESSURE_ABOVE:
-                        add("allocation rate above coarse_above=%" PRIu64 " pages/s", c->coarse_above);
-                        break;
-                case PRESSURE_BETWEEN:
-                        add("allocation rate between strict_below=%" PRIu64 " and coarse_above=%" PRIu64 " pages/s",
-                            c->strict_below, c->coarse_above);
-                        break;
-                }
+                format_waiting(d, c, buf, size);
                 break;
         case RULE_REARM:
         case RULE_REARM_HELD:
@@ -598,29 +634,7 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 /* Pressure, but something holds counting on: name what. */
                 add("policy auto: counting on, allocation rate above coarse_above=%" PRIu64 " pages/s; held on by",
                     c->coarse_above);
-                sep = " ";
-                if (d->held) {
-                        add("%s%s", sep, hold_str(d, who, sizeof who));
-                        sep = ", ";
-                }
-                if (d->reader_expected) {
-                        char when[16], who2[READER_REF_TEXT_MAX];
-                        add("%s%s, which reads every %s, expected again by %s", sep,
-                            reader_ref_format(&d->expected_reader, who2, sizeof who2),
-                            period_str(a, d->expected_period), clock_str(c, d->expected_until, when, sizeof when));
-                        sep = ", ";
-                }
-                if (d->within_linger) {
-                        add("%sa counted read within linger=%s (last: %s)", sep, dur(a, c->linger),
-                            last_read_str(d, "start-up, which counts as one", who, sizeof who));
-                        sep = ", ";
-                }
-                if (!d->sustained) {
-                        add("%ssustain=%s not yet reached", sep, dur(a, c->sustain));
-                        sep = ", ";
-                }
-                if (!d->dwell_over)
-                        add("%smin_dwell=%s since the last switch", sep, dur(a, c->min_dwell));
+                format_held_by(d, c, buf, size);
                 break;
         default:
                 add("(unknown rule)");
