@@ -271,8 +271,8 @@ int manager_apply(Manager *m) {
 int manager_set_policy(Manager *m, Policy policy, int dry_run) {
         log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
                  dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
-                 policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
-        m->policy = policy;
+                 policy_to_string(m->policy_in_force), m->dry_run ? ", dry run" : "");
+        m->policy_in_force = policy;
         m->policy_source = CAUSE_OPERATOR;
         if (dry_run >= 0)
                 m->dry_run = dry_run;

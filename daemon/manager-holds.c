@@ -65,7 +65,7 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
         if (policy_paused(&m->engine))
                 return refuse(ret_why, "paused after someone else changed the mode: numastatctl set-policy resumes",
                               -EBUSY);
-        if (m->policy == POLICY_COARSE)
+        if (m->policy_in_force == POLICY_COARSE)
                 return refuse(ret_why, "policy coarse: counting stays off (an administrator may set-policy auto)",
                               -EPERM);
         if (varlink_get_peer_uid(link, &uid) < 0 || varlink_get_peer_pid(link, &pid) < 0)

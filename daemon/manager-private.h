@@ -174,7 +174,7 @@ typedef struct Manager {
         Config config;
         char *config_error;     /* the last rejected reload, if any */
 
-        Policy policy;          /* in force: the config's, or SetPolicy's */
+        Policy policy_in_force; /* the config's, or SetPolicy's; the engine is m->engine */
         Cause policy_source;    /* STARTUP (the config at start), RELOAD, OPERATOR */
         bool dry_run;
 

@@ -223,7 +223,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 void manager_schedule_armed_sampling(Manager *m, usec_t now) {
-        timer_at(m->kauto.armed_timer, m->config.armed_interval == USEC_INFINITY || m->policy != POLICY_AUTO
+        timer_at(m->kauto.armed_timer, m->config.armed_interval == USEC_INFINITY || m->policy_in_force != POLICY_AUTO
                                                ? USEC_INFINITY
                                                : now + m->config.armed_interval);
 }

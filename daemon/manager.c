@@ -64,7 +64,7 @@ void manager_set_mode(Manager *m, KernelMode mode) {
 
 void manager_policy_config(const Manager *m, PolicyConfig *pc) {
         *pc = (PolicyConfig){
-                .policy = m->policy,
+                .policy = m->policy_in_force,
                 .policy_source = m->policy_source,
                 .backend = m->backend,
                 .off_mode = m->config.off_mode,
@@ -108,7 +108,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->runtime_dir = manager_runtime_dir(opts->runtime_dir);
         if (!m->runtime_dir)
                 return log_oom();
-        m->policy = m->config.mode;
+        m->policy_in_force = m->config.mode;
         m->policy_source = CAUSE_STARTUP;
         m->dry_run = effective_dry_run(m);
         m->started = now_usec(CLOCK_REALTIME);
@@ -231,11 +231,11 @@ int manager_reload(Manager *m, char **ret_error) {
         config_done(&m->config);
         m->config = c;
         m->config_error = mfree(m->config_error);
-        m->policy = m->config.mode;
+        m->policy_in_force = m->config.mode;
         m->policy_source = CAUSE_RELOAD;
         m->dry_run = effective_dry_run(m);
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
-                 policy_to_string(m->policy), m->dry_run ? ", dry run" : "");
+                 policy_to_string(m->policy_in_force), m->dry_run ? ", dry run" : "");
         if (m->watch.source)
                 readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         manager_resolve_rules(m);

@@ -26,7 +26,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .armed_samples = m->kauto.armed_samples,
                 .triggers = m->kauto.triggers,
 
-                .policy = m->policy,
+                .policy = m->policy_in_force,
                 .policy_source = m->policy_source,
                 .dry_run = m->dry_run,
                 .paused = policy_paused(&m->engine),
