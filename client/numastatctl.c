@@ -588,14 +588,16 @@ static int verb_metrics(const Args *a) {
                 print_json(a, reply);
                 return EXIT_OK;
         }
-        /* Lines as they are; any other control byte (the daemon sends none)
-         * never reaches the terminal raw. */
-        for (text = json_object_get_string(t); *text; text++) {
-                unsigned char c = (unsigned char) *text;
-                if (c == '\n' || (c >= 0x20 && c < 0x7f))
-                        putchar(c);
-                else
-                        printf("\\x%02x", c);
+        /* Line by line through the one escaping printer: any control byte
+         * (the daemon sends none) never reaches the terminal raw. */
+        for (text = json_object_get_string(t); *text;) {
+                size_t n = strcspn(text, "\n");
+                _cleanup_free_ char *line = strndup(text, n), *e = line ? terminal_escape(line) : NULL;
+
+                if (!e)
+                        return EXIT_DAEMON_ERROR;
+                printf("%s%s", e, text[n] ? "\n" : "");
+                text += n + (text[n] != '\0');
         }
         return EXIT_OK;
 }
@@ -796,57 +798,15 @@ static void hold_watch(const Args *a, const char *reason, usec_t timeout, Varlin
         }
 }
 
-static int verb_hold(const Args *a) {
-        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
-        _cleanup_json_ json_object *reply = NULL;
+/* Runs the held command, as system(3) would, and keeps the hold while it
+ * runs (taking it again if the daemon restarts). Returns its exit status. */
+static int run_held(const Args *a, VarlinkClient **c) {
         _cleanup_close_ int pidfd = -1;
-        const char *error = NULL, *reason = a->reason;
-        char **command = a->command;
-        usec_t timeout = a->timeout;
-        bool continues = false;
-        int64_t id = 0;
-        int r, status;
+        int status;
         pid_t pid;
 
-        if (a->argc > 0) {
-                fprintf(stderr, "numastatctl: hold runs the command after \"--\": numastatctl hold -- %s ...\n",
-                        a->argv[0]);
-                return EXIT_USAGE;
-        }
-        if (command && !command[0]) {
-                fprintf(stderr, "numastatctl: hold: no COMMAND after \"--\".\n");
-                return EXIT_USAGE;
-        }
-        if (!command && !timeout) {
-                fprintf(stderr, "numastatctl: hold needs a COMMAND (after \"--\") or --timeout.\n");
-                return EXIT_USAGE;
-        }
-
-        r = hold_acquire(a, reason, timeout, false, &c, &id);
-        if (r != 0)
-                return r;
-        if (!a->json && !command)
-                fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", id);
-
-        if (!command) {
-                /* Until the daemon says it expired. */
-                varlink_client_set_timeout(c, 0);
-                r = varlink_client_wait(c, &reply, &error, &continues);
-                if (r < 0) {
-                        fprintf(stderr, "numastatctl: the hold ended early: %s\n", strerror(-r));
-                        return EXIT_UNREACHABLE;
-                }
-                if (error) {
-                        print_daemon_error("the hold ended early", error, reply);
-                        return EXIT_DAEMON_ERROR;
-                }
-                if (!a->json)
-                        fprintf(stderr, "Hold ended after the timeout.\n");
-                return EXIT_OK;
-        }
-
-        /* Like system(3): the terminal's signals are the command's. The
-         * connection is close-on-exec: only we keep the hold. */
+        /* The terminal's signals are the command's. The connection is
+         * close-on-exec: only we keep the hold. */
         signal(SIGINT, SIG_IGN);
         signal(SIGQUIT, SIG_IGN);
         pid = fork();
@@ -857,18 +817,69 @@ static int verb_hold(const Args *a) {
         if (pid == 0) {
                 signal(SIGINT, SIG_DFL);
                 signal(SIGQUIT, SIG_DFL);
-                execvp(command[0], command);
-                fprintf(stderr, "numastatctl: cannot run %s: %s\n", command[0], strerror(errno));
+                execvp(a->command[0], a->command);
+                fprintf(stderr, "numastatctl: cannot run %s: %s\n", a->command[0], strerror(errno));
                 _exit(errno == ENOENT ? 127 : 126);
         }
         /* Without pidfds (Linux < 5.3) a lost hold goes unnoticed. */
         pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         if (pidfd >= 0)
-                hold_watch(a, reason, timeout, &c, pidfd);
+                hold_watch(a, a->reason, a->timeout, c, pidfd);
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return EXIT_DAEMON_ERROR;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Without a command: until the daemon says the timeout passed. */
+static int wait_held(const Args *a, VarlinkClient *c) {
+        _cleanup_json_ json_object *reply = NULL;
+        const char *error = NULL;
+        bool continues = false;
+        int r;
+
+        varlink_client_set_timeout(c, 0);
+        r = varlink_client_wait(c, &reply, &error, &continues);
+        if (r < 0) {
+                fprintf(stderr, "numastatctl: the hold ended early: %s\n", strerror(-r));
+                return EXIT_UNREACHABLE;
+        }
+        if (error) {
+                print_daemon_error("the hold ended early", error, reply);
+                return EXIT_DAEMON_ERROR;
+        }
+        if (!a->json)
+                fprintf(stderr, "Hold ended after the timeout.\n");
+        return EXIT_OK;
+}
+
+static int verb_hold(const Args *a) {
+        _cleanup_(varlink_client_freep) VarlinkClient *c = NULL;
+        int64_t id = 0;
+        int r;
+
+        if (a->argc > 0) {
+                fprintf(stderr, "numastatctl: hold runs the command after \"--\": numastatctl hold -- %s ...\n",
+                        a->argv[0]);
+                return EXIT_USAGE;
+        }
+        if (a->command && !a->command[0]) {
+                fprintf(stderr, "numastatctl: hold: no COMMAND after \"--\".\n");
+                return EXIT_USAGE;
+        }
+        if (!a->command && !a->timeout) {
+                fprintf(stderr, "numastatctl: hold needs a COMMAND (after \"--\") or --timeout.\n");
+                return EXIT_USAGE;
+        }
+        r = hold_acquire(a, a->reason, a->timeout, false, &c, &id);
+        if (r != 0)
+                return r;
+        if (!a->command) {
+                if (!a->json)
+                        fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", id);
+                return wait_held(a, c);
+        }
+        return run_held(a, &c);
 }
 
 static int verb_monitor(const Args *a) {
@@ -981,7 +992,8 @@ static const Verb *verb_find(const char *name) {
         return NULL;
 }
 
-int main(int argc, char *argv[]) {
+/* Our options into *a. Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char *argv[], Args *a) {
         enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN, ARG_REASON, ARG_TIMEOUT };
         static const struct option options[] = {
                 { "socket", required_argument, NULL, 's' },
@@ -994,46 +1006,34 @@ int main(int argc, char *argv[]) {
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        Args a = { .socket = DEFAULT_SOCKET_PATH, .dry_run = -1 };
-        const Verb *verb;
         int c;
-
-        /* hold ... -- COMMAND [ARGS...]: what follows "--" is the command's,
-         * options included; the rest is parsed as ours. */
-        for (int i = 1; i < argc; i++)
-                if (strcmp(argv[i], "--") == 0) {
-                        a.command = argv + i + 1;
-                        argv[i] = NULL;
-                        argc = i;
-                        break;
-                }
 
         while ((c = getopt_long(argc, argv, "s:jhV", options, NULL)) >= 0) {
                 switch (c) {
                 case 's':
-                        a.socket = optarg;
+                        a->socket = optarg;
                         break;
                 case 'j':
                         if (!optarg || strcmp(optarg, "pretty") == 0)
-                                a.json = JSON_PRETTY;
+                                a->json = JSON_PRETTY;
                         else if (strcmp(optarg, "short") == 0)
-                                a.json = JSON_SHORT;
+                                a->json = JSON_SHORT;
                         else {
                                 fprintf(stderr, "numastatctl: --json takes pretty or short, not '%s'.\n", optarg);
                                 return EXIT_USAGE;
                         }
                         break;
                 case ARG_DRY_RUN:
-                        a.dry_run = 1;
+                        a->dry_run = 1;
                         break;
                 case ARG_NO_DRY_RUN:
-                        a.dry_run = 0;
+                        a->dry_run = 0;
                         break;
                 case ARG_REASON:
-                        a.reason = optarg;
+                        a->reason = optarg;
                         break;
                 case ARG_TIMEOUT:
-                        if (parse_duration(optarg, &a.timeout) < 0 || a.timeout == 0 || a.timeout == USEC_INFINITY) {
+                        if (parse_duration(optarg, &a->timeout) < 0 || a->timeout == 0 || a->timeout == USEC_INFINITY) {
                                 fprintf(stderr, "numastatctl: --timeout takes a duration (\"90s\", \"2h\"), not '%s'.\n",
                                         optarg);
                                 return EXIT_USAGE;
@@ -1049,6 +1049,43 @@ int main(int argc, char *argv[]) {
                         return EXIT_USAGE;
                 }
         }
+        return -1;
+}
+
+/* Whether the options given go with the verb. */
+static bool options_fit(const Args *a, const Verb *verb) {
+        if ((a->command || a->reason || a->timeout) && !(verb->takes & TAKES_HOLD_OPTIONS)) {
+                fprintf(stderr, "numastatctl: --reason, --timeout and -- COMMAND go with hold.\n");
+                return false;
+        }
+        if (a->dry_run >= 0 && !(verb->takes & TAKES_DRY_RUN)) {
+                fprintf(stderr, "numastatctl: --dry-run and --no-dry-run go with set-policy.\n");
+                return false;
+        }
+        if (a->argc > 0 && !(verb->takes & TAKES_ARGS)) {
+                fprintf(stderr, "numastatctl: %s takes no arguments.\n", verb->name);
+                return false;
+        }
+        return true;
+}
+
+int main(int argc, char *argv[]) {
+        Args a = { .socket = DEFAULT_SOCKET_PATH, .dry_run = -1 };
+        const Verb *verb;
+        int r;
+
+        /* hold ... -- COMMAND [ARGS...]: what follows "--" is the command's,
+         * options included; the rest is parsed as ours. */
+        for (int i = 1; i < argc; i++)
+                if (strcmp(argv[i], "--") == 0) {
+                        a.command = argv + i + 1;
+                        argv[i] = NULL;
+                        argc = i;
+                        break;
+                }
+        r = parse_options(argc, argv, &a);
+        if (r >= 0)
+                return r;
 
         verb = verb_find(optind < argc ? argv[optind] : "status");
         if (!verb) {
@@ -1058,17 +1095,7 @@ int main(int argc, char *argv[]) {
         optind += optind < argc;
         a.argv = argv + optind;
         a.argc = argc - optind;
-        if ((a.command || a.reason || a.timeout) && !(verb->takes & TAKES_HOLD_OPTIONS)) {
-                fprintf(stderr, "numastatctl: --reason, --timeout and -- COMMAND go with hold.\n");
+        if (!options_fit(&a, verb))
                 return EXIT_USAGE;
-        }
-        if (a.dry_run >= 0 && !(verb->takes & TAKES_DRY_RUN)) {
-                fprintf(stderr, "numastatctl: --dry-run and --no-dry-run go with set-policy.\n");
-                return EXIT_USAGE;
-        }
-        if (a.argc > 0 && !(verb->takes & TAKES_ARGS)) {
-                fprintf(stderr, "numastatctl: %s takes no arguments.\n", verb->name);
-                return EXIT_USAGE;
-        }
         return verb->run(&a);
 }

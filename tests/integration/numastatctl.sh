@@ -237,6 +237,29 @@ ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  and so does monit
 wait $FAKE 2>/dev/null
 rm -f "$FAKE_SOCK"
 
+# Metrics text from a fake daemon, with a control byte in a line: printed
+# line by line, escaped.
+python3 - "$FAKE_SOCK" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+buf = b""
+while b"\0" not in buf:
+    buf += c.recv(65536)
+text = "# HELP numastatd_x a metric\nnumastatd_x{comm=\"\x1b[2Jevil\"} 1\nnumastatd_y 2\n"
+c.sendall(json.dumps({"parameters": {"text": text}}).encode() + b"\0")
+c.close()
+PY
+FAKE=$!
+wait_for 5 test -S "$FAKE_SOCK"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" metrics 2>&1)
+is "$?" 0 "metrics from a fake daemon: exit 0"
+ok $(! printf '%s' "$OUT" | grep -q $'\x1b'; echo $?) "  a control byte in a metrics line does not reach the terminal"
+contains "$OUT" 'numastatd_x{comm="\x1b[2Jevil"} 1' "  it is shown as \\xNN"
+is "$(printf '%s\n' "$OUT" | grep -c '^numastatd_')" 2 "  and the lines stay lines"
+wait $FAKE 2>/dev/null
+rm -f "$FAKE_SOCK"
+
 # ---- bash completion: every command the client knows is offered ----
 complete_words() {  # complete_words WORD...: what completing the last word offers
         bash -c 'complete() { :; }; compopt() { :; }; source "$1"; shift
