@@ -387,10 +387,45 @@ static int cpu_range_compare(const void *a, const void *b) {
         return 0;
 }
 
+/* "LO" or "LO-HI", LO <= HI. */
+static int cpu_range_parse(Span item, CpuRange *ret) {
+        const char *dash = memchr(item.p, '-', item.n);
+
+        if (!dash) {
+                if (span_to_unsigned(item, &ret->lo) < 0)
+                        return -EINVAL;
+                ret->hi = ret->lo;
+                return 0;
+        }
+        if (span_to_unsigned((Span) { item.p, (size_t) (dash - item.p) }, &ret->lo) < 0 ||
+            span_to_unsigned((Span) { dash + 1, item.n - (size_t) (dash - item.p) - 1 }, &ret->hi) < 0 ||
+            ret->lo > ret->hi)
+                return -EINVAL;
+        return 0;
+}
+
+/* Sorts and merges overlapping and adjacent ranges in place, so that their
+ * sizes count distinct CPUs and the expansion comes out sorted and unique.
+ * Returns the new count. */
+static size_t cpu_ranges_merge(CpuRange *ranges, size_t n) {
+        size_t m = 0;
+
+        qsort(ranges, n, sizeof(CpuRange), cpu_range_compare);
+        for (size_t i = 1; i < n; i++) {
+                if ((uint64_t) ranges[i].lo <= (uint64_t) ranges[m].hi + 1) {
+                        if (ranges[i].hi > ranges[m].hi)
+                                ranges[m].hi = ranges[i].hi;
+                } else
+                        ranges[++m] = ranges[i];
+        }
+        return m + 1;
+}
+
 int cpulist_parse(const char *s, unsigned **ret, size_t *ret_n) {
         _cleanup_free_ CpuRange *ranges = NULL;
         _cleanup_free_ unsigned *cpus = NULL;
         size_t n_ranges = 0, n_cpus = 0, commas = 0;
+        uint64_t total = 0;
         Span all;
 
         if (!s || !ret || !ret_n)
@@ -404,7 +439,6 @@ int cpulist_parse(const char *s, unsigned **ret, size_t *ret_n) {
         }
         while (all.n > 0 && (is_blank(all.p[all.n - 1]) || all.p[all.n - 1] == '\n'))
                 all.n--;
-
         if (all.n == 0) {
                 *ret = NULL;
                 *ret_n = 0;
@@ -412,74 +446,35 @@ int cpulist_parse(const char *s, unsigned **ret, size_t *ret_n) {
         }
 
         for (size_t i = 0; i < all.n; i++)
-                if (all.p[i] == ',')
-                        commas++;
-
+                commas += all.p[i] == ',';
         ranges = calloc(commas + 1, sizeof(CpuRange));
         if (!ranges)
                 return -ENOMEM;
-
         for (Span rest = all;;) {
                 const char *comma = memchr(rest.p, ',', rest.n);
                 Span item = { rest.p, comma ? (size_t) (comma - rest.p) : rest.n };
-                const char *dash = memchr(item.p, '-', item.n);
-                CpuRange range;
-                int r;
 
-                if (dash) {
-                        r = span_to_unsigned((Span) { item.p, (size_t) (dash - item.p) }, &range.lo);
-                        if (r < 0)
-                                return -EINVAL;
-                        r = span_to_unsigned((Span) { dash + 1, item.n - (size_t) (dash - item.p) - 1 }, &range.hi);
-                        if (r < 0)
-                                return -EINVAL;
-                        if (range.lo > range.hi)
-                                return -EINVAL;
-                } else {
-                        r = span_to_unsigned(item, &range.lo);
-                        if (r < 0)
-                                return -EINVAL;
-                        range.hi = range.lo;
-                }
-
-                ranges[n_ranges++] = range;
-
+                if (cpu_range_parse(item, &ranges[n_ranges++]) < 0)
+                        return -EINVAL;
                 if (!comma)
                         break;
                 rest.n -= (size_t) (comma - rest.p) + 1;
                 rest.p = comma + 1;
         }
+        n_ranges = cpu_ranges_merge(ranges, n_ranges);
 
-        /* Merge overlapping and adjacent ranges, so the size check below counts
-         * distinct CPUs and the expansion comes out sorted and unique. */
-        qsort(ranges, n_ranges, sizeof(CpuRange), cpu_range_compare);
-
-        size_t m = 0;
-        for (size_t i = 1; i < n_ranges; i++) {
-                if ((uint64_t) ranges[i].lo <= (uint64_t) ranges[m].hi + 1) {
-                        if (ranges[i].hi > ranges[m].hi)
-                                ranges[m].hi = ranges[i].hi;
-                } else
-                        ranges[++m] = ranges[i];
-        }
-        n_ranges = m + 1;
-
-        uint64_t total = 0;
         for (size_t i = 0; i < n_ranges; i++) {
                 total += (uint64_t) ranges[i].hi - ranges[i].lo + 1;
                 if (total > CPULIST_MAX)
                         return -EINVAL;
         }
-
         cpus = malloc((size_t) total * sizeof(unsigned));
         if (!cpus)
                 return -ENOMEM;
-
-        for (size_t i = 0; i < n_ranges; i++) {
+        for (size_t i = 0; i < n_ranges; i++)
                 /* Counting with a 64-bit index: hi may be UINT_MAX. */
                 for (uint64_t c = ranges[i].lo; c <= ranges[i].hi; c++)
                         cpus[n_cpus++] = (unsigned) c;
-        }
 
         *ret = TAKE_PTR(cpus);
         *ret_n = n_cpus;
