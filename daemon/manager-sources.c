@@ -335,7 +335,6 @@ void manager_start_taskstats(Manager *m) {
                                  r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
                 log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
                                   "looked at stay unnamed.");
-                m->exits.taskstats = NULL;
         }
 }
 
@@ -345,6 +344,8 @@ void manager_stop_taskstats(Manager *m) {
         manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
 }
 
+/* Each source's constructor leaves its slot NULL when it fails: the
+ * failure is said once, in status (set_source_error) and in the log. */
 void manager_start_sources(Manager *m) {
         int r;
 
@@ -356,14 +357,12 @@ void manager_start_sources(Manager *m) {
                                  r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
                 log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
                                      "policy auto cannot see readers and keeps counting on.");
-                m->watch.source = NULL;
         } else {
                 r = mount_watch_new(m->event, on_mounts, m, &m->containers.mounts);
                 if (r < 0) {
                         set_source_error(&m->containers.mounts_error, r, "mount events unavailable: %m%s",
                                          r == -EINVAL ? " (kernel < 6.14)" : "");
                         log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
-                        m->containers.mounts = NULL;
                 }
                 if (manager_container_scan(m) > 0) {
                         (void) manager_find_containers(m);
@@ -378,7 +377,6 @@ void manager_start_sources(Manager *m) {
                 if (r < 0) {
                         log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "
                                           "triggered at any read event.");
-                        m->kauto.kmsg = NULL;
                 }
         }
 
@@ -389,6 +387,5 @@ void manager_start_sources(Manager *m) {
         if (r < 0) {
                 set_source_error(&m->hotplug.uevents_error, r, "uevent socket unavailable: %m");
                 log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
-                m->hotplug.uevents = NULL;
         }
 }
