@@ -136,7 +136,10 @@ stop
 # re-arming it (min_dwell=0); a counted read at any moment of that must end
 # with counting on: the kernel's last word, once the daemon settled, is
 # never "off".
-cat > $CONF <<EOF
+# rearming_conf LINGER: auto with min_dwell=0, so that the daemon re-arms at
+# once after each ignored reader (head) triggers the kernel.
+rearming_conf() {
+        cat > $CONF <<EOF
 [policy]
 mode = auto
 min_dwell = 0
@@ -148,9 +151,11 @@ strict_below = 100
 sustain = 500ms
 armed_interval = infinity
 [readers]
-linger = 3s
+linger = $1
 ignore = comm=head
 EOF
+}
+rearming_conf 3s
 start
 alloc-load load 900 &
 LOAD=$!
@@ -183,21 +188,7 @@ stop
 # `numastatd --restore` (ExecStopPost=), then a new daemon (Restart=).
 # Kills land at random moments while a churn of ignored reads keeps
 # triggering the kernel's auto and the daemon re-arming it.
-cat > $CONF <<EOF
-[policy]
-mode = auto
-min_dwell = 0
-off_mode = auto
-[pressure]
-interval = 200ms
-coarse_above = 2000
-strict_below = 100
-sustain = 500ms
-armed_interval = infinity
-[readers]
-linger = 1s
-ignore = comm=head
-EOF
+rearming_conf 1s
 alloc-load load 900 &
 LOAD=$!
 ( while :; do sleep 0.05 | head -c 10 /proc/vmstat - >/dev/null; sleep 0.3; done ) &
