@@ -210,22 +210,30 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve) {
         return resolve_walk(dirfd, path, resolve);
 }
 
-static const char *fstype_of_dev(pid_t pid, unsigned major, unsigned minor, char *buf, size_t size) {
-        const char *const views[] = { NULL, "/proc/self/mountinfo" };
-        char path[64];
+#define MOUNTINFO_MAX (4 * 1024 * 1024)
+
+char *resolve_mountinfo(pid_t pid) {
+        char path[64], *text = NULL;
 
         snprintf(path, sizeof path, "/proc/%d/mountinfo", (int) pid);
-        for (size_t i = 0; i < ELEMENTSOF(views); i++) {
-                _cleanup_free_ char *mountinfo = NULL;
+        return root_read_file("/", path, MOUNTINFO_MAX, &text) >= 0 ? text : NULL;
+}
 
-                if (root_read_file("/", views[i] ?: path, 4 * 1024 * 1024, &mountinfo) >= 0 &&
-                    mountinfo_fstype(mountinfo, major, minor, buf, size))
-                        return buf;
-        }
+/* The type of the file system with device major:minor, from the process's
+ * mountinfo, else (a root inside a mount the process cannot see, as after
+ * a chroot) from ours: NULL if neither has it. */
+static const char *fstype_of_dev(const char *mountinfo, unsigned major, unsigned minor, char *buf, size_t size) {
+        _cleanup_free_ char *ours = NULL;
+
+        if (mountinfo && mountinfo_fstype(mountinfo, major, minor, buf, size))
+                return buf;
+        if (root_read_file("/", "/proc/self/mountinfo", MOUNTINFO_MAX, &ours) >= 0 &&
+            mountinfo_fstype(ours, major, minor, buf, size))
+                return buf;
         return NULL;
 }
 
-int resolve_open_fs_root(pid_t pid, int rootfd, const char *path, long magic) {
+int resolve_open_fs_root(const char *mountinfo, int rootfd, const char *path, long magic) {
         const char *want = magic == PROC_SUPER_MAGIC ? "proc" : magic == SYSFS_MAGIC ? "sysfs" : NULL;
         _cleanup_close_ int fd = -1;
         struct statfs sfs;
@@ -241,7 +249,7 @@ int resolve_open_fs_root(pid_t pid, int rootfd, const char *path, long magic) {
          * asks its server, which may never answer. */
         if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) < 0)
                 return -errno;
-        if (!fstype_of_dev(pid, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type) || !streq(type, want))
+        if (!fstype_of_dev(mountinfo, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type) || !streq(type, want))
                 return -EMEDIUMTYPE;
         if (fstatfs(fd, &sfs) < 0)
                 return -errno;
@@ -278,17 +286,14 @@ const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, c
         return NULL;
 }
 
-/* The type of the file system with device major:minor, from process pid's
- * mountinfo, else (a root inside a mount the process cannot see, as after a
- * chroot) from ours: NULL if neither has it. */
-bool resolve_root_may_block(pid_t pid, int rootfd) {
+bool resolve_root_may_block(const char *mountinfo, int rootfd) {
         char type[64];
         struct statx sx;
 
         /* Cached attributes: no request reaches a FUSE server. */
         if (statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx) < 0)
                 return true;
-        if (!fstype_of_dev(pid, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type))
+        if (!fstype_of_dev(mountinfo, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type))
                 return true;
         return streq(type, "fuse") || startswith(type, "fuse.") || streq(type, "fuseblk");
 }

@@ -20,21 +20,26 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve);
  * above the root with RESOLVE_IN_ROOT. */
 int resolve_walk(int dirfd, const char *path, uint64_t resolve);
 
-/* The directory path inside process pid's root rootfd (O_PATH), only if it
+/* Process pid's mountinfo, read once for the two checks below (malloc'd;
+ * NULL if it cannot be read: they then look in ours alone). */
+char *resolve_mountinfo(pid_t pid);
+
+/* The directory path inside a process's root rootfd (O_PATH), only if it
  * is the root directory of a file system of type magic (PROC_SUPER_MAGIC
  * or SYSFS_MAGIC): a procfs or sysfs someone mounted there, not a
  * directory made to look like one. No symbolic link is followed on the
- * way, and nothing is asked of another file system (FUSE) before pid's
- * mountinfo says that this is a procfs or sysfs. */
-int resolve_open_fs_root(pid_t pid, int rootfd, const char *path, long magic);
+ * way, and nothing is asked of another file system (FUSE) before the
+ * process's mountinfo (resolve_mountinfo()) says that this is a procfs or
+ * sysfs. */
+int resolve_open_fs_root(const char *mountinfo, int rootfd, const char *path, long magic);
 
 /* The type ("proc", "fuse.sshfs") of the file system with device
  * major:minor in a /proc/PID/mountinfo text, into buf; NULL if none of its
  * mounts is there. Pure. */
 const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *buf, size_t size);
 
-/* Whether looking up a path inside process pid's root (rootfd) could wait
- * on a FUSE server another user runs: the root's file system, told from
- * cached attributes and mountinfo (never by asking the file system
- * itself), is a fuse one, or cannot be told. */
-bool resolve_root_may_block(pid_t pid, int rootfd);
+/* Whether looking up a path inside a process's root (rootfd) could wait on
+ * a FUSE server another user runs: the root's file system, told from
+ * cached attributes and the process's mountinfo (never by asking the file
+ * system itself), is a fuse one, or cannot be told. */
+bool resolve_root_may_block(const char *mountinfo, int rootfd);

@@ -93,6 +93,7 @@ typedef struct ScanState {
  * one is: a user can mount anything at their /proc, or make it a link. */
 static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
         _cleanup_close_ int rootfd = -1, procfd = -1, fd = -1;
+        _cleanup_free_ char *mountinfo = NULL;
         char path[PATH_MAX];
 
         snprintf(path, sizeof path, "%s/" PID_FMT "/root", proc, pid);
@@ -100,9 +101,10 @@ static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
         if (rootfd < 0)
                 return -errno;
         /* A root on FUSE: a lookup there could wait on its server forever. */
-        if (resolve_root_may_block(pid, rootfd))
+        mountinfo = resolve_mountinfo(pid);
+        if (resolve_root_may_block(mountinfo, rootfd))
                 return -EWOULDBLOCK;
-        procfd = resolve_open_fs_root(pid, rootfd, "proc", PROC_SUPER_MAGIC);
+        procfd = resolve_open_fs_root(mountinfo, rootfd, "proc", PROC_SUPER_MAGIC);
         if (procfd < 0)
                 return procfd;
         fd = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);

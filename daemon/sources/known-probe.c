@@ -65,6 +65,13 @@ static bool same_root(int rootfd) {
                makedev(a.stx_dev_major, a.stx_dev_minor) == b.st_dev && a.stx_ino == b.st_ino;
 }
 
+/* One look here: its mountinfo is needed for nothing else. */
+static bool root_may_block(pid_t pid, int rootfd) {
+        _cleanup_free_ char *mountinfo = resolve_mountinfo(pid);
+
+        return resolve_root_may_block(mountinfo, rootfd);
+}
+
 static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {
         _cleanup_close_ int fd = open_in_root(rootfd, e->path);
         struct stat st;
@@ -99,7 +106,7 @@ static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd)
                 return NULL;
         rootfd = proc_root_open(rd->pid);
         /* A root on FUSE could make the lookup wait forever: not known. */
-        if (rootfd < 0 || same_root(rootfd) || resolve_root_may_block(rd->pid, rootfd))
+        if (rootfd < 0 || same_root(rootfd) || root_may_block(rd->pid, rootfd))
                 return NULL;
         for (size_t i = 0; i < cat->n; i++)
                 for (size_t j = 0; j < cat->readers[i].n_exes; j++)
@@ -167,7 +174,7 @@ static int read_in_root(pid_t pid, const char *path, char **ret) {
         rootfd = proc_root_open(pid);
         if (rootfd < 0)
                 return rootfd;
-        if (!same_root(rootfd) && resolve_root_may_block(pid, rootfd))
+        if (!same_root(rootfd) && root_may_block(pid, rootfd))
                 return -EWOULDBLOCK;    /* counts: the safe side */
         pathfd = open_in_root(rootfd, path);
         if (pathfd < 0)

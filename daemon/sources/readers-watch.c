@@ -363,6 +363,7 @@ static long view_magic(const char *pattern, const char **ret_rest) {
  * file system's own root directory there. */
 static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *patterns) {
         _cleanup_close_ int rootfd = -1;
+        _cleanup_free_ char *mountinfo = NULL;
         ViewWalk v = { .r = r, .w = w, .pid = pid };
         char root[64];
 
@@ -370,7 +371,8 @@ static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *pa
         rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return;
-        if (resolve_root_may_block(pid, rootfd)) {
+        mountinfo = resolve_mountinfo(pid);     /* once, for every pattern below */
+        if (resolve_root_may_block(mountinfo, rootfd)) {
                 log_debug("Process " PID_FMT "'s root is on FUSE: not looked into.", pid);
                 return;
         }
@@ -381,7 +383,7 @@ static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *pa
 
                 if (magic == 0)
                         continue;       /* not a file of /proc or /sys: nothing a container has apart */
-                topfd = resolve_open_fs_root(pid, rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
+                topfd = resolve_open_fs_root(mountinfo, rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
                 if (topfd < 0) {
                         log_debug("Process " PID_FMT "'s root has no %s at %s: not watched there.", pid,
                                   magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs",
