@@ -293,6 +293,10 @@ static void print_reader_line(json_object *x, const char *indent) {
                 printf(", every %s", format_duration_approx(every, sizeof every, period, PERIOD_ACCURACY) ?: "?");
         }
         print_verdict(x);
+        if (jint(x, "served") + jint(x, "unserved") > 0)
+                printf(", served %" PRId64 " of %" PRId64, jint(x, "served"), jint(x, "served") + jint(x, "unserved"));
+        if (jint(x, "first_reads_counting_off") > 0)
+                printf(", %" PRId64 " first read(s) found counting off", jint(x, "first_reads_counting_off"));
         printf("%s\n", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 
@@ -442,6 +446,70 @@ static void print_status_counters(json_object *s) {
                        jint(precision, "max_drift"));
 }
 
+/* The programs whose reads went unserved, most first: "collectd 2, sar 1". */
+static void print_unserved_by(json_object *readers) {
+        size_t n = readers ? json_object_array_length(readers) : 0, shown = 0, more = 0;
+        bool done[64] = {};
+
+        for (;;) {
+                const char *best = NULL;
+                int64_t best_sum = 0;
+
+                for (size_t i = 0; i < n && i < ELEMENTSOF(done); i++) {
+                        json_object *x = json_object_array_get_idx(readers, i);
+                        const char *comm = jstr(x, "comm") ?: "unattributed";
+                        int64_t sum = 0;
+
+                        if (done[i] || jint(x, "unserved") <= 0)
+                                continue;
+                        for (size_t j = i; j < n && j < ELEMENTSOF(done); j++) {
+                                json_object *y = json_object_array_get_idx(readers, j);
+                                if (!done[j] && strcmp(jstr(y, "comm") ?: "unattributed", comm) == 0)
+                                        sum += jint(y, "unserved");
+                        }
+                        if (sum > best_sum) {
+                                best = comm;
+                                best_sum = sum;
+                        }
+                }
+                if (!best)
+                        break;
+                for (size_t j = 0; j < n && j < ELEMENTSOF(done); j++)
+                        if (strcmp(jstr(json_object_array_get_idx(readers, j), "comm") ?: "unattributed", best) == 0)
+                                done[j] = true;
+                if (shown < 3)
+                        printf("%s%s %" PRId64, shown ? ", " : ": ", best, best_sum);
+                else
+                        more++;
+                shown++;
+        }
+        if (more)
+                printf(" and %zu more", more);
+}
+
+/* What the readers got: counted reads that found counting on since their
+ * previous read. Floored, so that 100% means every one. */
+static void print_status_service(json_object *s) {
+        json_object *service = jget(s, "service");
+        int64_t served = jint(service, "served"), unserved = jint(service, "unserved"),
+                first_off = jint(service, "first_reads_counting_off"), judged = served + unserved;
+
+        if (judged > 0) {
+                printf("     Service: %" PRId64 "%% of counted reads found counting on since their previous read",
+                       served * 100 / judged);
+                if (unserved > 0) {
+                        printf(" (%" PRId64 " of %" PRId64 " did not", unserved, judged);
+                        print_unserved_by(jget(s, "readers"));
+                        printf(")");
+                }
+        }
+        if (first_off > 0)
+                printf("%s%" PRId64 " first read(s) found counting off", judged > 0 ? "; " : "     Service: ",
+                       first_off);
+        if (judged > 0 || first_off > 0)
+                printf("\n");
+}
+
 static void print_status_sources(json_object *s) {
         json_object *sources = jget(s, "sources");
 
@@ -509,6 +577,7 @@ static void print_status(json_object *s) {
         print_status_kernel(s);
         print_status_readers(s);
         print_status_counters(s);
+        print_status_service(s);
         print_status_sources(s);
         print_status_nodes(s);
         print_status_daemon(s);

@@ -143,14 +143,14 @@ static void manager_check_kernel(Manager *m) {
 
 /* Checks the kernel, decides and writes: everything a reader waits for.
  * The record (history, journal, status, timers) is manager_commit()'s. */
-int manager_decide(Manager *m, Step *step) {
+int manager_decide(Manager *m, usec_t now, Step *step) {
         bool decided_before = policy_have_decision(&m->engine), changed;
         KernelAction action;
         PolicyConfig pc;
         Decision d;
         int r;
 
-        *step = (Step) { .now = now_usec(CLOCK_MONOTONIC) };
+        *step = (Step) { .now = now };
         manager_check_kernel(m);
         manager_policy_config(m, &pc);
         policy_evaluate(&m->engine, &pc, step->now, &d);
@@ -263,7 +263,7 @@ int manager_apply(Manager *m) {
         Step step;
         int r;
 
-        r = manager_decide(m, &step);
+        r = manager_decide(m, now_usec(CLOCK_MONOTONIC), &step);
         manager_commit(m, &step);
         return r;
 }

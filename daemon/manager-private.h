@@ -281,7 +281,9 @@ void hold_free(Hold *h);
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);
 void manager_schedule_deadline(Manager *m);
-int manager_decide(Manager *m, Step *step);
+/* Decides at now (CLOCK_MONOTONIC µs; a read's own, so that the switch it
+ * causes is dated at the read) and writes. */
+int manager_decide(Manager *m, usec_t now, Step *step);
 void manager_counting_changed(Manager *m, usec_t now);
 void manager_commit(Manager *m, const Step *step);
 int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);

@@ -147,13 +147,31 @@ static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
                  strnull(why));
 }
 
+/* What counting had been doing until a read handled at now, which
+ * triggered an armed auto or not (then it found counting off). A switch
+ * a read causes is dated now: the reader's next read finds counting on
+ * since this one. */
+static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
+        const OnTime *o = &m->counts.on_time;
+        usec_t linger = m->config.linger;
+
+        return (ReadClock) {
+                .realtime = now_usec(CLOCK_REALTIME),
+                .mono = now,
+                .counting = o->on && manager_counting(m) && !triggered,
+                .on_since = o->on_since,
+                .first_since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger,
+        };
+}
+
 static void manager_handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_(read_judgement_done) ReadJudgement j = {};
         KernelState armed;
         ReaderIdentity id;
         ReaderRef ref;
-        Step step = { .now = now };
+        Step step = {};
+        ReadClock clock;
         bool decided = false, triggered;
         bool counts;
         int r;
@@ -172,17 +190,20 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         ref = read_event_ref(ev);
         armed = m->kernel;
         triggered = read_triggered(m);
-        if (triggered)
-                /* Counting is on in the kernel now, whoever read. */
+        clock = read_clock(m, now, triggered);
+        if (triggered) {
+                /* Counting is on in the kernel now, whoever read: since this read. */
                 m->kernel = kernel_state_triggered(counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref,
                                                    m->kauto.kmsg != NULL);
+                manager_counting_changed(m, now);
+        }
         if (counts) {
                 policy_on_counted_read(&m->engine, now, &ref);
                 /* A trigger the kernel's log did not confirm is not trusted
                  * to count: the decision writes strict then. */
                 if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) &&
                       kernel_state_counting_for_sure(&m->kernel))) {
-                        (void) manager_decide(m, &step);
+                        (void) manager_decide(m, now, &step);
                         decided = true;
                 }
         }
@@ -210,7 +231,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                         manager_schedule_deadline(m);        /* already counting: only linger moves */
         }
 
-        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, now_usec(CLOCK_REALTIME), now);
+        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, &clock);
         if (r >= 0 && counts) {
                 /* Its period may now be known: wait for its next read too. */
                 manager_update_expected(m, now);

@@ -107,12 +107,16 @@ static void on_time_fold(OnTime *o, uint64_t now) {
 void on_time_start(OnTime *o, uint64_t now, bool on) {
         *o = (OnTime) {
                 .since = now,
+                .started = now,
+                .on_since = now,
                 .on = on,
         };
 }
 
 void on_time_set(OnTime *o, uint64_t now, bool on) {
         on_time_fold(o, now);
+        if (on && !o->on)
+                o->on_since = now;
         o->on = on;
 }
 

@@ -53,7 +53,9 @@ typedef struct NodeTrack {
 /* Time counting was on, for the "share of time counting" figure. */
 typedef struct OnTime {
         uint64_t on_usec, total_usec;
-        uint64_t since;         /* when the current state began */
+        uint64_t since;         /* when the time was last folded in */
+        uint64_t started;       /* on_time_start()'s now */
+        uint64_t on_since;      /* when counting last came on, if on */
         bool on;
 } OnTime;
 

@@ -165,6 +165,38 @@ int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, 
         return which;
 }
 
+ReadService readertab_service(const ReadClock *c, uint64_t previous) {
+        if (!c->counting)
+                return previous ? READ_UNSERVED : READ_FIRST_OFF;
+        return c->on_since <= (previous ? previous : c->first_since) ? READ_SERVED : READ_UNSERVED;
+}
+
+/* A read of e at c: judged once per visit, if it counts. */
+static void entry_serve(ReaderTable *t, ReaderEntry *e, const ReadClock *c) {
+        ReadService s;
+
+        if (e->last_read != 0 && c->mono < e->last_read + READERTAB_VISIT_GAP_USEC)
+                return;
+        s = e->ignored ? READ_SERVICE_NONE : readertab_service(c, e->last_read);
+        e->last_read = c->mono;
+        switch (s) {
+        case READ_SERVED:
+                e->served++;
+                t->served++;
+                break;
+        case READ_UNSERVED:
+                e->unserved++;
+                t->unserved++;
+                break;
+        case READ_FIRST_OFF:
+                e->first_off++;
+                t->first_off++;
+                break;
+        default:
+                break;
+        }
+}
+
 /* Sets e's verdict to v (a reload may change the rules or the catalogue). */
 static int entry_judge(ReaderEntry *e, const ReaderVerdict *v) {
         char *rule = NULL, *why = NULL, *source = NULL, *known = NULL;
@@ -223,7 +255,8 @@ static ReaderEntry *entry_to_evict(ReaderTable *t, uint64_t now) {
 }
 
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
-                  uint64_t now, uint64_t mono) {
+                  const ReadClock *c) {
+        uint64_t now = c->realtime, mono = c->mono;
         const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
         bool has_uid = id->has_uid, ignored = !v->counts;
         uid_t uid = id->uid;
@@ -264,6 +297,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
                         entry_learn(e, mono);
+                entry_serve(t, e, c);
                 return 0;
         }
 
@@ -291,6 +325,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
                 t->evicted++;
         }
         *e = n;
+        entry_serve(t, e, c);
         return 1;
 }
 

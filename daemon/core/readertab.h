@@ -52,6 +52,13 @@ typedef struct ReaderEntry {
         uint64_t intervals[READERTAB_INTERVALS];        /* between visits, a ring */
         unsigned n_intervals;                   /* how many were ever seen */
         uint64_t period;                        /* 0: not (yet) seen to be periodic */
+
+        /* Its service: counted visits that found counting on without a
+         * break since its previous read, those that did not, and first
+         * reads that found it off (no policy in user space can serve
+         * those: fanotify reports a read after it). */
+        uint64_t last_read;                     /* CLOCK_MONOTONIC µs; 0: none */
+        uint64_t served, unserved, first_off;
 } ReaderEntry;
 
 /* How a read was judged (verdict.c decides). */
@@ -75,13 +82,36 @@ typedef struct ReaderTable {
         size_t n;
         uint64_t total_reads, counted_reads, ignored_reads, overflows;
         uint64_t evicted;       /* entries replaced by newer ones */
+        uint64_t served, unserved, first_off;   /* every entry's, evicted ones too */
 } ReaderTable;
 
-/* Records a read by id at now (CLOCK_REALTIME µs, for people) and mono
- * (CLOCK_MONOTONIC µs, for its period), judged v. Returns 1 if it made a
- * new entry, 0 if it updated one, -ENOMEM. */
+/* When a read came and what counting had been doing until then, as the
+ * manager knows it (CLOCK_MONOTONIC µs but for realtime). */
+typedef struct ReadClock {
+        uint64_t realtime;      /* CLOCK_REALTIME µs, for people */
+        uint64_t mono;          /* for its period and its service */
+        bool counting;          /* counting was on when it read */
+        uint64_t on_since;      /* ...without a break since then */
+        /* A first read is served if counting was on since this: the later
+         * of the daemon's start and linger before it. */
+        uint64_t first_since;
+} ReadClock;
+
+typedef enum ReadService {
+        READ_SERVICE_NONE,      /* not judged: ignored, or the same visit as the read before */
+        READ_SERVED,
+        READ_UNSERVED,
+        READ_FIRST_OFF,         /* a first read that found counting off */
+} ReadService;
+
+/* How a counted visit at c was served, given the reader's previous read
+ * (0: this is its first). */
+ReadService readertab_service(const ReadClock *c, uint64_t previous);
+
+/* Records a read by id at c, judged v, and, if it counts, its service.
+ * Returns 1 if it made a new entry, 0 if it updated one, -ENOMEM. */
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
-                  uint64_t now, uint64_t mono);
+                  const ReadClock *c);
 
 /* The period of a series of intervals between visits, or 0 if they do not
  * show one: the median of the last READERTAB_INTERVALS, once there are 3,

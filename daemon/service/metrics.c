@@ -68,6 +68,37 @@ static void reads(FILE *f, const ReaderTable *t) {
         free(done);
 }
 
+/* Unserved reads by comm, summed over the entries; what evicted entries
+ * had is under "(evicted)", so that the series sum to the total. An
+ * entry's evicted counts move there from their comm's series. */
+static void unserved(FILE *f, const ReaderTable *t) {
+        bool *done = calloc(t->n ? t->n : 1, sizeof *done);
+        uint64_t held = 0;
+
+        family(f, "numastatd_reads_unserved_total", "counter",
+               "Counted reads that did not find counting on without a break since the reader's previous read, "
+               "by program (comm).");
+        for (size_t i = 0; done && i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
+                uint64_t sum = 0;
+
+                if (done[i] || e->unserved == 0)
+                        continue;
+                for (size_t j = i; j < t->n; j++)
+                        if (!done[j] && streq_ptr(t->entries[j].comm, e->comm)) {
+                                sum += t->entries[j].unserved;
+                                done[j] = true;
+                        }
+                held += sum;
+                fputs("numastatd_reads_unserved_total{comm=\"", f);
+                put_label(f, e->comm ? e->comm : "(unattributed)");
+                fprintf(f, "\"} %" PRIu64 "\n", sum);
+        }
+        if (done && t->unserved > held)
+                fprintf(f, "numastatd_reads_unserved_total{comm=\"(evicted)\"} %" PRIu64 "\n", t->unserved - held);
+        free(done);
+}
+
 static void numa(FILE *f, const Status *s) {
         for (NumaCounter c = 0; c < _NUMA_COUNTER_MAX; c++) {
                 char name[96], help[192];
@@ -155,6 +186,13 @@ char *metrics_render(const Status *s) {
         one(f, "numastatd_readers", "gauge", "Programs seen reading the statistics files (per file).",
             (double) s->readers->n);
         reads(f, s->readers);
+        one(f, "numastatd_reads_served_total", "counter",
+            "Counted reads that found counting on without a break since the reader's previous read.",
+            (double) s->readers->served);
+        unserved(f, s->readers);
+        one(f, "numastatd_first_reads_counting_off_total", "counter",
+            "First reads by a reader that found counting off (no policy can serve them).",
+            (double) s->readers->first_off);
         numa(f, s);
         errors(f, s);
         one(f, "numastatd_start_time_seconds", "gauge", "When numastatd started, since the epoch.",

@@ -158,6 +158,9 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
                 json_object_object_add(o, "why", full ? json_untrusted(e->why) : NULL);
                 json_object_object_add(o, "source", full ? json_untrusted(e->source) : NULL);
                 json_object_object_add(o, "keeps_counting_on", json_object_new_boolean(keeps_counting_on(s, e)));
+                json_object_object_add(o, "served", json_u64(e->served));
+                json_object_object_add(o, "unserved", json_u64(e->unserved));
+                json_object_object_add(o, "first_reads_counting_off", json_u64(e->first_off));
                 json_object_array_add(a, o);
         }
         return a;
@@ -247,6 +250,18 @@ static json_object *ledger_json(const StatusLedger *l) {
         json_object_object_add(o, "insns_per_page", known ? json_object_new_double(l->insns_per_page) : NULL);
         json_object_object_add(o, "insns_saved", known ? json_u64((uint64_t) ((double) l->pages_off * l->insns_per_page))
                                                        : NULL);
+        return o;
+}
+
+static json_object *service_json(const ReaderTable *t) {
+        json_object *o = json_object_new_object();
+        uint64_t judged = t->served + t->unserved;
+
+        json_object_object_add(o, "served", json_u64(t->served));
+        json_object_object_add(o, "unserved", json_u64(t->unserved));
+        json_object_object_add(o, "first_reads_counting_off", json_u64(t->first_off));
+        json_object_object_add(o, "share_served",
+                               judged ? json_object_new_double((double) t->served / (double) judged) : NULL);
         return o;
 }
 
@@ -445,6 +460,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "sources", sources_json(s, v));
         json_object_object_add(o, "counters", counters_json(&s->counters));
         json_object_object_add(o, "ledger", ledger_json(&s->ledger));
+        json_object_object_add(o, "service", service_json(s->readers));
         json_object_object_add(o, "precision", precision_json(s));
         json_object_object_add(o, "transitions", transitions_json(s->history, v));
         json_object_object_add(o, "transitions_total", json_u64(s->history->total));

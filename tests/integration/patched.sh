@@ -101,6 +101,11 @@ echo "$S" | python3 -c 'import json,sys
 h = json.load(sys.stdin)["transitions"]
 sys.exit(0 if h[-2]["kind"] == "kernel" and h[-2]["reader"]["comm"] == "cat" and h[-1]["to"] == "strict" else 1)'
 ok $? "history: auto (armed) -> auto (triggered by cat), then -> strict"
+is "$(echo "$S" | json_get service.first_reads_counting_off)" 1 "  cat's read found counting off: the kernel's trigger came with it"
+# The trigger is dated at that read: cat's next read finds counting on since.
+sleep 1 | cat "$T/sys/devices/system/node/node0/numastat" - >/dev/null &
+wait_for 5 status_is service.served 1
+ok $? "  cat's next read, within linger, is served"
 sleep 0.5
 is "$(fake_state mode)" strict "counting stays on within linger"
 wait_for 10 armed

@@ -191,8 +191,11 @@ static void test_on_time(void) {
         is_double(on_time_share(&o, 6000), 3000.0 / 5000.0, 0, "on-time: 3000 of 5000");
         on_time_set(&o, 6000, true);    /* off 1000 */
         is_double(on_time_share(&o, 8000), 5000.0 / 7000.0, 0, "on-time: 5000 of 7000, current on-state counted");
+        is_u64(o.on_since, 6000, "on-time: on since it came on");
         on_time_set(&o, 7000, true);    /* same state again: no double counting */
         is_double(on_time_share(&o, 8000), 5000.0 / 7000.0, 0, "on-time: repeated set changes nothing");
+        is_u64(o.on_since, 6000, "on-time: still on since it came on, not since the last set");
+        is_u64(o.started, 1000, "on-time: started when started");
         is_u64(o.on_usec, 4000, "on-time: on_usec folded up to the last set");
         is_u64(o.total_usec, 6000, "on-time: total_usec folded up to the last set");
         on_time_set(&o, 10000, false);  /* on 3000 */

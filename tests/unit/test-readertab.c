@@ -5,7 +5,8 @@
 #include "readertab.h"
 #include "tap.h"
 
-/* The old positional form, kept for the tables below. */
+/* A read at rt (realtime) and mono, judged as with counting off and no history. */
+#define AT(rt, m) (&(ReadClock) { .realtime = (rt), .mono = (m) })
 /* The verdict of an ignore rule r, or of a reader nobody knows (NULL). */
 #define V(r) (&(ReaderVerdict) { .counts = (r) == NULL, .verdict = (r) ? READ_VERDICT_IGNORE_RULE : READ_VERDICT_UNKNOWN, \
                                  .rule = (r), .why = (r) })
@@ -15,7 +16,7 @@ static int add(ReaderTable *t, const char *comm, const char *exe, const char *un
         ReaderIdentity id = {
                 .comm = comm, .exe = exe, .unit = unit, .has_uid = has_uid, .uid = uid, .path = path,
         };
-        return readertab_add(t, &id, pid, false, V(ignored ? (rule ? rule : "") : NULL), now, now);
+        return readertab_add(t, &id, pid, false, V(ignored ? (rule ? rule : "") : NULL), AT(now, now));
 }
 
 #define SEC (1000 * 1000ULL)
@@ -25,7 +26,7 @@ static ReaderEntry *read_at(ReaderTable *t, const char *comm, const double *at, 
         for (size_t i = 0; i < n; i++) {
                 ReaderIdentity id = { .comm = comm, .exe = "/usr/bin/x", .has_uid = true, .path = "/proc/vmstat" };
                 uint64_t mono = 1000 * SEC + (uint64_t) (at[i] * SEC);
-                readertab_add(t, &id, 42, false, V(ignored ? "" : NULL), mono, mono);
+                readertab_add(t, &id, 42, false, V(ignored ? "" : NULL), AT(mono, mono));
         }
         for (size_t i = 0; i < t->n; i++)
                 if (t->entries[i].comm && strcmp(t->entries[i].comm, comm) == 0)
@@ -90,28 +91,28 @@ static void test_exit_records_join(void) {
         no_id.has_exe_id = false;
 
         /* Exit records first: an entry without a path, then filled in. */
-        is_int(readertab_add(&t, &exited, 10, false, V(NULL), 1 * SEC, 1 * SEC), 1, "an exit record makes an entry");
-        is_int(readertab_add(&t, &exited, 11, false, V(NULL), 11 * SEC, 11 * SEC), 0, "  the next one joins it");
-        is_int(readertab_add(&t, &alive, 12, false, V(NULL), 21 * SEC, 21 * SEC), 0,
+        is_int(readertab_add(&t, &exited, 10, false, V(NULL), AT(1 * SEC, 1 * SEC)), 1, "an exit record makes an entry");
+        is_int(readertab_add(&t, &exited, 11, false, V(NULL), AT(11 * SEC, 11 * SEC)), 0, "  the next one joins it");
+        is_int(readertab_add(&t, &alive, 12, false, V(NULL), AT(21 * SEC, 21 * SEC)), 0,
                "a read seen alive, same binary: the same entry");
         is_int(t.n, 1, "  one entry");
         is_str(t.entries[0].exe, "/usr/lib/sysstat/sadc", "  which now has the path");
         is_str(t.entries[0].unit, "sysstat-collect.service", "  and the unit");
-        is_int(readertab_add(&t, &exited, 13, false, V(NULL), 31 * SEC, 31 * SEC), 0,
+        is_int(readertab_add(&t, &exited, 13, false, V(NULL), AT(31 * SEC, 31 * SEC)), 0,
                "an exit record after that: the same entry");
         is_int(t.n, 1, "  still one entry");
         is_u64(t.entries[0].count, 4, "  four reads");
         is_u64(t.entries[0].period, 10 * SEC, "  one period, learned across both kinds of name");
 
-        is_int(readertab_add(&t, &other_binary, 14, false, V(NULL), 32 * SEC, 32 * SEC), 1,
+        is_int(readertab_add(&t, &other_binary, 14, false, V(NULL), AT(32 * SEC, 32 * SEC)), 1,
                "another binary with the same comm: its own entry");
-        is_int(readertab_add(&t, &other_uid, 15, false, V(NULL), 33 * SEC, 33 * SEC), 1, "another uid: its own entry");
-        is_int(readertab_add(&t, &no_id, 16, false, V(NULL), 34 * SEC, 34 * SEC), 1,
+        is_int(readertab_add(&t, &other_uid, 15, false, V(NULL), AT(33 * SEC, 33 * SEC)), 1, "another uid: its own entry");
+        is_int(readertab_add(&t, &no_id, 16, false, V(NULL), AT(34 * SEC, 34 * SEC)), 1,
                "no device and inode: nothing to join by");
         /* A second live entry, another unit: an exit record joins the most recent. */
         alive.unit = "cron.service";
-        is_int(readertab_add(&t, &alive, 18, false, V(NULL), 40 * SEC, 40 * SEC), 1, "run from another unit: an entry");
-        is_int(readertab_add(&t, &exited, 19, false, V(NULL), 41 * SEC, 41 * SEC), 0, "an exit record joins");
+        is_int(readertab_add(&t, &alive, 18, false, V(NULL), AT(40 * SEC, 40 * SEC)), 1, "run from another unit: an entry");
+        is_int(readertab_add(&t, &exited, 19, false, V(NULL), AT(41 * SEC, 41 * SEC)), 0, "an exit record joins");
         is_u64(t.entries[t.n - 1].count, 2, "  the most recently seen of them");
         is_str(t.entries[t.n - 1].unit, "cron.service", "  (cron.service)");
         readertab_done(&t);
@@ -120,11 +121,11 @@ static void test_exit_records_join(void) {
          * (no unit) counts. Folded together, the entry's verdict would
          * flip read by read. */
         alive.unit = "sysstat-collect.service";
-        is_int(readertab_add(&t, &alive, 20, false, V("unit=sysstat-collect.service"), 50 * SEC, 50 * SEC), 1,
+        is_int(readertab_add(&t, &alive, 20, false, V("unit=sysstat-collect.service"), AT(50 * SEC, 50 * SEC)), 1,
                "ignored alive: an entry");
-        is_int(readertab_add(&t, &exited, 21, false, V(NULL), 51 * SEC, 51 * SEC), 1,
+        is_int(readertab_add(&t, &exited, 21, false, V(NULL), AT(51 * SEC, 51 * SEC)), 1,
                "counted from its exit record: not folded into the ignored entry");
-        is_int(readertab_add(&t, &exited, 22, false, V(NULL), 61 * SEC, 61 * SEC), 0, "  and the next joins that one");
+        is_int(readertab_add(&t, &exited, 22, false, V(NULL), AT(61 * SEC, 61 * SEC)), 0, "  and the next joins that one");
         readertab_done(&t);
 }
 
@@ -163,6 +164,55 @@ static void test_churn(void) {
         ok(find(&t, "late") && !find(&t, "admin"), "  ten minutes on, the oldest one-off makes room");
         ok(find(&t, "collectd") && find(&t, "watch"), "  the others stay");
         readertab_done(&t);
+}
+
+/* Service: a counted visit found counting on since the reader's previous
+ * read, or not; a first read that found it off is counted apart. */
+static void test_service(void) {
+        ReaderTable t = {};
+        ReaderIdentity collectd = { .comm = "collectd", .has_uid = true, .path = "/proc/vmstat" },
+                       sadc = { .comm = "sadc", .has_uid = true, .path = "/proc/vmstat" };
+        ReadClock c;
+
+#define CLOCK(mono_s, on, since_s, first_s) ((ReadClock) { .realtime = (mono_s) * SEC, .mono = (mono_s) * SEC, \
+                                                        .counting = (on), .on_since = (since_s) * SEC, \
+                                                        .first_since = (first_s) * SEC })
+        c = CLOCK(10, false, 0, 0);
+        is_int(readertab_service(&c, 0), READ_FIRST_OFF, "a first read that found counting off");
+        is_int(readertab_service(&c, 5 * SEC), READ_UNSERVED, "a later one: unserved");
+        c = CLOCK(20, true, 5, 0);
+        is_int(readertab_service(&c, 10 * SEC), READ_SERVED, "on since before the previous read: served");
+        c = CLOCK(20, true, 10, 0);
+        is_int(readertab_service(&c, 10 * SEC), READ_SERVED, "on since the previous read itself: served");
+        c = CLOCK(20, true, 11, 0);
+        is_int(readertab_service(&c, 10 * SEC), READ_UNSERVED, "on only after the previous read: unserved");
+        c = CLOCK(20, true, 7, 5);
+        is_int(readertab_service(&c, 0), READ_UNSERVED, "a first read, on for less than the window: unserved");
+        c = CLOCK(20, true, 5, 5);
+        is_int(readertab_service(&c, 0), READ_SERVED, "a first read, on for all the window: served");
+
+        c = CLOCK(10, false, 0, 0);
+        readertab_add(&t, &collectd, 1, false, V(NULL), &c);
+        c = CLOCK(10, true, 10, 0);     /* the same visit, after the read turned counting on */
+        c.mono += READERTAB_VISIT_GAP_USEC / 2;
+        readertab_add(&t, &collectd, 1, false, V(NULL), &c);
+        is_int(t.entries[0].first_off, 1, "collectd's first read found counting off");
+        is_int(t.entries[0].served + t.entries[0].unserved, 0, "  its second read() is the same visit");
+        c = CLOCK(20, true, 10, 0);
+        readertab_add(&t, &collectd, 1, false, V(NULL), &c);
+        is_int(t.entries[0].served, 1, "on since its previous read: served");
+        c = CLOCK(30, true, 25, 0);
+        readertab_add(&t, &collectd, 1, false, V(NULL), &c);
+        is_int(t.entries[0].unserved, 1, "off for a while since: unserved");
+        c = CLOCK(40, false, 0, 0);
+        readertab_add(&t, &collectd, 1, false, V(NULL), &c);
+        is_int(t.entries[0].unserved, 2, "off at the read: unserved");
+        readertab_add(&t, &sadc, 2, false, V("comm=sadc"), &c);
+        is_int(t.entries[1].served + t.entries[1].unserved + t.entries[1].first_off, 0,
+               "an ignored reader's reads are not judged");
+        ok(t.served == 1 && t.unserved == 2 && t.first_off == 1, "the totals are the entries'");
+        readertab_done(&t);
+#undef CLOCK
 }
 
 int main(void) {
@@ -237,5 +287,6 @@ int main(void) {
         test_period();
         test_exit_records_join();
         test_churn();
+        test_service();
         return tap_done();
 }
