@@ -9,6 +9,9 @@
 #   macro  one workload under each strategy side by side in one boot per
 #          kernel, BENCH_SECONDS (90) each (tests/vm/guest/scenarios/macro.sh)
 #
+# BENCH_KERNELS (names below, default all) and BENCH_STUDIES (default
+# "micro macro") choose a part, for a quick look.
+#
 # Writes $OUT (default BUILDDIR/bench-vm): micro.md, macro.md, macro.svg and
 # the plugin logs; prints every figure as "# figure:" lines and TAP sanity
 # checks. Each table names the date, the kernels and this command.
@@ -19,6 +22,9 @@ BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 OUT=${BENCH_OUT:-$BUILDDIR/bench-vm}
 PAGES=${BENCH_PAGES:-64000} ROUNDS=${BENCH_ROUNDS:-7} SECONDS_EACH=${BENCH_SECONDS:-90}
 WORK=$OUT/work
+STUDIES=${BENCH_STUDIES:-micro macro}
+export ORACLE_TRACE=$BUILDDIR/tests/bench/oracle-trace
+[ -x "$ORACLE_TRACE" ] || { echo "bench-vm: $ORACLE_TRACE is not built (make bench-vm builds it)" >&2; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 START=$SECONDS
 
@@ -54,20 +60,23 @@ DATE=$(date -u +%F)
 macro_args=()
 for k in "${KERNELS[@]}"; do
         IFS='|' read -r name kernel map kind <<< "$k"
+        [ -z "${BENCH_KERNELS:-}" ] || [[ " $BENCH_KERNELS " == *" $name "* ]] || continue
         spec=$(plugin_spec "$name" "$map")
-        echo "# micro: $kind" >&2
-        boot "$name" micro insn 1800 "vm_insn_pages=$PAGES vm_insn_rounds=$ROUNDS"
-        python3 "$HERE/insn-figure.py" "$WORK/$name.micro.plugin" "$PAGES" "$ROUNDS" 0 "$kind" "$OUT/micro.md" \
-                > "$WORK/$name.micro.fig"
-        relay "$WORK/$name.micro.fig"
-
+        if [[ " $STUDIES " == *" micro "* ]]; then
+                echo "# micro: $kind" >&2
+                boot "$name" micro insn 1800 "vm_insn_pages=$PAGES vm_insn_rounds=$ROUNDS"
+                python3 "$HERE/insn-figure.py" "$WORK/$name.micro.plugin" "$PAGES" "$ROUNDS" 0 "$kind" \
+                        "$OUT/micro.md" > "$WORK/$name.micro.fig"
+                relay "$WORK/$name.micro.fig"
+        fi
+        [[ " $STUDIES " == *" macro "* ]] || continue
         echo "# macro: $kind" >&2
         boot "$name" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH"
         relay "$WORK/$name.macro.tap"
         macro_args+=("$WORK/$name.macro.results" "$WORK/$name.macro.plugin")
 done
-python3 "$HERE/macro-figure.py" "$OUT" "${macro_args[@]}" > "$WORK/macro.fig"
-relay "$WORK/macro.fig"
+[ ${#macro_args[@]} -eq 0 ] || python3 "$HERE/macro-figure.py" "$OUT" "${macro_args[@]}" > "$WORK/macro.fig"
+[ ${#macro_args[@]} -eq 0 ] || relay "$WORK/macro.fig"
 {
         echo
         echo "TCG, $DATE, \`make bench-vm\` ($((SECONDS - START)) s on this machine)."

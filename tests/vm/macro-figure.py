@@ -9,14 +9,40 @@ workload's, and two on CPU 1, the daemon's).
 Writes OUTDIR/macro.md (a markdown table per kernel) and OUTDIR/macro.svg
 (per kernel and strategy: the share of coarse's saving kept, and the share
 of counted reads that saw the counters move), and prints TAP sanity checks
-and the table's rows as "# figure:" lines."""
+and the table's rows as "# figure:" lines.
+
+Each phase's "# trace" line (the pages allocated each second, the counted
+reads' times, the daemon's thresholds) goes to the oracle
+(tests/bench/oracle-trace, $ORACLE_TRACE): the best schedule any policy
+could follow there, serving every read after a reader's first. A
+strategy's saving is then also given as a share of the oracle's."""
 import html
 import os
 import re
+import subprocess
 import sys
 
 MARK = re.compile(r"^mark vcpu=(\d+) label=5 insns=(\d+) filtered=(\d+)")
 LINE = re.compile(r"^# macro (.*)$")
+TRACE = re.compile(r"^# trace (.*)$")
+ORACLE = os.environ.get("ORACLE_TRACE", "oracle-trace")
+
+
+def oracle(kv):
+    """The oracle's figures for one phase's trace, or None."""
+    if not kv or not kv.get("rates"):
+        return None
+    interval = int(kv["interval"])
+    coarse, strict, sustain, dwell = kv["limits"].split(",")
+    lines = [f"interval {interval}", f"limits {coarse} {strict} {sustain} {dwell}"]
+    lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
+    lines += [f"read {int(t) * 1000000} 1" for t in kv.get("reads", "").split(",") if t]
+    try:
+        out = subprocess.run([ORACLE], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"# oracle: {e}", file=sys.stderr)
+        return None
+    return dict(w.split("=", 1) for w in out.stdout.split())
 
 DESCRIPTION = {
     "strict": "counting always on",
@@ -30,9 +56,14 @@ DESCRIPTION = {
 
 
 def parse(results, plugin):
-    phases = []
+    phases, traces = [], {}
     with open(results, errors="replace") as f:
         for line in f:
+            t = TRACE.match(line.strip())
+            if t:
+                kv = dict(w.split("=", 1) for w in re.findall(r"\S+=\S*", t.group(1)))
+                traces[kv.get("strategy")] = kv
+                continue
             m = LINE.match(line.strip())
             if m:
                 kv = dict(w.split("=", 1) for w in re.findall(r"\S+=\S+", m.group(1)))
@@ -67,6 +98,8 @@ def rows_for(phases, marks):
             "moved": int(p["moved"]), "frozen": int(p["frozen"]), "reset": int(p["reset"]),
             "transitions": int(p["transitions"]), "resets": int(p["resets"]), "arms": int(p["arms"]),
             "ticks": int(p.get("daemon_ticks", 0)),
+            "oracle": p.get("oracle"),
+            "daemon": (p.get("daemon_served", "-"), p.get("daemon_unserved", "-"), p.get("daemon_first_off", "-")),
         })
     return rows
 
@@ -79,22 +112,40 @@ def kept(rows, r, key):
     return 100.0 * (on - r[key]) / (on - off)
 
 
+def oracle_share(r):
+    """The share of the pages the oracle keeps counting off for, in % (coarse's: 100%)."""
+    o = r.get("oracle")
+    return 100.0 * float(o["share_off"]) if o else None
+
+
+def kept_of_oracle(rows, r, key):
+    k, o = kept(rows, r, key), oracle_share(r)
+    return None if k is None or not o else 100.0 * k / o
+
+
+def pct(v):
+    return "n/a" if v is None else f"{v:.0f}%"
+
+
 def table(kind, rows, seconds, period):
     key = "alloc" if any(r["alloc"] for r in rows) else "insns"
     out = [f"**{kind}** ({seconds} s per strategy, a counted reader every {period} s, an ignored one every second, "
            f"quiet from 50% to 70%)", "",
            "| strategy | allocator instructions per page | all instructions per page | share of coarse's saving kept "
-           "| counted reads that saw counters move | frozen | reset | switches | counter resets "
+           "| the oracle would keep | share of the oracle's "
+           "| counted reads that saw counters move | frozen | reset "
+           "| the daemon's figure: served / unserved / first reads off | switches | counter resets "
            "| CPU 1 instructions/s (the daemon's CPU) | daemon CPU time |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         k = kept(rows, r, key)
         served = f"{r['moved']} of {r['classified']}" if r["classified"] else "n/a"
         cpu_time = f"{r['ticks'] * 10} ms" if r["ticks"] else "-"     # clock ticks of 10 ms
         alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
         out.append(f"| {r['strategy']} ({DESCRIPTION.get(r['strategy'], '')}) | "
-                   f"{alloc} | {r['insns']:.1f} | {'n/a' if k is None else f'{k:.0f}%'} | {served} | "
-                   f"{r['frozen']} | {r['reset']} | {r['transitions']} | {r['resets']} | "
+                   f"{alloc} | {r['insns']:.1f} | {'n/a' if k is None else f'{k:.0f}%'} | "
+                   f"{pct(oracle_share(r))} | {pct(kept_of_oracle(rows, r, key))} | {served} | "
+                   f"{r['frozen']} | {r['reset']} | {' / '.join(r['daemon'])} | {r['transitions']} | {r['resets']} | "
                    f"{r['cpu1'] / 1e6:.2f}M | {cpu_time} |")
     return out, key
 
@@ -154,6 +205,9 @@ def main():
         if not rows:
             continue
         check(all(200 < r["insns"] < 1e6 for r in rows), f"{kind}: instructions per page within sanity bounds")
+        check(all(r["oracle"] for r in rows), f"{kind}: the oracle planned every phase's trace")
+        check(all(r["oracle"]["served"] == r["oracle"]["servable"] for r in rows if r["oracle"]),
+              f"{kind}: the oracle serves every servable read")
         lines, key = table(kind, rows, phases[0]["seconds"], phases[0]["period"])
         md += lines + [""]
         kinds.append((kind, rows, key))
@@ -161,7 +215,8 @@ def main():
             k = kept(rows, r, key)
             alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
             print(f"# figure: macro {kind} {r['strategy']}: {alloc} allocator / {r['insns']:.1f} all "
-                  f"instructions per page, saving kept {'n/a' if k is None else f'{k:.0f}%'}, counted reads "
+                  f"instructions per page, saving kept {'n/a' if k is None else f'{k:.0f}%'} of coarse's, "
+                  f"{pct(kept_of_oracle(rows, r, key))} of the oracle's ({pct(oracle_share(r))}), counted reads "
                   f"moved {r['moved']}/{r['classified']} (frozen {r['frozen']}, reset {r['reset']}), "
                   f"{r['transitions']} switches, {r['resets']} resets")
     os.makedirs(outdir, exist_ok=True)

@@ -39,17 +39,19 @@ hit() { awk '$1 == "numa_hit" { print $2 }' $NODE0; }
 mark() { taskset -c 0 alloc-load mark; taskset -c 1 alloc-load mark; }
 pgalloc() { awk '$1 ~ /^pgalloc_/ { s += $2 } END { print s + 0 }' /proc/vmstat; }
 
+# The daemon's thresholds, which the oracle shares.
+COARSE_ABOVE=20000 STRICT_BELOW=5000 SUSTAIN=2 DWELL=2
 daemon_conf() {  # daemon_conf OFF_MODE LINGER
         cat > /tmp/macro.conf <<EOF
 [policy]
 mode = auto
-min_dwell = 2s
+min_dwell = ${DWELL}s
 off_mode = $1
 [pressure]
 interval = 500ms
-coarse_above = 20000
-strict_below = 5000
-sustain = 2s
+coarse_above = $COARSE_ABOVE
+strict_below = $STRICT_BELOW
+sustain = ${SUSTAIN}s
 armed_interval = 5s
 [readers]
 linger = $2
@@ -89,8 +91,17 @@ for s in $STRATEGIES; do
         : > /tmp/reads
         t=0 prev= moved=0 frozen=0 reset=0 reads=0
         qs=$((D / 2)) qe=$((D * 7 / 10))
+        # The trace for the oracle (tests/bench/oracle-trace): the pages
+        # allocated each second and the counted reads' times.
+        pg_prev=$(pgalloc) rates= read_times=
         while [ $t -lt "$D" ]; do
+                if [ $t -gt 0 ]; then
+                        pg=$(pgalloc)
+                        rates="$rates${rates:+,}$((pg - pg_prev))"
+                        pg_prev=$pg
+                fi
                 if [ $((t % PERIOD)) -eq $((PERIOD / 2)) ]; then
+                        read_times="$read_times${read_times:+,}$t"
                         v=$(taskset -c 3 awk '$1 == "numa_hit" { print $2 }' $NODE0)
                         reads=$((reads + 1))
                         if [ -n "$prev" ]; then
@@ -107,14 +118,20 @@ for s in $STRATEGIES; do
                 t=$((t + 1))
         done
         wait $LOAD
+        pg=$(pgalloc)
+        rates="$rates${rates:+,}$((pg - pg_prev))"
         mark
         P1=$(pgalloc)
         kill $IGN 2>/dev/null
         wait $IGN 2>/dev/null
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
-        trans=0 resets=0 arms=0 cpu=0
+        trans=0 resets=0 arms=0 cpu=0 served=- unserved=- first_off=-
         if [ -n "$DPID" ]; then
                 S=$(numastatctl --socket=$SOCK --json=short status)
+                # The daemon's own service figures, to set beside the readers' check.
+                served=$(echo "$S" | sed -n 's/.*"service":{"served":\([0-9]*\).*/\1/p')
+                unserved=$(echo "$S" | sed -n 's/.*"service":{[^}]*"unserved":\([0-9]*\).*/\1/p')
+                first_off=$(echo "$S" | sed -n 's/.*"service":{[^}]*"first_reads_counting_off":\([0-9]*\).*/\1/p')
                 trans=$(echo "$S" | sed -n 's/.*"transitions_total":\([0-9]*\).*/\1/p')
                 resets=$(echo "$S" | sed -n 's/.*"resets_compensated":\([0-9]*\).*/\1/p')
                 arms=$(echo "$S" | sed -n 's/.*"arms":\([0-9]*\).*/\1/p')
@@ -122,7 +139,8 @@ for s in $STRATEGIES; do
                 kill $DPID
                 wait $DPID 2>/dev/null
         fi
-        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$((P1 - P0)) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu" > "$OUT"
+        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$((P1 - P0)) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=${served:--} daemon_unserved=${unserved:--} daemon_first_off=${first_off:--}" > "$OUT"
+        echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
         ok $([ "${pages:-0}" -gt 0 ] && [ "$reads" -ge 2 ]; echo $?) "$s: the workload allocated ${pages:-0} pages, the counted reader read $reads times"
 done
 echo $ON > $SYSCTL

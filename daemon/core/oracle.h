@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The best schedule any policy could follow over a recorded trace, to
+ * measure policies against. Pure.
+ *
+ * The trace is n sampling intervals of one length, each with the
+ * allocation rate sampled at its start, and the counted reads (time and
+ * reader). The oracle knows the future; it is bound only by what binds
+ * every policy under the same thresholds:
+ *   - service: each counted read after a reader's first finds counting on
+ *     since that reader's previous read, so the intervals from one read to
+ *     the next are on (first reads need nothing: no policy can serve them);
+ *   - pressure: counting goes off only in an interval whose sample has
+ *     been above coarse_above for sustain, and stays off only while the
+ *     rate has not been below strict_below for sustain;
+ *   - min_dwell: counting goes off no sooner than min_dwell after the last
+ *     switch (the start counts as one); it may come on at any time.
+ * Within those it keeps counting off for as many pages as it can. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct OracleRead {
+        uint64_t at;            /* µs since the trace's start */
+        unsigned reader;        /* reads by one reader share it */
+} OracleRead;
+
+typedef struct OracleTrace {
+        uint64_t interval;      /* µs, every interval's */
+        const double *rate;     /* pages/s, one per interval */
+        size_t n;
+        const OracleRead *reads;        /* counted reads, in any order */
+        size_t n_reads;
+} OracleTrace;
+
+typedef struct OracleLimits {
+        double coarse_above, strict_below;      /* pages/s */
+        uint64_t sustain, min_dwell;            /* µs */
+} OracleLimits;
+
+typedef struct OracleResult {
+        double pages_total;     /* sum of rate × interval */
+        double pages_off;       /* ...in the intervals with counting off */
+        unsigned switches;      /* on→off and off→on */
+        size_t servable;        /* counted reads after their reader's first */
+        size_t served;          /* ...that the schedule served */
+} OracleResult;
+
+/* The oracle's schedule: off[i] for each interval (ret_off may be NULL),
+ * and its figures. -EINVAL for a zero interval, -E2BIG for a trace too
+ * long to plan (n × min_dwell/interval past ORACLE_MAX_STATES), -ENOMEM. */
+#define ORACLE_MAX_STATES (16 * 1024 * 1024)
+int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, OracleResult *ret);
+
+/* Any schedule's figures over the trace (pressure and dwell not checked):
+ * for comparing a policy's recorded schedule with the oracle's. */
+int oracle_judge(const OracleTrace *t, const bool *off, OracleResult *ret);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The oracle on small traces whose answers are worked out by hand: ten
+ * intervals of 1 s, 30000 pages/s unless said, coarse_above 20000,
+ * strict_below 5000. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "oracle.h"
+#include "tap.h"
+
+#define is_double(a, b, eps, name)                                                         \
+        do {                                                                               \
+                double a_ = (a), b_ = (b);                                                 \
+                ok(fabs(a_ - b_) <= (eps), "%s (%g, expected %g)", name, a_, b_);          \
+        } while (0)
+
+#define SEC 1000000ULL
+#define N 10
+
+static double busy[N] = { 30000, 30000, 30000, 30000, 30000, 30000, 30000, 30000, 30000, 30000 };
+
+/* The schedule as a string, "1" for off: "0011111111". */
+static const char *schedule(const bool *off, char *buf) {
+        for (size_t i = 0; i < N; i++)
+                buf[i] = off[i] ? '1' : '0';
+        buf[N] = '\0';
+        return buf;
+}
+
+static void check(const char *what, const double *rate, const OracleRead *reads, size_t n_reads, uint64_t sustain,
+                  uint64_t min_dwell, const char *want, double want_off, unsigned want_switches) {
+        OracleTrace t = { .interval = SEC, .rate = rate, .n = N, .reads = reads, .n_reads = n_reads };
+        OracleLimits l = { .coarse_above = 20000, .strict_below = 5000, .sustain = sustain, .min_dwell = min_dwell };
+        OracleResult r;
+        bool off[N];
+        char buf[N + 1];
+
+        is_int(oracle_schedule(&t, &l, off, &r), 0, what);
+        is_str(schedule(off, buf), want, "  schedule");
+        is_double(r.pages_off, want_off, 1e-6, "  pages off");
+        is_int(r.switches, want_switches, "  switches");
+        is_int(r.served, r.servable, "  every servable read served");
+}
+
+int main(void) {
+        OracleRead pair[] = { { 4500000, 1 }, { 6200000, 1 } };
+        OracleRead two[] = { { 5100000, 2 }, { 2500000, 1 }, { 5500000, 2 }, { 2600000, 1 } };   /* any order */
+        OracleRead firsts[] = { { 1500000, 1 }, { 3500000, 2 }, { 7500000, 3 } };
+        double falling[N] = { 30000, 30000, 30000, 30000, 10000, 3000, 3000, 3000, 30000, 30000 };
+
+        check("busy, no reader, no sustain or dwell: off throughout", busy, NULL, 0, 0, 0, "1111111111", 300000, 1);
+        /* Above since sample 0: sustained at sample 2. */
+        check("sustain 2s: off from the third interval", busy, NULL, 0, 2 * SEC, 0, "0011111111", 240000, 1);
+        /* The start counts as a switch: three intervals on first. */
+        check("min_dwell 3s: off from the fourth", busy, NULL, 0, 0, 3 * SEC, "0001111111", 210000, 1);
+        /* The reader's two reads (4.5 s, 6.2 s) need intervals 4 to 6 on. */
+        check("a reader's pair of reads: on from one to the next", busy, pair, 2, 0, 0, "1111000111", 210000, 3);
+        /* Dwell 2 s: two intervals on before the first off; after the
+         * reads' three intervals on, off again at once. */
+        check("  with min_dwell 2s", busy, pair, 2, 0, 2 * SEC, "0011000111", 150000, 3);
+        /* Reader 1 needs interval 2, reader 2 interval 5; dwell 2 s: off
+         * at 3 (on since 0), on at 5, off again only at 7. */
+        check("two readers, dwell between them", busy, two, 4, 0, 2 * SEC, "0001100111", 150000, 3);
+        check("first reads need nothing", busy, firsts, 3, 0, 0, "1111111111", 300000, 1);
+        /* Sustain 1 s: above sustained at 1-3 and 9; below sustained at 6
+         * and 7 (its second sample): off 1-5 (4 is between, 5 below but not
+         * yet sustained), on 6-8 (8 above, not yet sustained), off 9. */
+        check("pressure: sustained above to go off, sustained below to come on", falling, NULL, 0, SEC, 0,
+              "0111110001", 133000, 3);
+
+        /* The judge: any schedule's service and pages. */
+        {
+                OracleTrace t = { .interval = SEC, .rate = busy, .n = N, .reads = pair, .n_reads = 2 };
+                bool off[N] = { [5] = true };
+                OracleResult r;
+
+                is_int(oracle_judge(&t, off, &r), 0, "judge a schedule off in interval 5 only");
+                is_int(r.servable, 1, "  one servable read");
+                is_int(r.served, 0, "  not served: off between the reads");
+                is_double(r.pages_off, 30000, 1e-6, "  30000 pages off");
+                is_double(r.pages_total, 300000, 1e-6, "  of 300000");
+                is_int(r.switches, 2, "  two switches");
+        }
+        {
+                OracleTrace t = { .interval = 0, .rate = busy, .n = N };
+                OracleTrace big = { .interval = 1, .rate = busy, .n = N };
+                OracleLimits l = { .min_dwell = ORACLE_MAX_STATES };
+                OracleResult r;
+
+                is_int(oracle_schedule(&t, &l, NULL, &r), -EINVAL, "a zero interval: -EINVAL");
+                is_int(oracle_schedule(&big, &l, NULL, &r), -E2BIG, "too many states to plan: -E2BIG");
+        }
+        return tap_done();
+}
