@@ -99,6 +99,30 @@ static void unserved(FILE *f, const ReaderTable *t) {
         free(done);
 }
 
+/* The programs whose reads keep counting on now, by comm: what an alert
+ * on counting stuck on under pressure names. */
+static void keeping_on(FILE *f, const Status *s) {
+        const ReaderTable *t = s->readers;
+
+        family(f, "numastatd_reader_keeps_counting_on", "gauge",
+               "1 for each program (comm) whose counted reads keep counting on now (policy auto, within linger or "
+               "before its next expected read).");
+        for (size_t i = 0; i < t->n; i++) {
+                bool seen = false;
+
+                if (!status_keeps_counting_on(s, &t->entries[i]))
+                        continue;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = streq_ptr(t->entries[j].comm, t->entries[i].comm) &&
+                               status_keeps_counting_on(s, &t->entries[j]);
+                if (seen)
+                        continue;
+                fputs("numastatd_reader_keeps_counting_on{comm=\"", f);
+                put_label(f, t->entries[i].comm ? t->entries[i].comm : "(unattributed)");
+                fputs("\"} 1\n", f);
+        }
+}
+
 static void numa(FILE *f, const Status *s) {
         for (NumaCounter c = 0; c < _NUMA_COUNTER_MAX; c++) {
                 char name[96], help[192];
@@ -176,6 +200,9 @@ char *metrics_render(const Status *s) {
         if (s->have_rate)
                 one(f, "numastatd_allocation_rate_pages_per_second", "gauge",
                     "Pages allocated per second (the pgalloc_* lines of /proc/vmstat), smoothed.", s->rate);
+        one(f, "numastatd_coarse_above_pages_per_second", "gauge",
+            "[pressure] coarse_above: policy auto turns counting off above this allocation rate.",
+            (double) s->policy_config.coarse_above);
         one(f, "numastatd_pages_allocated_counting_off_total", "counter",
             "Pages allocated while counting was off (the benefit ledger).", (double) s->ledger.pages_off);
         one(f, "numastatd_pages_allocated_total", "counter", "Pages allocated since numastatd started.",
@@ -190,6 +217,7 @@ char *metrics_render(const Status *s) {
             "Counted reads that found counting on without a break since the reader's previous read.",
             (double) s->readers->served);
         unserved(f, s->readers);
+        keeping_on(f, s);
         one(f, "numastatd_first_reads_counting_off_total", "counter",
             "First reads by a reader that found counting off (no policy can serve them).",
             (double) s->readers->first_off);

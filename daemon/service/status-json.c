@@ -120,12 +120,6 @@ static json_object *transitions_json(const History *h, const StatusViewer *v) {
         return a;
 }
 
-/* Whether e's reads keep counting on now (policy auto, counting on). */
-static bool keeps_counting_on(const Status *s, const ReaderEntry *e) {
-        return s->policy == POLICY_AUTO && s->counting &&
-               readertab_holds_until(e, s->policy_config.linger, s->linger_max) > s->now;
-}
-
 static json_object *readers_json(const Status *s, const StatusViewer *v) {
         const ReaderTable *t = s->readers;
         json_object *a = json_object_new_array();
@@ -157,7 +151,7 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
                 /* Why may name what the reader's command line or config says. */
                 json_object_object_add(o, "why", full ? json_untrusted(e->why) : NULL);
                 json_object_object_add(o, "source", full ? json_untrusted(e->source) : NULL);
-                json_object_object_add(o, "keeps_counting_on", json_object_new_boolean(keeps_counting_on(s, e)));
+                json_object_object_add(o, "keeps_counting_on", json_object_new_boolean(status_keeps_counting_on(s, e)));
                 json_object_object_add(o, "served", json_u64(e->served));
                 json_object_object_add(o, "unserved", json_u64(e->unserved));
                 json_object_object_add(o, "first_reads_counting_off", json_u64(e->first_off));

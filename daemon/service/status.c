@@ -187,3 +187,8 @@ uint64_t status_fingerprint(const Status *s) {
         return d.h;
 }
 
+
+bool status_keeps_counting_on(const Status *s, const ReaderEntry *e) {
+        return s->policy == POLICY_AUTO && s->counting &&
+               readertab_holds_until(e, s->policy_config.linger, s->linger_max) > s->now;
+}

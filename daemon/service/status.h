@@ -146,6 +146,8 @@ uint64_t status_fingerprint(const Status *s);
 /* The one-line summary for systemd's STATUS=, escaped, as anyone may see
  * it: systemd shows it to every user. */
 char *status_format_notify(const Status *s, char *buf, size_t size);
+/* Whether e's reads keep counting on now (policy auto, counting on). */
+bool status_keeps_counting_on(const Status *s, const ReaderEntry *e);
 
 /* Who asks. Status is served to anyone who can connect; what another
  * user's process is (its pid, uid, unit, executable) is not everyone's to

@@ -41,6 +41,10 @@ read_as collector "$T/proc/vmstat"
 wait_for 5 judged 2
 is "$(status service.served)" 1 "its next read, within linger, found counting on since the first: served"
 is "$(status service.share_served)" 1.0 "  share_served 1.0"
+# Within linger, collector keeps counting on: the metric an alert names it by.
+M=$(ctl metrics)
+contains "$M" 'numastatd_reader_keeps_counting_on{comm="collector"} 1' "metrics: collector keeps counting on"
+contains "$M" "numastatd_coarse_above_pages_per_second 5000" "  beside coarse_above, for the alert on pressure"
 
 wait_for 10 sysctl_is 0
 ok $? "linger passed: counting off again"
@@ -79,6 +83,7 @@ ok $(ctl readers | grep "^collector" | grep -q "served 1 of 2, 1 first read(s) f
 
 M=$(ctl metrics)
 contains "$M" "numastatd_reads_served_total 2" "metrics: reads served"
+is "$(grep -c '^numastatd_reader_keeps_counting_on{' <<< "$M")" 0 "  policy strict: no reader keeps counting on"
 contains "$M" 'numastatd_reads_unserved_total{comm="collector"} 1' "metrics: unserved, by comm"
 contains "$M" "numastatd_first_reads_counting_off_total 1" "metrics: first reads that found counting off"
 
