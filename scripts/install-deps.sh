@@ -3,8 +3,10 @@
 # with --test, also what scripts/test.sh needs beyond that: clang and its
 # libFuzzer runtime for the fuzz harnesses, numactl's numastat to compare
 # numastatctl counters with, node_exporter and promtool (prometheus) for the
-# metrics test; sysstat, atop and collectd-core, whose real programs the
-# known-readers test judges (their services are not started). (The VM tests' own needs are
+# metrics test and the rules' tests; sysstat, atop and collectd-core, whose
+# real programs the known-readers test judges (their services are not
+# started); Go and the varlink project's Go IDL parser, an independent
+# check of the interface file. (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -13,7 +15,8 @@ build-essential autoconf automake libtool pkg-config
 libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-dev
 python3 util-linux procps
 "
-TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core"
+TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
+golang-go golang-github-varlink-go-dev"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;

@@ -6,6 +6,11 @@
  *   alloc-load mark                    executes the plugin's marker once, label 5:
  *                                      the counts of the CPU it runs on (taskset)
  *   alloc-load bench PAGES [NODE]      one timed round: ns per page, on stdout
+ *   alloc-load sample SECONDS          the pages allocated (pgalloc_* of /proc/vmstat)
+ *                                      in each second, one line per second: the
+ *                                      macro study's trace and its ignored reader
+ *                                      (a read of /proc/vmstat every second, by a
+ *                                      process alive long enough to be named)
  *   alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF
  *                                      rounds for the instruction-counting plugin
  *                                      (tests/vm/insn-count.c): counting on and
@@ -122,6 +127,50 @@ static int insn_rounds(size_t pages, int rounds, int cpu, const char *sysctl, co
         return 0;
 }
 
+/* The sum of the pgalloc_* lines of /proc/vmstat, read through fd. */
+static long long pgalloc(int fd) {
+        static char buf[1 << 16];
+        long long sum = 0;
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+
+        if (n <= 0)
+                return -1;
+        buf[n] = '\0';
+        for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+                long long v;
+                if (strncmp(line, "pgalloc_", 8) == 0 && sscanf(strchr(line, ' ') ?: "", " %lld", &v) == 1)
+                        sum += v;
+        }
+        return sum;
+}
+
+/* One sample a second on the monotonic clock's own ticks, so that second
+ * i's line is [i, i+1) after the start however long a read takes. */
+static int sample(int seconds) {
+        int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+        struct timespec at;
+        long long prev;
+
+        if (fd < 0 || (prev = pgalloc(fd)) < 0)
+                return 1;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        for (int i = 0; i < seconds; i++) {
+                long long now;
+
+                at.tv_sec++;
+                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
+                        ;
+                now = pgalloc(fd);
+                if (now < 0)
+                        return 1;
+                printf("%lld\n", now - prev);
+                fflush(stdout);
+                prev = now;
+        }
+        close(fd);
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         long page = sysconf(_SC_PAGESIZE);
         int node = argc > 3 ? atoi(argv[3]) : -1;
@@ -130,12 +179,14 @@ int main(int argc, char *argv[]) {
                 MARK(MARK_SAMPLE);
                 return 0;
         }
+        if (argc == 3 && strcmp(argv[1], "sample") == 0)
+                return sample(atoi(argv[2]));
         if (argc == 8 && strcmp(argv[1], "insn") == 0)
                 return insn_rounds(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]), argv[5], argv[6],
                                    argv[7]);
         if (argc < 3 || (strcmp(argv[1], "load") != 0 && strcmp(argv[1], "bench") != 0)) {
                 fprintf(stderr, "usage: alloc-load load SECONDS [NODE] | bench PAGES [NODE]\n"
-                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF | mark\n");
+                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF | mark | sample SECONDS\n");
                 return 2;
         }
         if (node >= 0) {

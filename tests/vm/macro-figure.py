@@ -36,7 +36,7 @@ def oracle(kv):
     coarse, strict, sustain, dwell = kv["limits"].split(",")
     lines = [f"interval {interval}", f"limits {coarse} {strict} {sustain} {dwell}"]
     lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
-    lines += [f"read {int(t) * 1000000} 1" for t in kv.get("reads", "").split(",") if t]
+    lines += [f"read {int(t) * 1000} 1" for t in kv.get("reads_ms", "").split(",") if t]
     try:
         out = subprocess.run([ORACLE], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
@@ -76,6 +76,8 @@ def parse(results, plugin):
             m = MARK.match(line)
             if m and int(m.group(1)) in marks:
                 marks[int(m.group(1))].append((int(m.group(2)), int(m.group(3))))
+    for p in phases:
+        p["oracle"] = oracle(traces.get(p["strategy"]))
     return phases, marks
 
 
@@ -134,7 +136,7 @@ def table(kind, rows, seconds, period):
            "| strategy | allocator instructions per page | all instructions per page | share of coarse's saving kept "
            "| the oracle would keep | share of the oracle's "
            "| counted reads that saw counters move | frozen | reset "
-           "| the daemon's figure: served / unserved / first reads off | switches | counter resets "
+           "| the daemon's figure for the counted reader: served / unserved / first reads off | switches | counter resets "
            "| CPU 1 instructions/s (the daemon's CPU) | daemon CPU time |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -58,7 +58,7 @@ coarse_above = 2000
 strict_below = 100
 sustain = 1s
 [readers]
-linger = 2s
+linger = 4s
 ignore = comm=head
 EOF2
 start
@@ -97,6 +97,45 @@ ctl readers | grep -q "^cat (pid $CATPID, uid 0) read /sys/devices/system/node/n
 ok $? "attributed to cat, its pid and file"
 ctl readers | grep -q "^head .*ignored by rule .*(comm=head)"
 ok $? "the ignored reader is listed as ignored"
+
+# The daemon's service figures against a reader's own check: grep reads
+# node0's numa_hit (alive a second on its stdin, so it is named) and calls
+# a read served when the counter moved since its previous read; after each
+# read the daemon's figures for grep must have moved the same way.
+wait_for 30 counting_is false
+svc() {  # svc: grep's served unserved first_reads_counting_off
+        ctl --json=short readers | tr '{' '\n' | grep '"comm":"grep"' | grep "node0/numastat" |
+                sed -n 's/.*"served":\([0-9]*\),"unserved":\([0-9]*\),"first_reads_counting_off":\([0-9]*\).*/\1 \2 \3/p'
+}
+judged() { set -- $(svc) 0 0 0; [ $(($1 + $2 + $3)) -ge "$N" ]; }
+PREV= N=0 SEQ= AGREE=0
+grep_read() {
+        V=$(sleep 1 | grep -h -m1 numa_hit /sys/devices/system/node/node0/numastat - | awk '{ print $2 }')
+        N=$((N + 1))
+        wait_for 10 judged
+        set -- $(svc) 0 0 0
+        case "$1 $2 $3" in
+        "$S_SERVED $S_UNSERVED $((S_FIRST + 1))") D=first-off ;;
+        "$((S_SERVED + 1)) $S_UNSERVED $S_FIRST") D=served ;;
+        "$S_SERVED $((S_UNSERVED + 1)) $S_FIRST") D=unserved ;;
+        *) D="?($1 $2 $3)" ;;
+        esac
+        S_SERVED=$1 S_UNSERVED=$2 S_FIRST=$3
+        if [ -z "$PREV" ]; then G=first
+        elif [ "$V" -gt "$PREV" ]; then G=served
+        else G=unserved; fi
+        PREV=$V SEQ="$SEQ $D"
+        [ "$G" = first ] || [ "$G" = "$D" ] || AGREE=1
+        diag "service: read $N: numa_hit $V, the reader says $G, the daemon $D"
+}
+S_SERVED=0 S_UNSERVED=0 S_FIRST=0
+grep_read                               # counting off: a first read that found it off
+grep_read                               # within linger: on since the first
+wait_for 30 counting_is false
+grep_read                               # off in between: unserved
+grep_read                               # on since the third
+is "$SEQ" " first-off served unserved served" "the daemon's service figures, read by read"
+is "$AGREE" 0 "  and each agrees with the reader's own check of the counters"
 kill $LOAD 2>/dev/null
 stop
 

@@ -5,8 +5,9 @@
 #           quiet stretch (stopped) from 50% to 70% of the phase
 #   CPU 1   numastatd, when the strategy runs it (nothing else is pinned there)
 #   CPU 2-3 a counted reader (awk of node0/numastat) every vm_macro_period
-#           seconds (default 10), an ignored one (head of /proc/vmstat,
-#           ignore = comm=head) every second
+#           seconds (default 10), an ignored one (alloc-load sample, ignore =
+#           comm=alloc-load) that reads /proc/vmstat every second and records
+#           the pages allocated in each: the trace the oracle plans over
 # The instruction-counting plugin's counts of CPUs 0 and 1 are taken with
 # markers (alloc-load mark) at the start and end of each phase; the host
 # (tests/vm/macro-figure.py) turns them and the lines "# macro ..." below
@@ -37,7 +38,7 @@ KIND="$([ -n "$PATCHED" ] && echo patched || echo mainline) $(uname -r)"
 
 hit() { awk '$1 == "numa_hit" { print $2 }' $NODE0; }
 mark() { taskset -c 0 alloc-load mark; taskset -c 1 alloc-load mark; }
-pgalloc() { awk '$1 ~ /^pgalloc_/ { s += $2 } END { print s + 0 }' /proc/vmstat; }
+uptime_cs() { awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime; }
 
 # The daemon's thresholds, which the oracle shares.
 COARSE_ABOVE=20000 STRICT_BELOW=5000 SUSTAIN=2 DWELL=2
@@ -55,7 +56,7 @@ sustain = ${SUSTAIN}s
 armed_interval = 5s
 [readers]
 linger = $2
-ignore = comm=head
+ignore = comm=alloc-load
 EOF
 }
 
@@ -80,28 +81,23 @@ for s in $STRATEGIES; do
                 ;;
         esac
         sleep 2
-        P0=$(pgalloc)
         mark
         taskset -c 0 alloc-load load "$D" > /tmp/pages &
         LOAD=$!
-        # Readers, on CPUs 2-3. The ignored one stays alive after its read
-        # (head waits on its stdin) so the daemon can name it.
-        ( while :; do sleep 1 | taskset -c 2 head -c 64 /proc/vmstat - > /dev/null; done ) &
+        # Readers, on CPUs 2-3. The ignored one stays alive from read to
+        # read, so the daemon names it; its lines are the pages allocated
+        # each second since its start, u0 (centiseconds of uptime).
+        u0=$(uptime_cs)
+        taskset -c 2 alloc-load sample "$D" > /tmp/rates &
         IGN=$!
         : > /tmp/reads
         t=0 prev= moved=0 frozen=0 reset=0 reads=0
         qs=$((D / 2)) qe=$((D * 7 / 10))
-        # The trace for the oracle (tests/bench/oracle-trace): the pages
-        # allocated each second and the counted reads' times.
-        pg_prev=$(pgalloc) rates= read_times=
+        read_times=
         while [ $t -lt "$D" ]; do
-                if [ $t -gt 0 ]; then
-                        pg=$(pgalloc)
-                        rates="$rates${rates:+,}$((pg - pg_prev))"
-                        pg_prev=$pg
-                fi
                 if [ $((t % PERIOD)) -eq $((PERIOD / 2)) ]; then
-                        read_times="$read_times${read_times:+,}$t"
+                        # When it read, in ms since u0, for the oracle's trace.
+                        read_times="$read_times${read_times:+,}$((($(uptime_cs) - u0) * 10))"
                         v=$(taskset -c 3 awk '$1 == "numa_hit" { print $2 }' $NODE0)
                         reads=$((reads + 1))
                         if [ -n "$prev" ]; then
@@ -118,29 +114,29 @@ for s in $STRATEGIES; do
                 t=$((t + 1))
         done
         wait $LOAD
-        pg=$(pgalloc)
-        rates="$rates${rates:+,}$((pg - pg_prev))"
         mark
-        P1=$(pgalloc)
-        kill $IGN 2>/dev/null
         wait $IGN 2>/dev/null
+        rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
         trans=0 resets=0 arms=0 cpu=0 served=- unserved=- first_off=-
         if [ -n "$DPID" ]; then
                 S=$(numastatctl --socket=$SOCK --json=short status)
                 # The daemon's own service figures, to set beside the readers' check.
-                served=$(echo "$S" | sed -n 's/.*"service":{"served":\([0-9]*\).*/\1/p')
-                unserved=$(echo "$S" | sed -n 's/.*"service":{[^}]*"unserved":\([0-9]*\).*/\1/p')
-                first_off=$(echo "$S" | sed -n 's/.*"service":{[^}]*"first_reads_counting_off":\([0-9]*\).*/\1/p')
+                # The daemon's own service figures for the counted reader.
+                set -- $(numastatctl --socket=$SOCK --json=short readers | tr '{' '\n' | grep "\"path\":\"$NODE0\"" |
+                         sed -n 's/.*"served":\([0-9]*\),"unserved":\([0-9]*\),"first_reads_counting_off":\([0-9]*\).*/\1 \2 \3/p')
+                served=${1:-} unserved=${2:-} first_off=${3:-}
                 trans=$(echo "$S" | sed -n 's/.*"transitions_total":\([0-9]*\).*/\1/p')
                 resets=$(echo "$S" | sed -n 's/.*"resets_compensated":\([0-9]*\).*/\1/p')
                 arms=$(echo "$S" | sed -n 's/.*"arms":\([0-9]*\).*/\1/p')
                 cpu=$(awk '{ print $14 + $15 }' /proc/$DPID/stat)
+                # Who read, and how the daemon judged them, for the record.
+                numastatctl --socket=$SOCK readers | sed "s/^/# readers $s: /" > "$OUT"
                 kill $DPID
                 wait $DPID 2>/dev/null
         fi
-        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$((P1 - P0)) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=${served:--} daemon_unserved=${unserved:--} daemon_first_off=${first_off:--}" > "$OUT"
-        echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
+        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$(awk '{ s += $1 } END { print s + 0 }' /tmp/rates) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=${served:--} daemon_unserved=${unserved:--} daemon_first_off=${first_off:--}" > "$OUT"
+        echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads_ms=$read_times" > "$OUT"
         ok $([ "${pages:-0}" -gt 0 ] && [ "$reads" -ge 2 ]; echo $?) "$s: the workload allocated ${pages:-0} pages, the counted reader read $reads times"
 done
 echo $ON > $SYSCTL
