@@ -108,6 +108,9 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
                          reader_ref_format_who(&h->owner, who, sizeof who), timeout ? " for a while" : "");
         }
         manager_holds_changed(m);
+        /* After the apply: counting on for the hold is dated before it. */
+        if (m->clients.n_holds == 1)
+                m->clients.held_since = now_usec(CLOCK_MONOTONIC);
         *ret = h;
         return manager_counting(m) ? 1 : 0;
 }

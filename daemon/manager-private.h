@@ -159,6 +159,7 @@ typedef struct Clients {
         Hold **holds;                   /* oldest first */
         size_t n_holds;
         uint64_t hold_ids;
+        usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
         uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
 } Clients;
 

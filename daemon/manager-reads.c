@@ -150,17 +150,22 @@ static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
 /* What counting had been doing until a read handled at now, which
  * triggered an armed auto or not (then it found counting off). A switch
  * a read causes is dated now: the reader's next read finds counting on
- * since this one. */
+ * since this one. A hold's start counts as a first read's previous one:
+ * a benchmark under numastatctl hold reads at its start what it will
+ * subtract at its end. */
 static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         const OnTime *o = &m->counts.on_time;
-        usec_t linger = m->config.linger;
+        usec_t linger = m->config.linger, since;
 
+        since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger;
+        if (m->clients.n_holds > 0)
+                since = MAX(since, m->clients.held_since);
         return (ReadClock) {
                 .realtime = now_usec(CLOCK_REALTIME),
                 .mono = now,
                 .counting = o->on && manager_counting(m) && !triggered,
                 .on_since = o->on_since,
-                .first_since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger,
+                .first_since = since,
         };
 }
 

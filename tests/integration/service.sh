@@ -101,5 +101,17 @@ is "$(ctl metrics | grep -c '^numastatd_reads_unserved_total{')" 2 "  one series
 ctl status | grep "Service:" | sed 's/^/# /'
 ok $(ctl status | grep "Service:" | grep -qF 'evil\"\nname 1'; echo $?) "  status shows it escaped"
 
+# A benchmark under a hold reads at its start what it subtracts at its
+# end: the hold's start counts as its first read's previous one.
+wait_for 15 sysctl_is 0
+J=$(($(status service.served) + $(status service.unserved) + $(status service.first_reads_counting_off)))
+declare -f read_as > "$T/read_as.sh"
+ctl hold --reason=benchmark -- bash -c ". '$T/read_as.sh'; read_as bench '$T/proc/vmstat'; sleep 0.5; read_as bench '$T/proc/vmstat'"
+ok $? "a benchmark ran under numastatctl hold"
+wait_for 5 judged $((J + 2))
+is "$(ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == "bench"][0]
+print(r["served"], r["unserved"], r["first_reads_counting_off"])')" "2 0 0" "  both its reads were served, the first by the hold"
+
 stop_daemon
 done_testing
