@@ -6,11 +6,11 @@
  *   alloc-load mark                    executes the plugin's marker once, label 5:
  *                                      the counts of the CPU it runs on (taskset)
  *   alloc-load bench PAGES [NODE]      one timed round: ns per page, on stdout
- *   alloc-load sample SECONDS          the pages allocated (pgalloc_* of /proc/vmstat)
- *                                      in each second, one line per second: the
- *                                      macro study's trace and its ignored reader
- *                                      (a read of /proc/vmstat every second, by a
- *                                      process alive long enough to be named)
+ *   alloc-load load SECONDS NODE TRACE  the same (NODE -1: any), and the pages of
+ *                                      each second since the start, a line each,
+ *                                      in TRACE: the macro study's trace
+ *   alloc-load read COMM FILE HOLD_MS  a reader named COMM: reads FILE, prints its
+ *                                      numa_hit, stays HOLD_MS
  *   alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF
  *                                      rounds for the instruction-counting plugin
  *                                      (tests/vm/insn-count.c): counting on and
@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,47 +128,30 @@ static int insn_rounds(size_t pages, int rounds, int cpu, const char *sysctl, co
         return 0;
 }
 
-/* The sum of the pgalloc_* lines of /proc/vmstat, read through fd. */
-static long long pgalloc(int fd) {
+/* alloc-load read: as a reader named comm, reads file once, prints its
+ * numa_hit (-1 if it has none) and stays hold_ms, so that the daemon can
+ * name it while it lives (0: gone at once, like sadc). */
+static int read_as(const char *comm, const char *file, int hold_ms) {
         static char buf[1 << 16];
-        long long sum = 0;
-        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        long long hit = -1;
+        ssize_t n, len = 0;
+        int fd;
 
-        if (n <= 0)
-                return -1;
-        buf[n] = '\0';
-        for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-                long long v;
-                if (strncmp(line, "pgalloc_", 8) == 0 && sscanf(strchr(line, ' ') ?: "", " %lld", &v) == 1)
-                        sum += v;
-        }
-        return sum;
-}
-
-/* One sample a second on the monotonic clock's own ticks, so that second
- * i's line is [i, i+1) after the start however long a read takes. */
-static int sample(int seconds) {
-        int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
-        struct timespec at;
-        long long prev;
-
-        if (fd < 0 || (prev = pgalloc(fd)) < 0)
+        prctl(PR_SET_NAME, comm, 0, 0, 0);
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
                 return 1;
-        clock_gettime(CLOCK_MONOTONIC, &at);
-        for (int i = 0; i < seconds; i++) {
-                long long now;
-
-                at.tv_sec++;
-                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
-                        ;
-                now = pgalloc(fd);
-                if (now < 0)
-                        return 1;
-                printf("%lld\n", now - prev);
-                fflush(stdout);
-                prev = now;
-        }
+        while (len < (ssize_t) sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+                len += n;
         close(fd);
+        buf[len] = '\0';
+        for (char *line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+                if (sscanf(line, "numa_hit %lld", &hit) == 1)
+                        break;
+        printf("%lld\n", hit);
+        fflush(stdout);
+        if (hold_ms > 0)
+                usleep(hold_ms * 1000);
         return 0;
 }
 
@@ -179,14 +163,15 @@ int main(int argc, char *argv[]) {
                 MARK(MARK_SAMPLE);
                 return 0;
         }
-        if (argc == 3 && strcmp(argv[1], "sample") == 0)
-                return sample(atoi(argv[2]));
+        if (argc == 5 && strcmp(argv[1], "read") == 0)
+                return read_as(argv[2], argv[3], atoi(argv[4]));
         if (argc == 8 && strcmp(argv[1], "insn") == 0)
                 return insn_rounds(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]), argv[5], argv[6],
                                    argv[7]);
         if (argc < 3 || (strcmp(argv[1], "load") != 0 && strcmp(argv[1], "bench") != 0)) {
                 fprintf(stderr, "usage: alloc-load load SECONDS [NODE] | bench PAGES [NODE]\n"
-                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF | mark | sample SECONDS\n");
+                                "       alloc-load insn PAGES ROUNDS CPU SYSCTL ON OFF | mark\n"
+                                "       alloc-load load SECONDS NODE TRACE | read COMM FILE HOLD_MS\n");
                 return 2;
         }
         if (node >= 0) {
@@ -196,13 +181,25 @@ int main(int argc, char *argv[]) {
                 }
         }
         if (strcmp(argv[1], "load") == 0) {
-                double end = now_ns() + atof(argv[2]) * 1e9;
-                unsigned long long done = 0;
-                while (now_ns() < end) {
+                double start = now_ns(), end = start + atof(argv[2]) * 1e9, tick = start + 1e9, now;
+                unsigned long long done = 0, second = 0;
+                FILE *trace = argc > 4 ? fopen(argv[4], "we") : NULL;
+
+                if (argc > 4 && !trace)
+                        return 1;
+                while ((now = now_ns()) < end) {
+                        /* Seconds it was stopped in (SIGSTOP) have no pages. */
+                        for (; trace && now >= tick; tick += 1e9, second = 0)
+                                fprintf(trace, "%llu\n", second);
                         if (round_pages(256, page, node) < 0)
                                 return 1;
                         done += 256;
+                        second += 256;
                 }
+                for (; trace && tick <= end + 0.5e9; tick += 1e9, second = 0)
+                        fprintf(trace, "%llu\n", second);      /* the last second(s) */
+                if (trace)
+                        fclose(trace);
                 printf("pages=%llu\n", done);
                 return 0;
         }

@@ -7,10 +7,12 @@
 #          BENCH_PAGES pages (64000) x BENCH_ROUNDS paired rounds (7) on one
 #          pinned vCPU of an idle guest (tests/vm/guest/scenarios/insn.sh)
 #   macro  one workload under each strategy side by side in one boot per
-#          kernel, BENCH_SECONDS (90) each (tests/vm/guest/scenarios/macro.sh)
+#          kernel (patched 5.10, mainline 6.1) and reader profile
+#          (BENCH_PROFILES, default "a b c d"), BENCH_SECONDS (90) each
+#          (tests/vm/guest/scenarios/macro.sh), set against the oracle
 #
-# BENCH_KERNELS (names below, default all) and BENCH_STUDIES (default
-# "micro macro") choose a part, for a quick look.
+# BENCH_KERNELS (names below, default all), BENCH_STUDIES (default
+# "micro macro") and BENCH_PROFILES choose a part, for a quick look.
 #
 # Writes $OUT (default BUILDDIR/bench-vm): micro.md, macro.md, macro.svg and
 # the plugin logs; prints every figure as "# figure:" lines and TAP sanity
@@ -23,6 +25,7 @@ OUT=${BENCH_OUT:-$BUILDDIR/bench-vm}
 PAGES=${BENCH_PAGES:-64000} ROUNDS=${BENCH_ROUNDS:-7} SECONDS_EACH=${BENCH_SECONDS:-90}
 WORK=$OUT/work
 STUDIES=${BENCH_STUDIES:-micro macro}
+PROFILES=${BENCH_PROFILES:-a b c d}
 export ORACLE_TRACE=$BUILDDIR/tests/bench/oracle-trace
 [ -x "$ORACLE_TRACE" ] || { echo "bench-vm: $ORACLE_TRACE is not built (make bench-vm builds it)" >&2; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
@@ -69,11 +72,14 @@ for k in "${KERNELS[@]}"; do
                         "$OUT/micro.md" > "$WORK/$name.micro.fig"
                 relay "$WORK/$name.micro.fig"
         fi
-        [[ " $STUDIES " == *" macro "* ]] || continue
-        echo "# macro: $kind" >&2
-        boot "$name" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH"
-        relay "$WORK/$name.macro.tap"
-        macro_args+=("$WORK/$name.macro.results" "$WORK/$name.macro.plugin")
+        # The macro study on the patched and the mainline kernel, one boot per reader profile.
+        [[ " $STUDIES " == *" macro "* ]] && [ "$name" != stock-6.1 ] || continue
+        for p in $PROFILES; do
+                echo "# macro: $kind, profile $p" >&2
+                boot "$name-$p" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH vm_macro_profile=$p"
+                relay "$WORK/$name-$p.macro.tap"
+                macro_args+=("$WORK/$name-$p.macro.results" "$WORK/$name-$p.macro.plugin")
+        done
 done
 [ ${#macro_args[@]} -eq 0 ] || python3 "$HERE/macro-figure.py" "$OUT" "${macro_args[@]}" > "$WORK/macro.fig"
 [ ${#macro_args[@]} -eq 0 ] || relay "$WORK/macro.fig"

@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""The macro study's table and plot, from one boot per kernel of
-tests/vm/guest/scenarios/macro.sh: the "# macro ..." lines of its results
-and the instruction-counting plugin's markers (two per phase on CPU 0, the
-workload's, and two on CPU 1, the daemon's).
+"""The macro study's tables and plot, from one boot per kernel and reader
+profile of tests/vm/guest/scenarios/macro.sh: the "# macro ..." and
+"# trace ..." lines of its results and the instruction-counting plugin's
+markers (two per phase on CPU 0, the workload's, and two on CPU 1, the
+daemon's).
 
     macro-figure.py OUTDIR RESULTS PLUGINLOG [RESULTS PLUGINLOG ...]
 
-Writes OUTDIR/macro.md (a markdown table per kernel) and OUTDIR/macro.svg
-(per kernel and strategy: the share of coarse's saving kept, and the share
-of counted reads that saw the counters move), and prints TAP sanity checks
-and the table's rows as "# figure:" lines.
-
-Each phase's "# trace" line (the pages allocated each second, the counted
-reads' times, the daemon's thresholds) goes to the oracle
+Each phase's trace (the pages the workload allocated each second, the
+counted reads' times, the daemon's thresholds) goes to the oracle
 (tests/bench/oracle-trace, $ORACLE_TRACE): the best schedule any policy
 could follow there, serving every read after a reader's first. A
-strategy's saving is then also given as a share of the oracle's."""
+strategy's saving is its share of coarse's allocator instructions per page
+saved, and that share over the oracle's (the share of the pages it keeps
+counting off for).
+
+Writes OUTDIR/macro.md (a table per kernel and profile) and OUTDIR/macro.svg
+(per kernel, profile and strategy: the saving kept and the reads served),
+and prints TAP sanity checks and the rows as "# figure:" lines."""
 import html
 import os
 import re
@@ -27,6 +29,24 @@ LINE = re.compile(r"^# macro (.*)$")
 TRACE = re.compile(r"^# trace (.*)$")
 ORACLE = os.environ.get("ORACLE_TRACE", "oracle-trace")
 
+PROFILES = {
+    "a": "a monitored host: a collector every 15 s and sadc every 60 s, both ignored",
+    "b": "a, and numastat run twice, two minutes apart",
+    "c": "a, and a counted delta reader every 10 s for the middle third",
+    "d": "a, and a benchmark under numastatctl hold for the middle third",
+}
+DESCRIPTION = {
+    "strict": "counting always on",
+    "coarse": "counting always off",
+    "kernel-auto": "the kernel's auto alone, armed once",
+    "numastatd": "numastatd, its defaults (off_mode coarse)",
+    "numastatd-auto": "numastatd, off_mode auto",
+}
+
+
+def words(text):
+    return dict(w.split("=", 1) for w in re.findall(r"\S+=\S*", text))
+
 
 def oracle(kv):
     """The oracle's figures for one phase's trace, or None."""
@@ -36,23 +56,16 @@ def oracle(kv):
     coarse, strict, sustain, dwell = kv["limits"].split(",")
     lines = [f"interval {interval}", f"limits {coarse} {strict} {sustain} {dwell}"]
     lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
-    lines += [f"read {int(t) * 1000} 1" for t in kv.get("reads_ms", "").split(",") if t]
+    for r in kv.get("reads", "").split(","):
+        if r:
+            at, reader = r.split(":")
+            lines.append(f"read {int(at) * 1000} {reader}")
     try:
         out = subprocess.run([ORACLE], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"# oracle: {e}", file=sys.stderr)
         return None
-    return dict(w.split("=", 1) for w in out.stdout.split())
-
-DESCRIPTION = {
-    "strict": "counting always on",
-    "coarse": "counting always off",
-    "kernel-auto": "the kernel's auto alone (armed once)",
-    "numastatd-coarse": "numastatd auto, off_mode=coarse, linger 5s",
-    "numastatd-auto": "numastatd auto, off_mode=auto, linger 5s",
-    "numastatd": "numastatd auto, linger 5s",
-    "numastatd-linger": "numastatd auto, linger 15s",
-}
+    return words(out.stdout)
 
 
 def parse(results, plugin):
@@ -61,14 +74,13 @@ def parse(results, plugin):
         for line in f:
             t = TRACE.match(line.strip())
             if t:
-                kv = dict(w.split("=", 1) for w in re.findall(r"\S+=\S*", t.group(1)))
+                kv = words(t.group(1))
                 traces[kv.get("strategy")] = kv
                 continue
             m = LINE.match(line.strip())
             if m:
-                kv = dict(w.split("=", 1) for w in re.findall(r"\S+=\S+", m.group(1)))
-                kind = re.search(r"kind=(.*?) seconds=", m.group(1)).group(1)
-                kv["kind"] = kind
+                kv = words(m.group(1))
+                kv["kind"] = re.search(r"kind=(.*?) seconds=", m.group(1)).group(1)
                 phases.append(kv)
     marks = {0: [], 1: []}
     with open(plugin, errors="replace") as f:
@@ -89,15 +101,14 @@ def rows_for(phases, marks):
         (a0, f0), (b0, g0) = marks[0][2 * i], marks[0][2 * i + 1]
         (a1, _), (b1, _) = marks[1][2 * i], marks[1][2 * i + 1]
         pages = int(p["pages"])
-        classified = int(p["moved"]) + int(p["frozen"]) + int(p["reset"])
         rows.append({
             "strategy": p["strategy"],
             "pages": pages,
             "insns": (b0 - a0) / pages if pages else 0.0,
             "alloc": (g0 - f0) / pages if pages else 0.0,
             "cpu1": (b1 - a1) / int(p["seconds"]),
-            "classified": classified,
-            "moved": int(p["moved"]), "frozen": int(p["frozen"]), "reset": int(p["reset"]),
+            "g_served": int(p["guest_served"]), "g_unserved": int(p["guest_unserved"]),
+            "g_first": int(p["guest_first"]),
             "transitions": int(p["transitions"]), "resets": int(p["resets"]), "arms": int(p["arms"]),
             "ticks": int(p.get("daemon_ticks", 0)),
             "oracle": p.get("oracle"),
@@ -129,68 +140,70 @@ def pct(v):
     return "n/a" if v is None else f"{v:.0f}%"
 
 
-def table(kind, rows, seconds, period):
+def served_text(r):
+    n = r["g_served"] + r["g_unserved"]
+    return f"{r['g_served']} of {n}" if n else "n/a"
+
+
+def table(kind, profile, rows, seconds):
     key = "alloc" if any(r["alloc"] for r in rows) else "insns"
-    out = [f"**{kind}** ({seconds} s per strategy, a counted reader every {period} s, an ignored one every second, "
+    out = [f"**{kind}, profile {profile}**: {PROFILES.get(profile, '')} ({seconds} s per strategy, the workload "
            f"quiet from 50% to 70%)", "",
-           "| strategy | allocator instructions per page | all instructions per page | share of coarse's saving kept "
-           "| the oracle would keep | share of the oracle's "
-           "| counted reads that saw counters move | frozen | reset "
-           "| the daemon's figure for the counted reader: served / unserved / first reads off | switches | counter resets "
-           "| CPU 1 instructions/s (the daemon's CPU) | daemon CPU time |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| strategy | allocator instructions per page | all instructions per page | saving kept: of coarse's "
+           "| the oracle keeps | of the oracle's | counted reads served (their own check) "
+           "| the daemon's figure: served / unserved / first reads off | switches | counter resets "
+           "| CPU 1 instructions/s | daemon CPU time |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        k = kept(rows, r, key)
-        served = f"{r['moved']} of {r['classified']}" if r["classified"] else "n/a"
         cpu_time = f"{r['ticks'] * 10} ms" if r["ticks"] else "-"     # clock ticks of 10 ms
         alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
-        out.append(f"| {r['strategy']} ({DESCRIPTION.get(r['strategy'], '')}) | "
-                   f"{alloc} | {r['insns']:.1f} | {'n/a' if k is None else f'{k:.0f}%'} | "
-                   f"{pct(oracle_share(r))} | {pct(kept_of_oracle(rows, r, key))} | {served} | "
-                   f"{r['frozen']} | {r['reset']} | {' / '.join(r['daemon'])} | {r['transitions']} | {r['resets']} | "
+        out.append(f"| {r['strategy']} ({DESCRIPTION.get(r['strategy'], '')}) | {alloc} | {r['insns']:.1f} | "
+                   f"{pct(kept(rows, r, key))} | {pct(oracle_share(r))} | {pct(kept_of_oracle(rows, r, key))} | "
+                   f"{served_text(r)} | {' / '.join(r['daemon'])} | {r['transitions']} | {r['resets']} | "
                    f"{r['cpu1'] / 1e6:.2f}M | {cpu_time} |")
     return out, key
 
 
-def svg(kinds):
-    """Per kernel a block; per strategy two bars: saving kept, reads served."""
+def svg(blocks):
+    """Per kernel and profile a block; per strategy two bars: saving kept
+    (of the oracle's), reads served."""
     width, row_h, label_w, bar_w, gap = 880, 22, 170, 250, 110
     y, parts = 48, []
-    for kind, rows, key in kinds:
-        parts.append(f'<text x="10" y="{y}" font-weight="bold">{html.escape(kind)}</text>')
+    for title, rows, key in blocks:
+        parts.append(f'<text x="10" y="{y}" font-weight="bold">{html.escape(title)}</text>')
         y += 18
-        parts.append(f'<text x="{label_w}" y="{y}" font-size="11">saving kept, % of coarse\'s '
+        parts.append(f'<text x="{label_w}" y="{y}" font-size="11">saving kept, % of the oracle\'s '
                      f'({"allocator" if key == "alloc" else "all"} instructions)</text>')
-        parts.append(f'<text x="{label_w + bar_w + gap}" y="{y}" font-size="11">counted reads that saw the '
-                     f'counters move</text>')
+        parts.append(f'<text x="{label_w + bar_w + gap}" y="{y}" font-size="11">counted reads served '
+                     f'(their own check)</text>')
         y += 10
         for r in rows:
             y += row_h
-            k = kept(rows, r, key)
-            served = 100.0 * r["moved"] / r["classified"] if r["classified"] else 0.0
+            k = kept_of_oracle(rows, r, key)
+            n = r["g_served"] + r["g_unserved"]
+            served = 100.0 * r["g_served"] / n if n else 0.0
             parts.append(f'<text x="10" y="{y}" font-size="12">{html.escape(r["strategy"])}</text>')
             kv = max(0.0, min(100.0, k if k is not None else 0.0))
             parts.append(f'<rect x="{label_w}" y="{y - 14}" width="{bar_w * kv / 100:.1f}" height="16" '
                          f'fill="#4a7bd0"/>')
-            parts.append(f'<text x="{label_w + bar_w * kv / 100 + 4:.1f}" y="{y}" font-size="11">'
-                         f'{"n/a" if k is None else f"{k:.0f}%"}</text>')
+            parts.append(f'<text x="{label_w + bar_w * kv / 100 + 4:.1f}" y="{y}" font-size="11">{pct(k)}</text>')
             x2 = label_w + bar_w + gap
             parts.append(f'<rect x="{x2}" y="{y - 14}" width="{bar_w * served / 100:.1f}" height="16" '
                          f'fill="#3ca06a"/>')
             parts.append(f'<text x="{x2 + bar_w * served / 100 + 4:.1f}" y="{y}" font-size="11">'
-                         f'{served:.0f}% ({r["moved"]}/{r["classified"]})</text>')
+                         f'{served_text(r)}</text>')
         y += 40
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" '
             f'font-family="sans-serif" font-size="13">\n'
             f'<rect width="100%" height="100%" fill="white"/>\n'
-            f'<text x="10" y="20" font-size="15">numastatd: what each strategy saves (blue) and serves '
-            f'(green)</text>\n' + "\n".join(parts) + "\n</svg>\n")
+            f'<text x="10" y="20" font-size="15">numastatd: what each strategy saves (blue, of the best possible) '
+            f'and serves (green)</text>\n' + "\n".join(parts) + "\n</svg>\n")
 
 
 def main():
     outdir, pairs = sys.argv[1], sys.argv[2:]
     n = failed = 0
-    md, kinds = ["# The macro study", ""], []
+    md, blocks = ["# The macro study", ""], []
 
     def check(cond, what):
         nonlocal n, failed
@@ -202,30 +215,31 @@ def main():
         phases, marks = parse(results, plugin)
         rows = rows_for(phases, marks)
         kind = phases[0]["kind"] if phases else os.path.basename(results)
+        profile = phases[0].get("profile", "?") if phases else "?"
+        title = f"{kind}, profile {profile}"
         check(phases and len(rows) == len(phases),
-              f"{kind}: markers for every strategy ({len(rows)} of {len(phases)})")
+              f"{title}: markers for every strategy ({len(rows)} of {len(phases)})")
         if not rows:
             continue
-        check(all(200 < r["insns"] < 1e6 for r in rows), f"{kind}: instructions per page within sanity bounds")
-        check(all(r["oracle"] for r in rows), f"{kind}: the oracle planned every phase's trace")
+        check(all(200 < r["insns"] < 1e6 for r in rows), f"{title}: instructions per page within sanity bounds")
+        check(all(r["oracle"] for r in rows), f"{title}: the oracle planned every phase's trace")
         check(all(r["oracle"]["served"] == r["oracle"]["servable"] for r in rows if r["oracle"]),
-              f"{kind}: the oracle serves every servable read")
-        lines, key = table(kind, rows, phases[0]["seconds"], phases[0]["period"])
+              f"{title}: the oracle serves every servable read")
+        lines, key = table(kind, profile, rows, phases[0]["seconds"])
         md += lines + [""]
-        kinds.append((kind, rows, key))
+        blocks.append((title, rows, key))
         for r in rows:
-            k = kept(rows, r, key)
             alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
-            print(f"# figure: macro {kind} {r['strategy']}: {alloc} allocator / {r['insns']:.1f} all "
-                  f"instructions per page, saving kept {'n/a' if k is None else f'{k:.0f}%'} of coarse's, "
+            print(f"# figure: macro {title} {r['strategy']}: {alloc} allocator / {r['insns']:.1f} all "
+                  f"instructions per page, saving kept {pct(kept(rows, r, key))} of coarse's, "
                   f"{pct(kept_of_oracle(rows, r, key))} of the oracle's ({pct(oracle_share(r))}), counted reads "
-                  f"moved {r['moved']}/{r['classified']} (frozen {r['frozen']}, reset {r['reset']}), "
-                  f"{r['transitions']} switches, {r['resets']} resets")
+                  f"served {served_text(r)} (the daemon: {' / '.join(r['daemon'])}), {r['transitions']} switches, "
+                  f"{r['resets']} resets")
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "macro.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(outdir, "macro.svg"), "w") as f:
-        f.write(svg(kinds))
+        f.write(svg(blocks))
     print(f"# wrote {outdir}/macro.md and {outdir}/macro.svg")
     print("1..%d" % n)
     return 1 if failed else 0

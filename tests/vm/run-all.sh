@@ -45,6 +45,24 @@ insn() {
         [ $rc -eq 0 ] || tail -30 "$WORK/$name.console" 2>/dev/null | sed 's/^/#   /'
 }
 
+# macro NAME KERNEL SYSTEM_MAP PROFILE SECONDS: the macro study, short (one
+# profile, one kernel) and with sanity bounds only (markers, the oracle, the
+# guest's own checks); make bench-vm runs the whole study.
+macro() {
+        local name=$1 kernel=$2 map=$3 profile=$4 seconds=$5 spec start=$SECONDS rc
+        spec=$(plugin_spec "$name" "$map")
+        "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario macro --timeout 1200 \
+                --plugin "$spec" --plugin-log "$WORK/$name.plugin" \
+                --append "vm_macro_seconds=$seconds vm_macro_profile=$profile" \
+                --results "$WORK/$name.results" --console "$WORK/$name.console" > "$WORK/$name.tap"
+        rc=$?
+        ORACLE_TRACE=$BUILDDIR/tests/bench/oracle-trace python3 "$HERE/macro-figure.py" "$WORK/$name.figure" \
+                "$WORK/$name.results" "$WORK/$name.plugin" >> "$WORK/$name.tap" || rc=1
+        relay "$WORK/$name.tap" "$name"
+        emit $rc "[$name] the macro study, profile $profile, ran to the end ($((SECONDS - start)) s)"
+        [ $rc -eq 0 ] || tail -30 "$WORK/$name.console" 2>/dev/null | sed 's/^/#   /'
+}
+
 only=${VM_ONLY:-}
 want() { [ -z "$only" ] || [[ " $only " == *" $1 "* ]]; }
 want kernel-5.10 && boot kernel-5.10 "$K510" kernel-checks
@@ -57,6 +75,7 @@ want bench-5.10 && boot bench-5.10 "$K510" bench
 want insn-5.10 && insn insn-5.10 "$K510" "$(dirname "$K510")/System.map" "patched $(basename "$(dirname "$(dirname "$K510")")")"
 want insn-6.1 && insn insn-6.1 "$K61" "$(dirname "$K61")/System.map" "mainline 6.1"
 want insn-stock && insn insn-stock "$KSTOCK" "" "Debian's stock 6.1"
+want macro-6.1 && macro macro-6.1 "$K61" "$(dirname "$K61")/System.map" d 45
 want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
 want nodes-5.10 && boot nodes-5.10 "$K510" nodes --nodes 4 --cpus 8 --mem 2048
 if want systemd; then

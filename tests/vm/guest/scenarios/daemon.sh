@@ -136,6 +136,25 @@ grep_read                               # off in between: unserved
 grep_read                               # on since the third
 is "$SEQ" " first-off served unserved served" "the daemon's service figures, read by read"
 is "$AGREE" 0 "  and each agrees with the reader's own check of the counters"
+
+# One-off readers, gone before the daemon looks: named from their exit
+# records (CONFIG_TASKSTATS), as on a host. An ignored one never turns
+# counting on; a counted one is named.
+is "$(jget exit_records)" true "exit records are a source"
+wait_for 30 counting_is false
+T0=$(jget transitions_total) I0=$(jget reads_ignored)
+head -c 10 /sys/devices/system/node/node1/numastat > /dev/null
+wait_for 10 sh -c "[ \$(numastatctl --socket=$SOCK --json=short | sed -n 's/.*\"reads_ignored\":\([0-9]*\).*/\1/p') -gt $I0 ]"
+ok $? "a one-off head, gone at once, is ignored by its rule"
+sleep 1
+is "$(jget transitions_total) $(cat $SYSCTL)" "$T0 $OFF_AUTO" "  and counting never came on (no switch, $SYSCTL $OFF_AUTO)"
+cat /sys/devices/system/node/node1/numastat > /dev/null &
+ONEOFF=$!
+wait $ONEOFF
+wait_for 10 counting_is true
+ok $? "a one-off cat, gone at once, turns counting on"
+ctl readers | grep -q "^cat (pid $ONEOFF, uid 0) read /sys/devices/system/node/node1/numastat"
+ok $? "  and is named: cat, its pid and file (from its exit record)"
 kill $LOAD 2>/dev/null
 stop
 

@@ -1,63 +1,93 @@
 #!/bin/sh
 # The macro study (make bench-vm): one workload under each strategy, side by
-# side in one boot. For each strategy, for vm_macro_seconds (default 45):
+# side in one boot, for one reader profile (vm_macro_profile, default a).
+# For each strategy, for vm_macro_seconds (default 90; profile b at least
+# 150):
 #   CPU 0   alloc-load, allocating and freeing without pause, except for a
-#           quiet stretch (stopped) from 50% to 70% of the phase
+#           quiet stretch (stopped) from 50% to 70% of the phase; it writes
+#           the pages of each second, the trace the oracle plans over
 #   CPU 1   numastatd, when the strategy runs it (nothing else is pinned there)
-#   CPU 2-3 a counted reader (awk of node0/numastat) every vm_macro_period
-#           seconds (default 10), an ignored one (alloc-load sample, ignore =
-#           comm=alloc-load) that reads /proc/vmstat every second and records
-#           the pages allocated in each: the trace the oracle plans over
-# The instruction-counting plugin's counts of CPUs 0 and 1 are taken with
-# markers (alloc-load mark) at the start and end of each phase; the host
-# (tests/vm/macro-figure.py) turns them and the lines "# macro ..." below
-# into the table and the plot.
+#   CPU 2-3 the readers (alloc-load read, named as the profile says):
+#     a  a monitored host: a collector reading /proc/vmstat every 15 s and a
+#        sadc-like one-off reader every 60 s, both judged not to count
+#        (ignore = rules; sadc is gone at once, named by its exit record)
+#     b  a, and a person running numastat twice, two minutes apart
+#     c  a, and a counted delta reader of node0/numastat every 10 s for the
+#        middle third of the phase only
+#     d  a, and a benchmark under numastatctl hold for the middle third,
+#        reading node0/numastat at its start and its end (without a daemon,
+#        the same benchmark unheld)
+# A counted reader's read is served, by its own check, when numa_hit moved
+# since its previous read; the daemon's figures for the same readers are
+# set beside it. The instruction-counting plugin's counts of CPUs 0 and 1
+# are taken with markers (alloc-load mark) at the start and end of each
+# phase; the host (tests/vm/macro-figure.py) turns them and the lines
+# "# macro ..." and "# trace ..." below into the table and the plot.
 #
 # Strategies: strict and coarse (counting always on, always off); on the
-# patched kernel also its own auto alone (armed once, nobody re-arms it) and
-# numastatd auto with off_mode coarse and auto; on mainline numastatd auto;
-# each with linger 5s (below the counted reader's period), and numastatd
-# with linger 15s (above it).
+# patched kernel also its own auto alone (armed once, nobody re-arms it);
+# numastatd with its defaults, but for the rate thresholds, scaled to a TCG
+# guest's allocation rate (coarse_above 20000, strict_below 5000 pages/s:
+# the defaults, 100000 and 20000, are above what this guest allocates); on
+# the patched kernel also numastatd with off_mode = auto.
 . /guest/tap.sh
 # Everything this script starts stays on CPUs 2-3 unless placed on purpose:
 # a fork on CPU 0 would bill its allocations to the workload's pages, one
 # on CPU 1 to the daemon.
 taskset -p -c 2,3 $$ > /dev/null
-D=${vm_macro_seconds:-45}
-PERIOD=${vm_macro_period:-10}
+D=${vm_macro_seconds:-90}
+PROFILE=${vm_macro_profile:-a}
+[ "$PROFILE" = b ] && [ "$D" -lt 150 ] && D=150
 NODE0=/sys/devices/system/node/node0/numastat
 SOCK=/run/numastatd/io.numastatd
 if [ -e /proc/sys/vm/numa_stats_mode ]; then
         SYSCTL=/proc/sys/vm/numa_stats_mode ON=strict OFF=coarse PATCHED=1
-        STRATEGIES="strict coarse kernel-auto numastatd-coarse numastatd-auto numastatd-linger"
+        STRATEGIES="strict coarse kernel-auto numastatd numastatd-auto"
 else
         SYSCTL=/proc/sys/vm/numa_stat ON=1 OFF=0 PATCHED=
-        STRATEGIES="strict coarse numastatd numastatd-linger"
+        STRATEGIES="strict coarse numastatd"
 fi
 KIND="$([ -n "$PATCHED" ] && echo patched || echo mainline) $(uname -r)"
 
-hit() { awk '$1 == "numa_hit" { print $2 }' $NODE0; }
 mark() { taskset -c 0 alloc-load mark; taskset -c 1 alloc-load mark; }
-uptime_cs() { awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime; }
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 + 0.5 }' /proc/uptime; }
 
-# The daemon's thresholds, which the oracle shares.
-COARSE_ABOVE=20000 STRICT_BELOW=5000 SUSTAIN=2 DWELL=2
-daemon_conf() {  # daemon_conf OFF_MODE LINGER
+# The daemon's thresholds, which the oracle shares: the shipped defaults
+# (interval 1s, sustain 10s, min_dwell 30s, linger 5min) but the rates.
+COARSE_ABOVE=20000 STRICT_BELOW=5000 SUSTAIN=10 DWELL=30
+daemon_conf() {  # daemon_conf OFF_MODE
         cat > /tmp/macro.conf <<EOF
 [policy]
 mode = auto
-min_dwell = ${DWELL}s
 off_mode = $1
 [pressure]
-interval = 500ms
 coarse_above = $COARSE_ABOVE
 strict_below = $STRICT_BELOW
-sustain = ${SUSTAIN}s
-armed_interval = 5s
 [readers]
-linger = $2
-ignore = comm=alloc-load
+ignore = comm=collector
+ignore = comm=sadc
 EOF
+}
+
+# counted NAME ID FILE: a counted read by NAME (the trace's reader ID); its
+# own verdict from numa_hit against its previous read.
+counted() {
+        at=$(($(uptime_ms) - u0))
+        v=$(alloc-load read "$1" "$3" 500)
+        eval "prev=\${prev_$1:-}"
+        if [ -z "$prev" ]; then g_first=$((g_first + 1))
+        elif [ "$v" -gt "$prev" ]; then g_served=$((g_served + 1))
+        else g_unserved=$((g_unserved + 1)); fi
+        eval "prev_$1=$v"
+        read_times="$read_times${read_times:+,}$at:$2"
+}
+# The daemon's served unserved first_reads_counting_off, summed over the
+# counted readers' entries (comm numastat, delta, bench).
+daemon_service() {
+        numastatctl --socket=$SOCK --json=short readers | tr '{' '\n' |
+                grep -E '"comm":"(numastat|delta|bench)"' |
+                sed -n 's/.*"served":\([0-9]*\),"unserved":\([0-9]*\),"first_reads_counting_off":\([0-9]*\).*/\1 \2 \3/p' |
+                awk '{ s += $1; u += $2; f += $3 } END { print s + 0, u + 0, f + 0 }'
 }
 
 for s in $STRATEGIES; do
@@ -68,12 +98,9 @@ for s in $STRATEGIES; do
         coarse) echo $OFF > $SYSCTL ;;
         kernel-auto) echo coarse > $SYSCTL; echo auto > $SYSCTL ;;      # armed; nobody re-arms it
         numastatd*)
-                # linger 5s, shorter than the counted reader's period (the
-                # saving), or 15s, longer (the service)
                 case $s in
-                numastatd-auto) daemon_conf auto 5s ;;
-                numastatd-linger) daemon_conf coarse 15s ;;
-                *) daemon_conf coarse 5s ;;
+                numastatd-auto) daemon_conf auto ;;
+                *) daemon_conf coarse ;;
                 esac
                 taskset -c 1 numastatd --config=/tmp/macro.conf > /tmp/macro-$s.log 2>&1 &
                 DPID=$!
@@ -82,32 +109,37 @@ for s in $STRATEGIES; do
         esac
         sleep 2
         mark
-        taskset -c 0 alloc-load load "$D" > /tmp/pages &
+        u0=$(uptime_ms)
+        taskset -c 0 alloc-load load "$D" -1 /tmp/rates > /tmp/pages &
         LOAD=$!
-        # Readers, on CPUs 2-3. The ignored one stays alive from read to
-        # read, so the daemon names it; its lines are the pages allocated
-        # each second since its start, u0 (centiseconds of uptime).
-        u0=$(uptime_cs)
-        taskset -c 2 alloc-load sample "$D" > /tmp/rates &
-        IGN=$!
-        : > /tmp/reads
-        t=0 prev= moved=0 frozen=0 reset=0 reads=0
-        qs=$((D / 2)) qe=$((D * 7 / 10))
-        read_times=
+        t=0 g_first=0 g_served=0 g_unserved=0 read_times= BENCH=
+        unset prev_numastat prev_delta prev_bench
+        qs=$((D / 2)) qe=$((D * 7 / 10)) third=$((D / 3))
         while [ $t -lt "$D" ]; do
-                if [ $((t % PERIOD)) -eq $((PERIOD / 2)) ]; then
-                        # When it read, in ms since u0, for the oracle's trace.
-                        read_times="$read_times${read_times:+,}$((($(uptime_cs) - u0) * 10))"
-                        v=$(taskset -c 3 awk '$1 == "numa_hit" { print $2 }' $NODE0)
-                        reads=$((reads + 1))
-                        if [ -n "$prev" ]; then
-                                if [ "$v" -gt "$prev" ]; then moved=$((moved + 1))
-                                elif [ "$v" -eq "$prev" ]; then frozen=$((frozen + 1))
-                                else reset=$((reset + 1)); fi
+                [ $((t % 15)) -eq 7 ] && { alloc-load read collector /proc/vmstat 500 > /dev/null & }
+                [ $((t % 60)) -eq 30 ] && alloc-load read sadc /proc/vmstat 0 > /dev/null
+                case $PROFILE in
+                b) { [ $t -eq 20 ] || [ $t -eq 140 ]; } && counted numastat 1 $NODE0 ;;
+                c) [ $t -ge $third ] && [ $t -lt $((2 * third)) ] && [ $((t % 10)) -eq 0 ] && counted delta 2 $NODE0 ;;
+                d) if [ $t -eq $third ]; then
+                        # The benchmark: a read at its start and at its end,
+                        # each with its time for the trace.
+                        cat > /tmp/bench.sh <<EOF
+a=\$(awk '{ printf "%d", \$1 * 1000 + 0.5 }' /proc/uptime)
+alloc-load read bench $NODE0 200 > /tmp/bench
+sleep $third
+b=\$(awk '{ printf "%d", \$1 * 1000 + 0.5 }' /proc/uptime)
+alloc-load read bench $NODE0 200 >> /tmp/bench
+echo "\$((a - $u0)):3,\$((b - $u0)):3" > /tmp/bench-times
+EOF
+                        if [ -n "$DPID" ]; then
+                                numastatctl --socket=$SOCK hold --reason=benchmark -- sh /tmp/bench.sh &
+                        else
+                                sh /tmp/bench.sh &
                         fi
-                        echo "$t $v" >> /tmp/reads
-                        prev=$v
-                fi
+                        BENCH=$!
+                   fi ;;
+                esac
                 [ $t -eq $qs ] && kill -STOP $LOAD
                 [ $t -eq $qe ] && kill -CONT $LOAD
                 sleep 1
@@ -115,29 +147,35 @@ for s in $STRATEGIES; do
         done
         wait $LOAD
         mark
-        wait $IGN 2>/dev/null
-        rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
+        if [ -n "$BENCH" ]; then
+                wait $BENCH
+                set -- $(cat /tmp/bench)
+                g_first=$((g_first + 1))
+                if [ "${2:-0}" -gt "${1:-0}" ]; then g_served=$((g_served + 1)); else g_unserved=$((g_unserved + 1)); fi
+                read_times=$(cat /tmp/bench-times)
+        fi
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
-        trans=0 resets=0 arms=0 cpu=0 served=- unserved=- first_off=-
+        trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=-
         if [ -n "$DPID" ]; then
                 S=$(numastatctl --socket=$SOCK --json=short status)
-                # The daemon's own service figures, to set beside the readers' check.
-                # The daemon's own service figures for the counted reader.
-                set -- $(numastatctl --socket=$SOCK --json=short readers | tr '{' '\n' | grep "\"path\":\"$NODE0\"" |
-                         sed -n 's/.*"served":\([0-9]*\),"unserved":\([0-9]*\),"first_reads_counting_off":\([0-9]*\).*/\1 \2 \3/p')
-                served=${1:-} unserved=${2:-} first_off=${3:-}
                 trans=$(echo "$S" | sed -n 's/.*"transitions_total":\([0-9]*\).*/\1/p')
                 resets=$(echo "$S" | sed -n 's/.*"resets_compensated":\([0-9]*\).*/\1/p')
                 arms=$(echo "$S" | sed -n 's/.*"arms":\([0-9]*\).*/\1/p')
                 cpu=$(awk '{ print $14 + $15 }' /proc/$DPID/stat)
+                set -- $(daemon_service)
+                d_served=$1 d_unserved=$2 d_first=$3
                 # Who read, and how the daemon judged them, for the record.
                 numastatctl --socket=$SOCK readers | sed "s/^/# readers $s: /" > "$OUT"
                 kill $DPID
                 wait $DPID 2>/dev/null
         fi
-        echo "# macro strategy=$s kind=$KIND seconds=$D period=$PERIOD pages=${pages:-0} pgalloc=$(awk '{ s += $1 } END { print s + 0 }' /tmp/rates) counted_reads=$reads moved=$moved frozen=$frozen reset=$reset transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=${served:--} daemon_unserved=${unserved:--} daemon_first_off=${first_off:--}" > "$OUT"
-        echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads_ms=$read_times" > "$OUT"
-        ok $([ "${pages:-0}" -gt 0 ] && [ "$reads" -ge 2 ]; echo $?) "$s: the workload allocated ${pages:-0} pages, the counted reader read $reads times"
+        rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
+        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first" > "$OUT"
+        echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
+        ok $([ "${pages:-0}" -gt 0 ] && [ "$(wc -l < /tmp/rates)" -ge "$D" ]; echo $?) "$s: the workload allocated ${pages:-0} pages, traced over $(wc -l < /tmp/rates) s"
+        # Under a hold, the benchmark's counters are counted from its start to its end.
+        [ "$PROFILE" = d ] && [ -n "$DPID" ] &&
+                is "$g_served $g_unserved" "1 0" "$s: the benchmark under numastatctl hold saw its counters move"
 done
 echo $ON > $SYSCTL
 is "$(cat $SYSCTL)" $ON "counting on at the end"
