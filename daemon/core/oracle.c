@@ -99,9 +99,10 @@ static void sustained(const OracleTrace *t, uint64_t sustain, bool above, double
         }
 }
 
-/* Dynamic programming over the intervals. A state is "on, k intervals
- * since it came on" (k capped at the dwell, K) or "off"; going off needs
- * k = K. Best is most pages off, then fewest switches. */
+/* Dynamic programming over the intervals. A state is on or off, with the
+ * intervals since that switch (capped at the dwell, K): going off needs
+ * K on; the rate low for sustain forces counting on only once K passed
+ * off, as the policy does. Best is most pages off, then fewest switches. */
 typedef struct Best {
         double pages;
         unsigned switches;
@@ -124,16 +125,14 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
         _cleanup_free_ bool *needed = NULL, *start_ok = NULL, *stop_now = NULL, *off = NULL;
         _cleanup_free_ Best *cur = NULL, *next = NULL;
         _cleanup_free_ uint32_t *from = NULL;
-        uint64_t dwell;
-        size_t states, OFF, state;
+        size_t dwell, states, state;
 
         if (t->interval == 0 || t->n == 0)
                 return -EINVAL;
-        dwell = div_up(l->min_dwell, t->interval);
-        if (dwell + 2 > ORACLE_MAX_STATES / t->n)
+        if (div_up(l->min_dwell, t->interval) + 1 > ORACLE_MAX_STATES / 2 / t->n)
                 return -E2BIG;
-        states = (size_t) dwell + 2;
-        OFF = states - 1;
+        dwell = (size_t) div_up(l->min_dwell, t->interval);
+        states = 2 * (dwell + 1);       /* on k: k; off k: dwell + 1 + k */
         needed = calloc(t->n, sizeof *needed);
         start_ok = calloc(t->n, sizeof *start_ok);
         stop_now = calloc(t->n, sizeof *stop_now);
@@ -152,29 +151,32 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
         for (size_t i = 0; i < t->n; i++) {
                 double pages = t->rate[i] * (double) t->interval / 1e6;
                 uint32_t *fi = from + i * states;
+                size_t first = MIN((size_t) 1, dwell);  /* k after the interval a switch starts */
 
                 memset(next, 0, states * sizeof *next);
                 for (size_t s = 0; s < states; s++) {
+                        bool is_off = s > dwell;
+                        size_t k = is_off ? s - dwell - 1 : s, later = MIN(k + 1, dwell);
                         Best c = cur[s];
 
                         if (!c.reached)
                                 continue;
-                        if (s == OFF) {
-                                if (!needed[i] && !stop_now[i]) {
+                        if (!is_off) {
+                                offer(next, fi, later, &c, (uint32_t) s);
+                                if (k == dwell && !needed[i] && start_ok[i]) {
                                         c.pages += pages;
-                                        offer(next, fi, OFF, &c, (uint32_t) s);
-                                        c = cur[s];
+                                        c.switches++;
+                                        offer(next, fi, dwell + 1 + first, &c, (uint32_t) s);
                                 }
-                                c.switches++;
-                                offer(next, fi, MIN((size_t) 1, (size_t) dwell), &c, (uint32_t) s);
                                 continue;
                         }
-                        offer(next, fi, MIN(s + 1, (size_t) dwell), &c, (uint32_t) s);
-                        if (s == dwell && !needed[i] && start_ok[i]) {
+                        if (!needed[i] && !(stop_now[i] && k == dwell)) {
                                 c.pages += pages;
-                                c.switches++;
-                                offer(next, fi, OFF, &c, (uint32_t) s);
+                                offer(next, fi, dwell + 1 + later, &c, (uint32_t) s);
+                                c = cur[s];
                         }
+                        c.switches++;
+                        offer(next, fi, first, &c, (uint32_t) s);
                 }
                 Best *swap = cur;
                 cur = next;
@@ -186,7 +188,7 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
                 if (better(&cur[s], &cur[state]))
                         state = s;
         for (size_t i = t->n; i-- > 0;) {
-                off[i] = state == OFF;
+                off[i] = state > dwell;
                 state = from[i * states + state];
         }
         if (ret_off)

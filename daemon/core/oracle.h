@@ -15,7 +15,8 @@
  *     been above coarse_above for sustain, and stays off only while the
  *     rate has not been below strict_below for sustain;
  *   - min_dwell: counting goes off no sooner than min_dwell after the last
- *     switch (the start counts as one); it may come on at any time.
+ *     switch (the start counts as one); it may come on at any time, and
+ *     the rate low for sustain forces it on once min_dwell has passed.
  * Within those it keeps counting off for as many pages as it can. */
 
 #include <stdbool.h>
@@ -50,7 +51,7 @@ typedef struct OracleResult {
 
 /* The oracle's schedule: off[i] for each interval (ret_off may be NULL),
  * and its figures. -EINVAL for a zero interval, -E2BIG for a trace too
- * long to plan (n × min_dwell/interval past ORACLE_MAX_STATES), -ENOMEM. */
+ * long to plan (n × 2 × min_dwell/interval past ORACLE_MAX_STATES), -ENOMEM. */
 #define ORACLE_MAX_STATES (16 * 1024 * 1024)
 int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, OracleResult *ret);
 

@@ -48,6 +48,7 @@ int main(void) {
         OracleRead two[] = { { 5100000, 2 }, { 2500000, 1 }, { 5500000, 2 }, { 2600000, 1 } };   /* any order */
         OracleRead firsts[] = { { 1500000, 1 }, { 3500000, 2 }, { 7500000, 3 } };
         double falling[N] = { 30000, 30000, 30000, 30000, 10000, 3000, 3000, 3000, 30000, 30000 };
+        double low[N] = { 30000, 30000, 30000, 30000, 3000, 3000, 3000, 3000, 3000, 3000 };
 
         check("busy, no reader, no sustain or dwell: off throughout", busy, NULL, 0, 0, 0, "1111111111", 300000, 1);
         /* Above since sample 0: sustained at sample 2. */
@@ -68,6 +69,11 @@ int main(void) {
          * yet sustained), on 6-8 (8 above, not yet sustained), off 9. */
         check("pressure: sustained above to go off, sustained below to come on", falling, NULL, 0, SEC, 0,
               "0111110001", 133000, 3);
+        /* Dwell 3 s, the rate low from interval 4: off at 3 (on since the
+         * start), low for sustain (1 s) at 5, but the dwell after going off
+         * holds counting off until 6. */
+        check("the rate low: counting on only once the dwell passed", low, NULL, 0, SEC, 3 * SEC, "0001110000",
+              36000, 2);
 
         /* The judge: any schedule's service and pages. */
         {
