@@ -4,8 +4,9 @@
 # rebuilds from the release tarball and runs them again; make check once more
 # built with ASan+UBSan (build-asan/); each fuzz harness for a short, fixed
 # time (build-fuzz/, clang); the Debian package (built, lintian, its file
-# list); and the real kernels in qemu (make check-vm), whose Debian 12 VM
-# installs that package.
+# list); the real kernels in qemu (make check-vm), whose Debian 12 VM
+# installs that package; and make check again in a Debian 13 (trixie) root
+# (scripts/test-trixie.sh).
 # Ends with one line "N passed, N failed, N skipped" over every check.
 set -u
 cd "$(dirname "$0")/.."
@@ -120,6 +121,29 @@ else
         if [ $vm_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
                 tail -40 check-vm.err
                 echo "FAIL: make check-vm stopped before its checks (see above)"
+                failed=$((failed + 1))
+        fi
+fi
+
+# Debian 13 (trixie): the same make check, built with trixie's gcc 14 and
+# libsystemd 257, in a trixie root (debootstrap, cached) on this kernel.
+echo "== make check in a Debian 13 (trixie) root =="
+if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
+        echo "SKIP: Debian 13 make check (NUMASTATD_SKIP_TRIXIE is set)"
+        skipped=$((skipped + 1))
+elif ! ../scripts/install-vm-deps.sh > vm-deps.out 2>&1; then
+        cat vm-deps.out
+        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
+        failed=$((failed + 1))
+else
+        ../scripts/test-trixie.sh > trixie.out 2> trixie.err
+        trixie_status=$?
+        grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' trixie.out | grep -vE '^PASS: ' || true
+        cat trixie.err
+        count trixie.out
+        if [ $trixie_status -ne 0 ] && [ "$(grep -cE '^(FAIL|XPASS|ERROR): ' trixie.out)" -eq 0 ]; then
+                tail -40 trixie.out
+                echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
 fi
