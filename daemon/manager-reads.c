@@ -237,8 +237,9 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         }
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, &clock);
-        if (r >= 0 && counts) {
-                /* Its period may now be known: wait for its next read too. */
+        if (counts) {
+                /* Its period may now be known: wait for its next read, not
+                 * for linger. */
                 manager_update_expected(m, now);
                 manager_schedule_deadline(m);
         }

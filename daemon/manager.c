@@ -183,21 +183,33 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-/* The periodic counted reader expected last (the reader table learns the
- * periods), for the policy: counting stays on until its next read. */
+static ReaderRef entry_ref(const ReaderEntry *e) {
+        ReaderRef r;
+
+        reader_ref_set(&r, e->last_pid, e->pid_verified, e->has_uid, e->uid, e->comm, e->unit, e->path);
+        return r;
+}
+
+/* What the reader table (which learns the periods) tells the policy: the
+ * periodic counted reader expected last, counting on until its next read;
+ * and the last read of a reader of unknown pace, which linger runs from. */
 void manager_update_expected(Manager *m, usec_t now) {
-        uint64_t until;
+        uint64_t until, from;
+        ReaderRef r;
         size_t i;
+        int k;
+
+        from = readertab_linger_from(&m->readertab, m->config.linger_max, &k);
+        if (k >= 0)
+                r = entry_ref(&m->readertab.entries[k]);
+        policy_set_linger_from(&m->engine, from, k >= 0 ? &r : NULL);
 
         if (readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i) < 0) {
                 policy_set_expected(&m->engine, 0, NULL, 0);
                 return;
         }
-        const ReaderEntry *e = &m->readertab.entries[i];
-        ReaderRef r;
-
-        reader_ref_set(&r, e->last_pid, e->pid_verified, e->has_uid, e->uid, e->comm, e->unit, e->path);
-        policy_set_expected(&m->engine, until, &r, e->period);
+        r = entry_ref(&m->readertab.entries[i]);
+        policy_set_expected(&m->engine, until, &r, m->readertab.entries[i].period);
 }
 
 int manager_reload(Manager *m, char **ret_error) {

@@ -55,6 +55,10 @@ void policy_init(PolicyState *s, usec_t now) {
                  * than linger is not caught with counting off right away. */
                 .last_counted_read = now,
                 .read_cause = CAUSE_STARTUP,
+                .linger_from = now,
+                .linger_cause = CAUSE_STARTUP,
+                .linger_floor = now,
+                .floor_cause = CAUSE_STARTUP,
                 .paused_mode = KERNEL_MODE_UNKNOWN,
                 .paused_expected = KERNEL_MODE_UNKNOWN,
                 .override_found = KERNEL_MODE_UNKNOWN,
@@ -66,6 +70,28 @@ void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader)
         s->last_counted_read = now;
         s->read_cause = CAUSE_READ;
         s->last_reader = *reader;
+        s->linger_from = now;
+        s->linger_cause = CAUSE_READ;
+        s->linger_reader = *reader;
+}
+
+/* A read no reader stands for: linger runs from it, whatever the table says. */
+static void linger_floor_at(PolicyState *s, usec_t now, Cause cause, const ReaderRef *who) {
+        s->last_counted_read = s->linger_from = s->linger_floor = now;
+        s->read_cause = s->linger_cause = s->floor_cause = cause;
+        s->last_reader = s->linger_reader = s->floor_reader = who ? *who : (ReaderRef) {};
+}
+
+void policy_set_linger_from(PolicyState *s, usec_t from, const ReaderRef *who) {
+        if (from > s->linger_floor) {
+                s->linger_from = from;
+                s->linger_cause = CAUSE_READ;
+                s->linger_reader = who ? *who : (ReaderRef) {};
+        } else {
+                s->linger_from = s->linger_floor;
+                s->linger_cause = s->floor_cause;
+                s->linger_reader = s->floor_reader;
+        }
 }
 
 static bool same_read(const ReaderRef *a, const ReaderRef *b) {
@@ -75,14 +101,14 @@ static bool same_read(const ReaderRef *a, const ReaderRef *b) {
 void policy_on_reader_named(PolicyState *s, const ReaderRef *reader) {
         if (s->read_cause == CAUSE_READ && same_read(&s->last_reader, reader))
                 s->last_reader = *reader;
+        if (s->linger_cause == CAUSE_READ && same_read(&s->linger_reader, reader))
+                s->linger_reader = *reader;
         if (s->switch_cause == CAUSE_READ && same_read(&s->switch_reader, reader))
                 s->switch_reader = *reader;
 }
 
 void policy_on_lost_reads(PolicyState *s, usec_t now) {
-        s->last_counted_read = now;
-        s->read_cause = CAUSE_LOST_READS;
-        s->last_reader = (ReaderRef) {};
+        linger_floor_at(s, now, CAUSE_LOST_READS, NULL);
 }
 
 bool policy_have_decision(const PolicyState *s) {
@@ -100,9 +126,7 @@ bool policy_paused(const PolicyState *s) {
 void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason) {
         if (n == 0 && s->holds > 0) {
                 /* Released: as if the holder had read one last time now. */
-                s->last_counted_read = now;
-                s->read_cause = CAUSE_HOLD;
-                s->last_reader = s->holder;
+                linger_floor_at(s, now, CAUSE_HOLD, &s->holder);
         }
         s->holds = n;
         s->holder = n > 0 && holder ? *holder : (ReaderRef) {};
@@ -173,13 +197,12 @@ KernelMode policy_on_mode(const PolicyConfig *c) {
 }
 
 static bool read_within_linger(const PolicyState *s, const PolicyConfig *c, usec_t now) {
-        return now < usec_add(s->last_counted_read, c->linger);
+        return now < usec_add(s->linger_from, c->linger);
 }
 
-/* While counting is off: a counted read arrived since it went off. Going
- * off needs linger without a read, so any read after the switch is new; one
- * stamped with the switch's own time (same event-loop turn, same µs) counts
- * too: the safe side. */
+/* While counting is off: a counted read arrived since it went off. One
+ * stamped with the switch's own time (same event-loop turn, same µs)
+ * counts too: the safe side. */
 static bool read_pending(const PolicyState *s, const PolicyConfig *c, usec_t now) {
         return s->last_counted_read >= s->last_switch || read_within_linger(s, c, now);
 }
@@ -225,8 +248,11 @@ static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now
                 d->expected_until = s->expected_until;
         }
         d->dwell_over = dwell_over(s, c, now);
-        d->last_read_cause = s->read_cause;
-        d->last_reader = s->last_reader;
+        d->last_read_cause = s->linger_cause;
+        d->last_reader = s->linger_reader;
+        d->periodic_since = s->last_counted_read > s->linger_from && s->read_cause == CAUSE_READ;
+        if (d->periodic_since)
+                d->periodic_reader = s->last_reader;
 }
 
 /* Returns whether counting is wanted; sets d's rule and, on a flip, cause. */
@@ -380,7 +406,7 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
                 above = above_since(s, c);
                 if (above == 0 || s->holds > 0)
                         return USEC_INFINITY;   /* a release or a sample brings the next evaluation */
-                return usec_max(usec_max(usec_add(s->last_counted_read, c->linger), s->expected_until),
+                return usec_max(usec_max(usec_add(s->linger_from, c->linger), s->expected_until),
                                 usec_max(usec_add(above, c->sustain), usec_add(s->last_switch, c->min_dwell)));
         }
 
@@ -412,6 +438,7 @@ void decision_map_readers(Decision *d, ReaderRef (*view)(const ReaderRef *r, con
                           const void *userdata) {
         d->reader = view(&d->reader, userdata);
         d->last_reader = view(&d->last_reader, userdata);
+        d->periodic_reader = view(&d->periodic_reader, userdata);
         d->trigger_reader = view(&d->trigger_reader, userdata);
         d->holder = view(&d->holder, userdata);
         d->expected_reader = view(&d->expected_reader, userdata);
@@ -557,7 +584,7 @@ static void format_held_by(const Decision *d, const PolicyConfig *c, char *buf, 
 
 /* One sentence per rule: the switch is the table. */
 void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf, size_t size) {
-        char a[DURATION_MAX], b[DURATION_MAX], who[REASON_MAX];
+        char a[DURATION_MAX], b[DURATION_MAX], who[REASON_MAX], who2[READER_REF_TEXT_MAX];
 
         if (size == 0)
                 return;
@@ -604,9 +631,12 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 break;
         case RULE_OFF_FOR_PRESSURE:
                 add("allocation rate %.0f pages/s above coarse_above=%" PRIu64
-                    " for %s and no counted read for %s (last: %s): counting off",
+                    " for %s and no counted read for %s (last: %s)%s%s%s: counting off",
                     d->rate, c->coarse_above, dur(a, c->sustain), dur(b, c->linger),
-                    last_read_str(d, "none since start-up", who, sizeof who));
+                    last_read_str(d, "none since start-up", who, sizeof who),
+                    d->periodic_since ? "; since, only reads by readers with a learned period, none due (last: " : "",
+                    d->periodic_since ? reader_ref_format(&d->periodic_reader, who2, sizeof who2) : "",
+                    d->periodic_since ? ")" : "");
                 break;
         case RULE_OFF_WAITING:
                 add("policy auto: counting off until a counted read (last: %s); ",

@@ -43,9 +43,20 @@ typedef struct PolicyState {
         Cause switch_cause;             /* what made it flip then */
         ReaderRef switch_reader;        /* ...and who, for CAUSE_READ */
 
-        usec_t last_counted_read;       /* the start counts as a read: nothing goes off before linger */
-        Cause read_cause;               /* STARTUP, READ or LOST_READS */
+        usec_t last_counted_read;       /* the latest counted read: counting on for it if off */
+        Cause read_cause;               /* STARTUP, READ, LOST_READS or HOLD */
         ReaderRef last_reader;          /* for CAUSE_READ */
+
+        /* Linger runs from the last counted read of a reader whose period
+         * is not known (the reader table says which), or from what no
+         * reader stands for: the start (which counts as a read: nothing
+         * goes off before linger), lost reads, a hold's release. */
+        usec_t linger_from;
+        Cause linger_cause;
+        ReaderRef linger_reader;
+        usec_t linger_floor;            /* the latest of the start, lost reads, a release */
+        Cause floor_cause;
+        ReaderRef floor_reader;         /* a released hold's owner */
 
         RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
         bool have_rate;
@@ -112,8 +123,10 @@ typedef struct Decision {
         Cause cause;            /* what made counting what it is (this evaluation's switch, or the last) */
         ReaderRef reader;       /* cause == CAUSE_READ: who read what */
         PolicyRule rule;
-        Cause last_read_cause;  /* the last counted read: STARTUP (none since), READ or LOST_READS */
+        Cause last_read_cause;  /* the read linger runs from: STARTUP (none since), READ, LOST_READS, HOLD */
         ReaderRef last_reader;  /* ...its reader, for CAUSE_READ */
+        bool periodic_since;    /* counted reads since, all by readers whose period is learned */
+        ReaderRef periodic_reader;      /* ...the last of them */
 
         /* The facts the rule looked at, for the reason. */
         PressureLevel pressure;
@@ -149,6 +162,13 @@ void policy_on_reader_named(PolicyState *s, const ReaderRef *reader);
 /* Reads that nobody could attribute (the fanotify queue overflowed): they
  * count, with no reader to name. */
 void policy_on_lost_reads(PolicyState *s, usec_t now);
+/* The reader table's word on linger: the last counted read of a reader
+ * whose period is not learned was at from (0: none), by who. A reader
+ * with a learned period keeps counting on until its next expected read
+ * (policy_set_expected()), not for linger: once it stops, counting may go
+ * off a margin past its missed read. Until told, every counted read
+ * lingers. */
+void policy_set_linger_from(PolicyState *s, usec_t from, const ReaderRef *who);
 
 /* The holds now: n, the oldest one's owner and its reason (raw, may be
  * NULL). Releasing the last one counts as a counted read at now: linger

@@ -109,6 +109,17 @@ uint64_t readertab_period(const uint64_t *intervals, unsigned n) {
         return fit * 4 >= k * 3 ? median : 0;   /* three in four fit */
 }
 
+/* Whether one of the last intervals fits twice the period, not the
+ * period: a reader that misses a read now and then. */
+static bool intervals_skip(const uint64_t *intervals, unsigned n, uint64_t period) {
+        unsigned k = n < READERTAB_INTERVALS ? n : READERTAB_INTERVALS;
+
+        for (unsigned i = 0; i < k; i++)
+                if (!near(intervals[i], period) && near(intervals[i], 2 * period))
+                        return true;
+        return false;
+}
+
 /* A counted read of e at mono: a new visit, or part of the last one. */
 static void entry_learn(ReaderEntry *e, uint64_t mono) {
         if (e->last_visit != 0 && mono < e->last_visit + READERTAB_VISIT_GAP_USEC)
@@ -117,6 +128,7 @@ static void entry_learn(ReaderEntry *e, uint64_t mono) {
                 e->intervals[e->n_intervals % READERTAB_INTERVALS] = mono - e->last_visit;
                 e->n_intervals++;
                 e->period = readertab_period(e->intervals, e->n_intervals);
+                e->skips = e->period > 0 && intervals_skip(e->intervals, e->n_intervals, e->period);
         }
         e->last_visit = mono;
 }
@@ -128,18 +140,36 @@ static uint64_t entry_expected(const ReaderEntry *e, uint64_t linger_max) {
         if (e->ignored || e->period == 0 || !e->comm || linger_max == 0)
                 return 0;
         margin = e->period / 4 > 2 * 1000 * 1000 ? e->period / 4 : 2 * 1000 * 1000;
-        keep = e->period + margin < linger_max ? e->period + margin : linger_max;
+        /* One that missed a read lately may miss the next: wait for the one after. */
+        keep = (e->skips ? 2 : 1) * e->period + margin;
+        keep = keep < linger_max ? keep : linger_max;
         return e->last_visit + keep;
 }
 
 uint64_t readertab_holds_until(const ReaderEntry *e, uint64_t linger, uint64_t linger_max) {
-        uint64_t lingering, expected;
+        uint64_t expected;
 
-        if (e->ignored)
+        if (e->ignored || e->last_counted == 0)
                 return 0;
-        lingering = linger == UINT64_MAX ? UINT64_MAX : e->last_visit + linger;
         expected = entry_expected(e, linger_max);
-        return lingering > expected ? lingering : expected;
+        if (expected != 0)
+                return expected;
+        return linger == UINT64_MAX ? UINT64_MAX : e->last_counted + linger;
+}
+
+uint64_t readertab_linger_from(const ReaderTable *t, uint64_t linger_max, int *ret_index) {
+        uint64_t from = t->unkept_counted;
+
+        *ret_index = -1;
+        for (size_t i = 0; i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
+
+                if (!e->ignored && e->last_counted > from && entry_expected(e, linger_max) == 0) {
+                        from = e->last_counted;
+                        *ret_index = (int) i;
+                }
+        }
+        return from;
 }
 
 int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
@@ -254,8 +284,8 @@ static ReaderEntry *entry_to_evict(ReaderTable *t, uint64_t now) {
         return lru;
 }
 
-int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
-                  const ReadClock *c) {
+static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
+                     const ReadClock *c) {
         uint64_t now = c->realtime, mono = c->mono;
         const char *comm = id->comm, *exe = id->exe, *unit = id->unit, *path = id->path;
         bool has_uid = id->has_uid, ignored = !v->counts;
@@ -297,6 +327,8 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
                         entry_learn(e, mono);
+                if (!ignored)
+                        e->last_counted = mono;
                 entry_serve(t, e, c);
                 return 0;
         }
@@ -316,17 +348,31 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         n.first_seen = n.last_seen = now;
         n.count = 1;
         n.last_visit = mono;
+        n.last_counted = ignored ? 0 : mono;
 
         if (t->n < READERTAB_MAX)
                 e = &t->entries[t->n++];
         else {
                 e = entry_to_evict(t, now);
+                /* Its reads linger still: the table forgets when it is due. */
+                if (!e->ignored && e->last_counted > t->unkept_counted)
+                        t->unkept_counted = e->last_counted;
                 entry_done(e);
                 t->evicted++;
         }
         *e = n;
         entry_serve(t, e, c);
         return 1;
+}
+
+int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
+                  const ReadClock *c) {
+        int r = entry_add(t, id, pid, pid_verified, v, c);
+
+        /* Not kept, but its read lingers all the same. */
+        if (r < 0 && v->counts && c->mono > t->unkept_counted)
+                t->unkept_counted = c->mono;
+        return r;
 }
 
 void readertab_by_count(const ReaderTable *t, size_t *ret) {

@@ -52,12 +52,14 @@ typedef struct ReaderEntry {
         uint64_t intervals[READERTAB_INTERVALS];        /* between visits, a ring */
         unsigned n_intervals;                   /* how many were ever seen */
         uint64_t period;                        /* 0: not (yet) seen to be periodic */
+        bool skips;                             /* one of its last intervals was twice the period */
 
         /* Its service: counted visits that found counting on without a
          * break since its previous read, those that did not, and first
          * reads that found it off (no policy in user space can serve
          * those: fanotify reports a read after it). */
         uint64_t last_read;                     /* CLOCK_MONOTONIC µs; 0: none */
+        uint64_t last_counted;                  /* its latest counted read, any visit's; 0: none */
         uint64_t served, unserved, first_off;
 } ReaderEntry;
 
@@ -83,6 +85,7 @@ typedef struct ReaderTable {
         uint64_t total_reads, counted_reads, ignored_reads, overflows;
         uint64_t evicted;       /* entries replaced by newer ones */
         uint64_t served, unserved, first_off;   /* every entry's, evicted ones too */
+        uint64_t unkept_counted;        /* the latest counted read of a reader not kept (evicted, no memory) */
 } ReaderTable;
 
 /* When a read came and what counting had been doing until then, as the
@@ -121,15 +124,21 @@ uint64_t readertab_period(const uint64_t *intervals, unsigned n);
 
 /* Until when counting must stay on for the periodic counted readers to
  * find it on at their next read: the latest over them of their last visit
- * plus their period, a margin (a quarter of the period, at least 2 s) and
- * capped at linger_max after the visit. Returns the entry that decides it
+ * plus their period (twice it for one that missed a read lately), a margin
+ * (a quarter of the period, at least 2 s) and capped at linger_max after
+ * the visit. Returns the entry that decides it
  * (its index in *ret_index), or -1 when no periodic reader is expected
  * after now. linger_max 0: none is. */
 int readertab_expected(const ReaderTable *t, uint64_t now, uint64_t linger_max, uint64_t *ret_until,
                        size_t *ret_index);
-/* Until when e's counted reads keep counting on (CLOCK_MONOTONIC µs):
- * linger after its last visit, or its next expected read; 0 if its reads
- * do not count. linger UINT64_MAX: for good. */
+/* The latest counted read linger runs from: of the readers whose period
+ * is not learned (and of those the table did not keep), so that a reader with a learned
+ * period that stops holds counting on only until its missed read. 0 if
+ * none; *ret_index: the entry's, or -1 (none, or not kept). */
+uint64_t readertab_linger_from(const ReaderTable *t, uint64_t linger_max, int *ret_index);
+/* Until when e's counted reads keep counting on (CLOCK_MONOTONIC µs): its
+ * next expected read if its period is learned, else linger after its last
+ * read; 0 if its reads do not count. linger UINT64_MAX: for good. */
 uint64_t readertab_holds_until(const ReaderEntry *e, uint64_t linger, uint64_t linger_max);
 void readertab_done(ReaderTable *t);
 /* Indices of entries sorted by count, highest first; ret has t->n slots. */

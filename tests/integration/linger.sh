@@ -4,7 +4,8 @@
 # Once their periods are learned, counting stays on from each read of the
 # slow one to its next, though its reads are 3 s apart and linger is 1 s;
 # when it stops reading, counting goes off after its expected read passed.
-# With linger_max=0 (no learning) the same reader finds counting off.
+# With linger_max=0 (no learning) the same reader finds counting off. And
+# a learned period ends linger for that reader.
 . "$(dirname "$0")/lib.sh"
 
 require_root "fanotify_init needs CAP_SYS_ADMIN"
@@ -92,6 +93,34 @@ for _ in $(seq 1 50); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep
 ok $([ "$offs" -gt 0 ]; echo $?) "with linger_max=0 counting goes off between the same reader's reads ($offs of 50 samples off)"
 kill $SLOW2
 wait $SLOW2 2>/dev/null
+stop_daemon
 
+# A learned period ends linger for that reader: with linger=15s, a reader
+# every 1 s that stops holds counting on only until its missed read (1 s
+# and a 2 s margin), not for linger; and its reads, while it read, all
+# found counting on.
+auto_conf "linger_max = 1min" | sed 's/^linger = 1s$/linger = 15s/' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+ok $? "daemon starts with linger=15s"
+wait_for 30 sysctl_is 0
+ok $? "  the start's linger over, under pressure: counting off"
+reader steady 1 "$T/proc/vmstat" &
+STEADY=$!
+wait_for 20 learned steady
+ok $? "a reader every 1 s: its period is learned"
+sleep 1
+kill $STEADY
+wait $STEADY 2>/dev/null
+gone=$SECONDS
+wait_for 15 sysctl_is 0
+ok $? "  it stops: counting goes off"
+ok $([ $((SECONDS - gone)) -lt 15 ]; echo $?) "  before linger=15s had passed since its last read ($((SECONDS - gone)) s)"
+contains "$(ctl history)" "since, only reads by readers with a learned period, none due (last: steady" \
+        "  the switch says the reads since linger's were by a reader with a learned period, none due"
+set -- $(ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == "steady"][0]
+print(r["served"], r["unserved"])')
+is "${2:-none}" 0 "  none of its reads found counting off since its previous one"
+ok $([ "${1:-0}" -ge 3 ]; echo $?) "  $1 were served"
 stop_daemon
 done_testing

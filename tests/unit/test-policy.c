@@ -38,6 +38,7 @@ enum {
         STEP_TRIGGERED,
         STEP_HOLDS,
         STEP_EXPECT,
+        STEP_LINGER,
 };
 
 typedef struct Step {
@@ -92,6 +93,9 @@ typedef struct Step {
 /* who, reading every period, is expected until (since the start; 0: nobody) */
 #define EXPECT(t_, until_, who, period_) \
         { .what = STEP_EXPECT, .t = (t_), .until = (until_), .reader = (who), .period = (period_) }
+/* The reader table: linger runs from a read at from (since the start; 0:
+ * none) by who, the last reader of unknown pace */
+#define LINGER(t_, from_, who) { .what = STEP_LINGER, .t = (t_), .until = (from_), .reader = (who) }
 #define END { .what = STEP_END }
 
 #define CONFIG(p, b, off, ext)                                                          \
@@ -581,6 +585,62 @@ static const Scenario scenarios[] = {
                         END,
                 },
         },
+        {
+                "a reader with a learned period holds counting on until its missed read, not for linger",
+                AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        READ(S(400), NUMASTAT),
+                        EVAL_WHY(S(400), STRICT, true, true, READ, ON_FOR_READ),
+                        READ(S(410), NUMASTAT),
+                        READ(S(420), NUMASTAT),
+                        READ(S(430), NUMASTAT),
+                        /* Learned: none of its reads lingers; the start's is long past. */
+                        LINGER(S(430), 0, NULL),
+                        EXPECT(S(430), S(442), &R_NUMASTAT, S(10)),
+                        DEADLINE(S(430), S(442)),
+                        EVAL(S(435), STRICT, true, false, NUMASTAT ", which reads every 10s, expected again by"),
+                        EVAL(BEFORE(442), STRICT, true, false, "which reads every 10s"),
+                        EXPECT(S(442), 0, NULL, 0),
+                        EVAL(S(442), COARSE, false, true,
+                             "(last: none since start-up); since, only reads by readers with a learned period, none due (last: "
+                             NUMASTAT ")"),
+                        /* Its next read, late, turns counting on again. */
+                        READ(S(450), NUMASTAT),
+                        EVAL_WHY(S(450), STRICT, true, true, READ, ON_FOR_READ),
+                        END,
+                },
+        },
+        {
+                "the reader table cannot withdraw the start's linger, nor a released hold's", AUTO_DEFAULTS,
+                (const Step[]) {
+                        RATE(0, 150000),
+                        EVAL(0, STRICT, true, false, "policy auto"),
+                        READ(S(10), NUMASTAT),
+                        LINGER(S(10), 0, NULL),
+                        EVAL(S(100), STRICT, true, false, "start-up, which counts as one"),
+                        HOLDS(S(200), 1, &R_CAT, "bench"),
+                        HOLDS(S(250), 0, NULL, NULL),
+                        LINGER(S(250), 0, NULL),
+                        DEADLINE(S(250), S(550)),
+                        EVAL(BEFORE(550), STRICT, true, false, "the release of a hold by cat"),
+                        EVAL(S(550), COARSE, false, true, "counting off"),
+                        END,
+                },
+        },
+        {
+                "a reader of unknown pace lingers, though a periodic one read after it", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        READ(S(400), CAT),
+                        EVAL_WHY(S(400), STRICT, true, true, READ, ON_FOR_READ),
+                        READ(S(450), NUMASTAT),
+                        LINGER(S(450), S(400), &R_CAT),
+                        EVAL(BEFORE(700), STRICT, true, false, "(last: " CAT ")"),
+                        EVAL(S(700), COARSE, false, true, "(last: " CAT ")"),
+                        END,
+                },
+        },
 };
 
 static void run_scenario(const Scenario *sc) {
@@ -615,6 +675,9 @@ static void run_scenario(const Scenario *sc) {
                         break;
                 case STEP_EXPECT:
                         policy_set_expected(&s, st->until ? T0 + st->until : 0, st->reader, st->period);
+                        break;
+                case STEP_LINGER:
+                        policy_set_linger_from(&s, st->until ? T0 + st->until : 0, st->reader);
                         break;
                 case STEP_RELOAD:
                         if (st->coarse_above)

@@ -55,15 +55,17 @@ static void test_period(void) {
         e = read_at(&t, "ignored", (const double[]) { 0, 10, 20, 30, 40 }, 5, true);
         ok(e && e->period == 0, "an ignored reader's period is not learned");
 
-        /* expected: sadc last read at 3600 (+600 + 150 margin), collectd at 49.7 (+10 +2.5) */
+        /* expected: sadc last read at 3600 (+600 twice, as it missed one, + 150 margin),
+         * collectd at 49.7 (+10 +2.5) */
         is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 3600 * SEC, &until, &which) >= 0, 1,
                "a periodic reader is expected");
-        is_u64(until, 1000 * SEC + (3600 + 750) * SEC, "sadc until its last read + 600 s + a quarter");
+        is_u64(until, 1000 * SEC + (3600 + 1350) * SEC,
+               "sadc, which missed a read, until its last read + twice 600 s + a quarter");
         ok(which < t.n && strcmp(t.entries[which].comm, "sadc") == 0, "and it is sadc");
         is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 300 * SEC, &until, &which) >= 0, 1,
                "capped by linger_max");
         is_u64(until, 1000 * SEC + (3600 + 300) * SEC, "at its last read + linger_max");
-        is_int(readertab_expected(&t, 1000 * SEC + 5000 * SEC, 3600 * SEC, &until, &which), -1,
+        is_int(readertab_expected(&t, 1000 * SEC + 6000 * SEC, 3600 * SEC, &until, &which), -1,
                "nobody expected once every expectation passed");
         is_int(readertab_expected(&t, 1000 * SEC + 3700 * SEC, 0, &until, &which), -1, "linger_max 0: none");
         ok(readertab_period((const uint64_t[]) { 10, 10, 10 }, 3) == 10, "period: three equal intervals");
@@ -163,6 +165,44 @@ static void test_churn(void) {
         read_at(&t, "late", (const double[]) { 100 + READERTAB_KEEP_USEC / SEC + 1 }, 1, false);
         ok(find(&t, "late") && !find(&t, "admin"), "  ten minutes on, the oldest one-off makes room");
         ok(find(&t, "collectd") && find(&t, "watch"), "  the others stay");
+        readertab_done(&t);
+}
+
+/* Linger runs from the last counted read of a reader whose period is not
+ * learned: a periodic reader's reads stop holding counting on for linger
+ * once its period is known, an ignored reader's never did, and a reader
+ * the table lets go keeps its linger. */
+static void test_linger_from(void) {
+        ReaderTable t = {};
+        const ReaderEntry *e;
+        char comm[32];
+        int k = 99;
+
+        is_u64(readertab_linger_from(&t, 3600 * SEC, &k), 0, "linger from: nothing read yet");
+        is_int(k, -1, "  and no entry");
+        read_at(&t, "admin", (const double[]) { 5 }, 1, false);
+        read_at(&t, "delta", (const double[]) { 10, 20, 30 }, 3, false);
+        is_u64(readertab_linger_from(&t, 3600 * SEC, &k), 1030 * SEC, "three reads, no period yet: the last lingers");
+        ok(k >= 0 && strcmp(t.entries[k].comm, "delta") == 0, "  and it is the delta reader");
+        is_u64(readertab_holds_until(&t.entries[k], 300 * SEC, 3600 * SEC), 1330 * SEC,
+               "  which holds counting on for linger after its read");
+        e = read_at(&t, "delta", (const double[]) { 40 }, 1, false);
+        ok(e && e->period == 10 * SEC, "the fourth read: its period is learned");
+        is_u64(readertab_linger_from(&t, 3600 * SEC, &k), 1005 * SEC, "  now linger runs from the reader of unknown pace");
+        ok(k >= 0 && strcmp(t.entries[k].comm, "admin") == 0, "  admin");
+        is_u64(readertab_holds_until(e, 300 * SEC, 3600 * SEC), 1052 * SEC + SEC / 2,
+               "  and the delta reader holds it on only until a margin past its next read");
+        is_u64(readertab_linger_from(&t, 0, &k), 1040 * SEC, "linger_max 0 (no periods): its reads linger again");
+        read_at(&t, "collector", (const double[]) { 50 }, 1, true);
+        is_u64(readertab_linger_from(&t, 3600 * SEC, &k), 1005 * SEC, "an ignored reader's read does not linger");
+        /* A flood evicts admin; its read still lingers. */
+        for (size_t i = 0; i < 2 * READERTAB_MAX; i++) {
+                snprintf(comm, sizeof comm, "x%zu", i);
+                read_at(&t, comm, (const double[]) { 1 }, 1, true);
+        }
+        ok(!find(&t, "admin"), "a flood of ignored one-off names evicts admin");
+        is_u64(readertab_linger_from(&t, 3600 * SEC, &k), 1005 * SEC, "  its read lingers still");
+        is_int(k, -1, "  by no entry");
         readertab_done(&t);
 }
 
@@ -287,6 +327,7 @@ int main(void) {
         test_period();
         test_exit_records_join();
         test_churn();
+        test_linger_from();
         test_service();
         return tap_done();
 }
