@@ -1,18 +1,19 @@
 #!/bin/bash
 # make bench-vm: what counting off buys, in guest instructions counted by
 # the TCG plugin (tests/vm/insn-count.c), on the patched 5.10, mainline 6.1
-# and Debian's stock 6.1. Not part of CI: about 30 minutes on 2 cores.
+# and Debian's stock 6.1. Not part of CI: about 2 hours on 2 cores.
 #
 #   micro  guest instructions per allocated page with counting on and off,
 #          BENCH_PAGES pages (64000) x BENCH_ROUNDS paired rounds (7) on one
 #          pinned vCPU of an idle guest (tests/vm/guest/scenarios/insn.sh)
 #   macro  one workload under each strategy side by side in one boot per
 #          kernel (patched 5.10, mainline 6.1) and reader profile
-#          (BENCH_PROFILES, default "a b c d"), BENCH_SECONDS (90) each
+#          (BENCH_PROFILES, default "a b c d"), BENCH_SECONDS (150) each
 #          (tests/vm/guest/scenarios/macro.sh), set against the oracle
 #
 # BENCH_KERNELS (names below, default all), BENCH_STUDIES (default
-# "micro macro") and BENCH_PROFILES choose a part, for a quick look.
+# "micro macro") and BENCH_PROFILES choose a part, for a quick look;
+# BENCH_LINGER (default 5min, the shipped default) is the daemon's linger.
 #
 # Writes $OUT (default BUILDDIR/bench-vm): micro.md, macro.md, macro.svg and
 # the plugin logs; prints every figure as "# figure:" lines and TAP sanity
@@ -22,7 +23,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$HERE/../.." && pwd)
 BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 OUT=${BENCH_OUT:-$BUILDDIR/bench-vm}
-PAGES=${BENCH_PAGES:-64000} ROUNDS=${BENCH_ROUNDS:-7} SECONDS_EACH=${BENCH_SECONDS:-90}
+PAGES=${BENCH_PAGES:-64000} ROUNDS=${BENCH_ROUNDS:-7} SECONDS_EACH=${BENCH_SECONDS:-150}
+LINGER=${BENCH_LINGER:-5min}
 WORK=$OUT/work
 STUDIES=${BENCH_STUDIES:-micro macro}
 PROFILES=${BENCH_PROFILES:-a b c d}
@@ -76,7 +78,7 @@ for k in "${KERNELS[@]}"; do
         [[ " $STUDIES " == *" macro "* ]] && [ "$name" != stock-6.1 ] || continue
         for p in $PROFILES; do
                 echo "# macro: $kind, profile $p" >&2
-                boot "$name-$p" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH vm_macro_profile=$p"
+                boot "$name-$p" macro macro 3600 "vm_macro_seconds=$SECONDS_EACH vm_macro_profile=$p vm_macro_linger=$LINGER"
                 relay "$WORK/$name-$p.macro.tap"
                 macro_args+=("$WORK/$name-$p.macro.results" "$WORK/$name-$p.macro.plugin")
         done

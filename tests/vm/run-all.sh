@@ -46,14 +46,15 @@ insn() {
 }
 
 # macro NAME KERNEL SYSTEM_MAP PROFILE SECONDS: the macro study, short (one
-# profile, one kernel) and with sanity bounds only (markers, the oracle, the
-# guest's own checks); make bench-vm runs the whole study.
+# profile, one kernel, linger 30s so that the daemon's warm-up fits) and
+# with sanity bounds only (markers, the oracle, the guest's own checks);
+# make bench-vm runs the whole study.
 macro() {
         local name=$1 kernel=$2 map=$3 profile=$4 seconds=$5 spec start=$SECONDS rc
         spec=$(plugin_spec "$name" "$map")
         "$HERE/run-vm.sh" --kernel "$kernel" --initrd "$WORK/initrd.cpio.gz" --scenario macro --timeout 1200 \
                 --plugin "$spec" --plugin-log "$WORK/$name.plugin" \
-                --append "vm_macro_seconds=$seconds vm_macro_profile=$profile" \
+                --append "vm_macro_seconds=$seconds vm_macro_profile=$profile vm_macro_linger=30s" \
                 --results "$WORK/$name.results" --console "$WORK/$name.console" > "$WORK/$name.tap"
         rc=$?
         ORACLE_TRACE=$BUILDDIR/tests/bench/oracle-trace python3 "$HERE/macro-figure.py" "$WORK/$name.figure" \
