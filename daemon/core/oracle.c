@@ -52,8 +52,8 @@ int oracle_judge(const OracleTrace *t, const bool *off, OracleResult *ret) {
                 ret->pages_total += pages;
                 if (off[i])
                         ret->pages_off += pages;
-                if (off[i] != (i > 0 && off[i - 1]))
-                        ret->switches++;        /* the start is on */
+                if (i > 0 ? off[i] != off[i - 1] : off[0] && !t->start_free)
+                        ret->switches++;        /* the start is on, unless free */
         }
         for (size_t k = 1; k < t->n_reads; k++) {
                 bool served = true;
@@ -147,7 +147,10 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
         sustained(t, l->sustain, true, l->coarse_above, start_ok);
         sustained(t, l->sustain, false, l->strict_below, stop_now);
 
-        cur[0].reached = true;          /* the start: on, a switch just now */
+        if (t->start_free)              /* on or off, the dwell long over */
+                cur[dwell].reached = cur[dwell + 1 + dwell].reached = true;
+        else
+                cur[0].reached = true;  /* the start: on, a switch just now */
         for (size_t i = 0; i < t->n; i++) {
                 double pages = t->rate[i] * (double) t->interval / 1e6;
                 uint32_t *fi = from + i * states;

@@ -15,7 +15,7 @@
  *     been above coarse_above for sustain, and stays off only while the
  *     rate has not been below strict_below for sustain;
  *   - min_dwell: counting goes off no sooner than min_dwell after the last
- *     switch (the start counts as one); it may come on at any time, and
+ *     switch (the start counts as one, unless start_free); it may come on at any time, and
  *     the rate low for sustain forces it on once min_dwell has passed.
  * Within those it keeps counting off for as many pages as it can. */
 
@@ -34,6 +34,10 @@ typedef struct OracleTrace {
         size_t n;
         const OracleRead *reads;        /* counted reads, in any order */
         size_t n_reads;
+        /* No past binds the start: counting may be on or off there, the
+         * last switch min_dwell ago or more (a trace cut from a longer
+         * run). Else the start is on, a switch just then. */
+        bool start_free;
 } OracleTrace;
 
 typedef struct OracleLimits {

@@ -3,6 +3,7 @@
  * study (tests/vm/macro-figure.py):
  *
  *     interval USEC
+ *     start free                     optional: no past binds the start
  *     limits COARSE_ABOVE STRICT_BELOW SUSTAIN_USEC MIN_DWELL_USEC
  *     rate PAGES_PER_SECOND          one per interval, in order
  *     read AT_USEC READER            a counted read
@@ -47,6 +48,10 @@ int main(void) {
                 lineno++;
                 if (sscanf(line, "interval %" SCNu64, &t.interval) == 1)
                         continue;
+                if (strcmp(line, "start free\n") == 0) {
+                        t.start_free = true;
+                        continue;
+                }
                 if (sscanf(line, "limits %lf %lf %" SCNu64 " %" SCNu64, &l.coarse_above, &l.strict_below,
                            &l.sustain, &l.min_dwell) == 4)
                         continue;

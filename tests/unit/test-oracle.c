@@ -28,9 +28,12 @@ static const char *schedule(const bool *off, char *buf) {
         return buf;
 }
 
+static bool start_free;
+
 static void check(const char *what, const double *rate, const OracleRead *reads, size_t n_reads, uint64_t sustain,
                   uint64_t min_dwell, const char *want, double want_off, unsigned want_switches) {
-        OracleTrace t = { .interval = SEC, .rate = rate, .n = N, .reads = reads, .n_reads = n_reads };
+        OracleTrace t = { .interval = SEC, .rate = rate, .n = N, .reads = reads, .n_reads = n_reads,
+                          .start_free = start_free };
         OracleLimits l = { .coarse_above = 20000, .strict_below = 5000, .sustain = sustain, .min_dwell = min_dwell };
         OracleResult r;
         bool off[N];
@@ -74,6 +77,16 @@ int main(void) {
          * holds counting off until 6. */
         check("the rate low: counting on only once the dwell passed", low, NULL, 0, SEC, 3 * SEC, "0001110000",
               36000, 2);
+
+        /* A free start (a trace cut from a longer run): off from the
+         * first interval, no switch to get there, whatever sustain and
+         * dwell; the rate low for sustain still brings counting on. */
+        start_free = true;
+        check("a free start, sustain 2s and min_dwell 3s: off throughout", busy, NULL, 0, 2 * SEC, 3 * SEC,
+              "1111111111", 300000, 0);
+        check("  a reader's pair of reads, min_dwell 2s", busy, pair, 2, 0, 2 * SEC, "1111000111", 210000, 2);
+        check("  the rate low from 4: on once low for sustain", low, NULL, 0, SEC, 3 * SEC, "1111100000", 123000, 1);
+        start_free = false;
 
         /* The judge: any schedule's service and pages. */
         {

@@ -54,7 +54,8 @@ def oracle(kv):
         return None
     interval = int(kv["interval"])
     coarse, strict, sustain, dwell = kv["limits"].split(",")
-    lines = [f"interval {interval}", f"limits {coarse} {strict} {sustain} {dwell}"]
+    # A phase follows others (the daemon runs warm): no past binds its start.
+    lines = [f"interval {interval}", "start free", f"limits {coarse} {strict} {sustain} {dwell}"]
     lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
     for r in kv.get("reads", "").split(","):
         if r:
