@@ -13,10 +13,9 @@
 #include "time-util.h"
 
 static void manager_holds_changed(Manager *m) {
-        usec_t now = now_usec(CLOCK_MONOTONIC);
         const Hold *h = m->clients.n_holds > 0 ? m->clients.holds[0] : NULL;
 
-        policy_set_holds(&m->engine, now, (unsigned) m->clients.n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
+        policy_set_holds(&m->engine, (unsigned) m->clients.n_holds, h ? &h->owner : NULL, h ? h->reason : NULL);
         (void) manager_apply(m);
 }
 

@@ -58,6 +58,30 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
         ev->exe_dev = e->exe_dev;
         ev->exe_ino = e->exe_ino;
         ev->from_exit_record = true;
+        ev->exit_ppid = e->ppid;
+}
+
+/* Whether a counted read is by a hold's own command: a process of the
+ * holder's uid that descends from the holder (numastatctl hold runs the
+ * command as its child). Such reads need counting only while the hold
+ * lasts, and it keeps counting on: they do not linger past it. The uid
+ * bounds what a holder can mark so to its own processes. */
+static bool read_by_holder(const Manager *m, const ReadEvent *ev) {
+        pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
+
+        if (m->clients.n_holds == 0 || !ev->has_uid)
+                return false;
+        for (unsigned depth = 0; depth < 32 && pid > 1; depth++) {
+                for (size_t i = 0; i < m->clients.n_holds; i++) {
+                        const ReaderRef *o = &m->clients.holds[i]->owner;
+
+                        if (o->pid == pid && o->has_uid && o->uid == ev->uid)
+                                return true;
+                }
+                if (process_parent(pid, &pid) < 0)
+                        return false;
+        }
+        return false;
 }
 
 /* A reader that exited while we named it (it was running when judged):
@@ -215,6 +239,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
 
         read_event_attribute(ev);
         manager_name_from_exit(m, ev);
+        clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
         ref = read_event_ref(ev);
         if (triggered) {

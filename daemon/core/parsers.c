@@ -517,3 +517,19 @@ int node_meminfo_total_bytes(const char *text, uint64_t *ret) {
 
         return -ENOENT;
 }
+
+int proc_stat_ppid(const char *stat, pid_t *ret) {
+        const char *p = stat ? strrchr(stat, ')') : NULL;
+        char *end;
+        long v;
+
+        /* ") S PPID ..." */
+        if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+                return -EINVAL;
+        errno = 0;
+        v = strtol(p + 4, &end, 10);
+        if (errno || end == p + 4 || (*end != ' ' && *end != '\n' && *end != '\0') || v < 0 || v > INT_MAX)
+                return -EINVAL;
+        *ret = (pid_t) v;
+        return 0;
+}

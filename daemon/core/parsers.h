@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The six NUMA event counters, in the order nodeN/numastat prints them. */
 typedef enum NumaCounter {
@@ -60,3 +61,8 @@ int cpulist_parse(const char *s, unsigned **ret, size_t *ret_n);
 
 /* Node meminfo ("Node 0 MemTotal:   16384 kB") → bytes; -ENOENT if absent. */
 int node_meminfo_total_bytes(const char *text, uint64_t *ret);
+
+/* /proc/PID/stat → its parent's pid (the field after the state, which
+ * follows the comm's last ')': a comm may hold one too). -EINVAL if the
+ * text is not a stat line. */
+int proc_stat_ppid(const char *stat, pid_t *ret);

@@ -123,11 +123,7 @@ bool policy_paused(const PolicyState *s) {
         return s->paused;
 }
 
-void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason) {
-        if (n == 0 && s->holds > 0) {
-                /* Released: as if the holder had read one last time now. */
-                linger_floor_at(s, now, CAUSE_HOLD, &s->holder);
-        }
+void policy_set_holds(PolicyState *s, unsigned n, const ReaderRef *holder, const char *reason) {
         s->holds = n;
         s->holder = n > 0 && holder ? *holder : (ReaderRef) {};
         snprintf(s->hold_reason, sizeof s->hold_reason, "%s", n > 0 && reason ? reason : "");
@@ -470,16 +466,9 @@ static const char *period_str(char buf[static DURATION_MAX], usec_t u) {
 
 /* The last counted read, for "(last: ...)". */
 static const char *last_read_str(const Decision *d, const char *none, char *buf, size_t size) {
-        char who[READER_REF_TEXT_MAX];
-
         switch (d->last_read_cause) {
         case CAUSE_READ:
                 return reader_ref_format(&d->last_reader, buf, size);
-        case CAUSE_HOLD:
-                buf[0] = '\0';
-                buf_append(buf, size, "the release of a hold by %s",
-                           reader_ref_format_who(&d->last_reader, who, sizeof who));
-                return buf;
         case CAUSE_LOST_READS:
                 return "reads lost in a fanotify queue overflow";
         default:

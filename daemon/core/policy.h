@@ -50,13 +50,13 @@ typedef struct PolicyState {
         /* Linger runs from the last counted read of a reader whose period
          * is not known (the reader table says which), or from what no
          * reader stands for: the start (which counts as a read: nothing
-         * goes off before linger), lost reads, a hold's release. */
+         * goes off before linger), lost reads. */
         usec_t linger_from;
         Cause linger_cause;
         ReaderRef linger_reader;
-        usec_t linger_floor;            /* the latest of the start, lost reads, a release */
+        usec_t linger_floor;            /* the latest of the start and lost reads */
         Cause floor_cause;
-        ReaderRef floor_reader;         /* a released hold's owner */
+        ReaderRef floor_reader;
 
         RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
         bool have_rate;
@@ -171,9 +171,9 @@ void policy_on_lost_reads(PolicyState *s, usec_t now);
 void policy_set_linger_from(PolicyState *s, usec_t from, const ReaderRef *who);
 
 /* The holds now: n, the oldest one's owner and its reason (raw, may be
- * NULL). Releasing the last one counts as a counted read at now: linger
- * runs from the release, as from a reader's last read. */
-void policy_set_holds(PolicyState *s, usec_t now, unsigned n, const ReaderRef *holder, const char *reason);
+ * NULL). A release does not linger: reads by the held command are the
+ * hold's (see manager), and every other reader's lingers on its own. */
+void policy_set_holds(PolicyState *s, unsigned n, const ReaderRef *holder, const char *reason);
 
 /* What the engine decided last: whether it has decided at all (false
  * until the first evaluation), whether counting is on, and whether it is

@@ -327,7 +327,7 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
                         entry_learn(e, mono);
-                if (!ignored)
+                if (!ignored && !c->by_holder)
                         e->last_counted = mono;
                 entry_serve(t, e, c);
                 return 0;
@@ -348,7 +348,7 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
         n.first_seen = n.last_seen = now;
         n.count = 1;
         n.last_visit = mono;
-        n.last_counted = ignored ? 0 : mono;
+        n.last_counted = ignored || c->by_holder ? 0 : mono;
 
         if (t->n < READERTAB_MAX)
                 e = &t->entries[t->n++];
@@ -370,7 +370,7 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         int r = entry_add(t, id, pid, pid_verified, v, c);
 
         /* Not kept, but its read lingers all the same. */
-        if (r < 0 && v->counts && c->mono > t->unkept_counted)
+        if (r < 0 && v->counts && !c->by_holder && c->mono > t->unkept_counted)
                 t->unkept_counted = c->mono;
         return r;
 }

@@ -59,7 +59,7 @@ typedef struct ReaderEntry {
          * reads that found it off (no policy in user space can serve
          * those: fanotify reports a read after it). */
         uint64_t last_read;                     /* CLOCK_MONOTONIC µs; 0: none */
-        uint64_t last_counted;                  /* its latest counted read, any visit's; 0: none */
+        uint64_t last_counted;                  /* its latest counted read not under its own hold; 0: none */
         uint64_t served, unserved, first_off;
 } ReaderEntry;
 
@@ -98,6 +98,7 @@ typedef struct ReadClock {
         /* A first read is served if counting was on since this: the later
          * of the daemon's start and linger before it. */
         uint64_t first_since;
+        bool by_holder;         /* the read is a hold's own command's: it does not linger */
 } ReadClock;
 
 typedef enum ReadService {

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "rootfs.h"
 #include "strutil.h"
+#include "parsers.h"
 #include "readers-private.h"
 
 void attribution_done(void *p) {
@@ -246,6 +247,18 @@ bool read_event_exited(ReadEvent *ev) {
         if (!state || state[1] != ' ' || !state[2] || strchr("ZX", state[2]))
                 return true;
         return sscanf(state + 3, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG);
+}
+
+int process_parent(pid_t pid, pid_t *ret) {
+        _cleanup_free_ char *stat = NULL;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        r = proc_read(pid, "stat", 4096, &stat);
+        if (r < 0)
+                return r;
+        return proc_stat_ppid(stat, ret);
 }
 
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret) {

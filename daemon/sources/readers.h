@@ -41,6 +41,7 @@ typedef struct ReadEvent {
         bool has_exe_id;        /* the binary's device and inode: stat() of /proc/PID/exe, or the exit record */
         uint64_t exe_dev, exe_ino;
         bool from_exit_record;  /* named from its taskstats exit record: gone before we looked */
+        pid_t exit_ppid;        /* ...its parent then (0: unknown) */
         void *attribution;      /* private to readers.c */
 } ReadEvent;
 
@@ -81,6 +82,8 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
  * its comm and unit or session, from the daemon's /proc and sd-login, and
  * the uid its socket credentials gave. */
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret);
+/* pid's parent, from the daemon's /proc; -ESRCH, -ENOENT once it is gone. */
+int process_parent(pid_t pid, pid_t *ret);
 
 /* Which fields to attribute before the callback runs: those a decision
  * needs (the ignore rules' fields). Reading /proc and the cgroup costs tens

@@ -5,7 +5,8 @@
 # slow one to its next, though its reads are 3 s apart and linger is 1 s;
 # when it stops reading, counting goes off after its expected read passed.
 # With linger_max=0 (no learning) the same reader finds counting off. And
-# a learned period ends linger for that reader.
+# a learned period ends linger for that reader; a hold's own command's
+# reads do not linger past it.
 . "$(dirname "$0")/lib.sh"
 
 require_root "fanotify_init needs CAP_SYS_ADMIN"
@@ -122,5 +123,24 @@ r = [r for r in json.load(sys.stdin) if r["comm"] == "steady"][0]
 print(r["served"], r["unserved"])')
 is "${2:-none}" 0 "  none of its reads found counting off since its previous one"
 ok $([ "${1:-0}" -ge 3 ]; echo $?) "  $1 were served"
+
+# A benchmark under a hold reads at its start and its end: its reads are
+# the hold's, and do not linger once it ends. A read by another uid (its
+# own command, made someone else) lingers as any other.
+NODE0=$T/sys/devices/system/node/node0/numastat
+bench_hold() {  # bench_hold [SETPRIV...]: a hold whose command reads NODE0 twice
+        ctl hold --reason=bench -- "$@" sh -c "cat '$NODE0' > /dev/null; sleep 1; cat '$NODE0' > /dev/null"
+}
+bench_hold
+released=$SECONDS
+wait_for 15 sysctl_is 0
+ok $? "a benchmark under a hold: counting off after it"
+ok $([ $((SECONDS - released)) -lt 10 ]; echo $?) "  without waiting linger=15s after its reads ($((SECONDS - released)) s)"
+bench_hold setpriv --reuid=65534 --regid=65534 --clear-groups
+offs=0
+for _ in $(seq 1 15); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done
+is "$offs" 0 "the same, its command run as another uid: its reads linger (3 s sampled after the hold)"
+wait_for 30 sysctl_is 0
+ok $? "  until linger passed"
 stop_daemon
 done_testing

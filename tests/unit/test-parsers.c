@@ -485,6 +485,24 @@ static void test_truncations(void) {
         ok(zoneinfo_ok > 1000, "truncated zoneinfo mostly parses (%u prefixes)", zoneinfo_ok);
 }
 
+/* The parent of a process, from its stat line: after the comm's last ')'. */
+static void test_stat_ppid(void) {
+        pid_t p = -1;
+
+        is_int(proc_stat_ppid("4242 (bench) S 17 4242 4242 0 -1 4194560 100\n", &p), 0, "stat: parsed");
+        is_int(p, 17, "  its parent");
+        p = -1;
+        is_int(proc_stat_ppid("99 (a) b) c) R 1 99 99 0", &p), 0, "stat: a comm with ')' and spaces");
+        is_int(p, 1, "  its parent, after the last ')'");
+        is_int(proc_stat_ppid("1 (init) S 0 1 1", &p), 0, "stat: init's parent is 0");
+        is_int(p, 0, "  0");
+        is_int(proc_stat_ppid("4242 (bench) S x 1", &p), -EINVAL, "stat: a parent that is no number");
+        is_int(proc_stat_ppid("4242 (bench) S ", &p), -EINVAL, "stat: cut short");
+        is_int(proc_stat_ppid("4242 (bench", &p), -EINVAL, "stat: no ')'");
+        is_int(proc_stat_ppid("4242 (bench) S 99999999999 1", &p), -EINVAL, "stat: a parent out of range");
+        is_int(proc_stat_ppid(NULL, &p), -EINVAL, "stat: NULL");
+}
+
 int main(void) {
         test_names();
         test_vmstat();
@@ -493,5 +511,6 @@ int main(void) {
         test_cpulist();
         test_meminfo();
         test_truncations();
+        test_stat_ppid();
         return tap_done();
 }

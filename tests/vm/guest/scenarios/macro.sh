@@ -92,9 +92,10 @@ EOF
 # difference.
 daemon_figures() {
         S=$(numastatctl --socket=$SOCK --json=short status)
-        echo "$S" | sed -n 's/.*"transitions_total":\([0-9]*\).*/\1/p'
-        echo "$S" | sed -n 's/.*"resets_compensated":\([0-9]*\).*/\1/p'
-        echo "$S" | sed -n 's/.*"arms":\([0-9]*\).*/\1/p'
+        for k in transitions_total resets_compensated arms; do      # 0 where a kernel has none
+                v=$(echo "$S" | sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p")
+                echo "${v:-0}"
+        done
         awk '{ print $14 + $15 }' /proc/$DPID/stat
         numastatctl --socket=$SOCK --json=short readers | tr '{' '\n' |
                 grep -E '"comm":"(numastat|delta|bench)"' |
@@ -154,8 +155,8 @@ for s in $STRATEGIES; do
                 daemon_at 1 auto ;;
         esac
         sleep 2
-        [ -n "$X" ] || set -- $(daemon_figures)
-        f0="$*"
+        f0=
+        [ -n "$X" ] || f0=$(daemon_figures | tr '\n' ' ')
         mark
         u0=$(uptime_ms)
         taskset -c 0 alloc-load load "$D" -1 /tmp/rates > /tmp/pages &
@@ -202,10 +203,12 @@ EOF
                 if [ "${2:-0}" -gt "${1:-0}" ]; then g_served=$((g_served + 1)); else g_unserved=$((g_unserved + 1)); fi
                 read_times=$(cat /tmp/bench-times)
         fi
-        # The last counted read (or the hold's end), for the next phase's warm-up.
-        [ -z "$X" ] && [ -n "$read_times" ] && last_need=$(($(uptime_ms) - D * 1000 + ${read_times##*,}))
-        [ -z "$X" ] && [ -n "$BENCH" ] && last_need=$(uptime_ms)
-        last_need=${last_need%%:*}
+        # The last counted read (the benchmark's last is its hold's end), for
+        # the next phase's warm-up.
+        if [ -z "$X" ] && [ -n "$read_times" ]; then
+                last=${read_times##*,}
+                last_need=$((u0 + ${last%%:*}))
+        fi
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
         trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=-
         if [ -z "$X" ]; then
