@@ -48,12 +48,15 @@ def words(text):
     return dict(w.split("=", 1) for w in re.findall(r"\S+=\S*", text))
 
 
-def oracle(kv):
-    """The oracle's figures for one phase's trace, or None."""
+def oracle(kv, sustain=None, dwell=None):
+    """The oracle's figures for one phase's trace, or None; sustain and
+    dwell (µs) in place of the trace's own."""
     if not kv or not kv.get("rates"):
         return None
     interval = int(kv["interval"])
-    coarse, strict, sustain, dwell = kv["limits"].split(",")
+    coarse, strict, sustain0, dwell0 = kv["limits"].split(",")
+    sustain = sustain0 if sustain is None else sustain
+    dwell = dwell0 if dwell is None else dwell
     # A phase follows others (the daemon runs warm): no past binds its start.
     lines = [f"interval {interval}", "start free", f"limits {coarse} {strict} {sustain} {dwell}"]
     lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
@@ -91,7 +94,7 @@ def parse(results, plugin):
                 marks[int(m.group(1))].append((int(m.group(2)), int(m.group(3))))
     for p in phases:
         p["oracle"] = oracle(traces.get(p["strategy"]))
-    return phases, marks
+    return phases, marks, traces
 
 
 def rows_for(phases, marks):
@@ -114,6 +117,7 @@ def rows_for(phases, marks):
             "ticks": int(p.get("daemon_ticks", 0)),
             "oracle": p.get("oracle"),
             "daemon": (p.get("daemon_served", "-"), p.get("daemon_unserved", "-"), p.get("daemon_first_off", "-")),
+            "ledger": (int(p.get("ledger_pages", 0)), int(p.get("ledger_pages_off", 0))),
         })
     return rows
 
@@ -130,6 +134,23 @@ def oracle_share(r):
     """The share of the pages the oracle keeps counting off for, in % (coarse's: 100%)."""
     o = r.get("oracle")
     return 100.0 * float(o["share_off"]) if o else None
+
+
+def pages_off(r):
+    """The share of pages allocated with counting off, in %: by definition
+    for strict and coarse, by the daemon's ledger for numastatd."""
+    if r["strategy"] == "strict":
+        return 0.0
+    if r["strategy"] == "coarse":
+        return 100.0
+    pages, off = r["ledger"]
+    return 100.0 * off / pages if pages else None
+
+
+def pages_of_oracle(r):
+    """The same over the oracle's: exact, where instructions are noisy."""
+    p, o = pages_off(r), oracle_share(r)
+    return None if p is None or not o else 100.0 * p / o
 
 
 def kept_of_oracle(rows, r, key):
@@ -151,18 +172,42 @@ def table(kind, profile, rows, seconds):
     out = [f"**{kind}, profile {profile}**: {PROFILES.get(profile, '')} ({seconds} s per strategy, the workload "
            f"quiet from 50% to 70%)", "",
            "| strategy | allocator instructions per page | all instructions per page | saving kept: of coarse's "
-           "| the oracle keeps | of the oracle's | counted reads served (their own check) "
+           "| the oracle keeps | of the oracle's | pages counted off (the daemon's ledger) | of the oracle's "
+           "| counted reads served (their own check) "
            "| the daemon's figure: served / unserved / first reads off | switches | counter resets "
            "| CPU 1 instructions/s | daemon CPU time |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cpu_time = f"{r['ticks'] * 10} ms" if r["ticks"] else "-"     # clock ticks of 10 ms
         alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
         out.append(f"| {r['strategy']} ({DESCRIPTION.get(r['strategy'], '')}) | {alloc} | {r['insns']:.1f} | "
                    f"{pct(kept(rows, r, key))} | {pct(oracle_share(r))} | {pct(kept_of_oracle(rows, r, key))} | "
+                   f"{pct(pages_off(r))} | {pct(pages_of_oracle(r))} | "
                    f"{served_text(r)} | {' / '.join(r['daemon'])} | {r['transitions']} | {r['resets']} | "
                    f"{r['cpu1'] / 1e6:.2f}M | {cpu_time} |")
     return out, key
+
+
+SUSTAINS = (0, 10, 30)
+DWELLS = (0, 30, 120)
+
+
+def thresholds_table(title, kv):
+    """What sustain and min_dwell cost even the best possible: the
+    oracle's share of pages counted off over one phase's trace (its
+    counted reads too) under each pair, the shipped defaults marked."""
+    out = [f"What the thresholds cost the best possible, {title} (the numastatd phase's trace): the oracle's "
+           "share of pages counted off", "",
+           "| sustain \\ min_dwell | " + " | ".join(f"{d}s" for d in DWELLS) + " |",
+           "|---|" + "---|" * len(DWELLS)]
+    for su in SUSTAINS:
+        cells = []
+        for d in DWELLS:
+            o = oracle(kv, sustain=su * 1000000, dwell=d * 1000000)
+            v = pct(100.0 * float(o["share_off"])) if o else "n/a"
+            cells.append(f"**{v}**" if (su, d) == (10, 30) else v)
+        out.append(f"| {su}s | " + " | ".join(cells) + " |")
+    return out
 
 
 def svg(blocks):
@@ -213,7 +258,7 @@ def main():
         failed += 0 if cond else 1
 
     for results, plugin in zip(pairs[0::2], pairs[1::2]):
-        phases, marks = parse(results, plugin)
+        phases, marks, traces = parse(results, plugin)
         rows = rows_for(phases, marks)
         kind = phases[0]["kind"] if phases else os.path.basename(results)
         profile = phases[0].get("profile", "?") if phases else "?"
@@ -228,12 +273,15 @@ def main():
               f"{title}: the oracle serves every servable read")
         lines, key = table(kind, profile, rows, phases[0]["seconds"])
         md += lines + [""]
+        if traces.get("numastatd"):
+            md += thresholds_table(title, traces["numastatd"]) + [""]
         blocks.append((title, rows, key))
         for r in rows:
             alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
             print(f"# figure: macro {title} {r['strategy']}: {alloc} allocator / {r['insns']:.1f} all "
                   f"instructions per page, saving kept {pct(kept(rows, r, key))} of coarse's, "
-                  f"{pct(kept_of_oracle(rows, r, key))} of the oracle's ({pct(oracle_share(r))}), counted reads "
+                  f"{pct(kept_of_oracle(rows, r, key))} of the oracle's ({pct(oracle_share(r))}), pages counted off "
+                  f"{pct(pages_off(r))} ({pct(pages_of_oracle(r))} of the oracle's), counted reads "
                   f"served {served_text(r)} (the daemon: {' / '.join(r['daemon'])}), {r['transitions']} switches, "
                   f"{r['resets']} resets")
     os.makedirs(outdir, exist_ok=True)

@@ -86,13 +86,14 @@ ignore = comm=xdelta
 ignore = comm=xbench
 EOF
 }
-# The daemon's figures so far: switches, counter resets, arms, CPU ticks,
-# and served unserved first_reads_counting_off summed over the counted
-# readers' entries (comm numastat, delta, bench); a phase's are the
-# difference.
+# The daemon's figures so far, one per line: switches, counter resets,
+# arms, the benefit ledger's pages and pages allocated with counting off,
+# CPU ticks, and served unserved first_reads_counting_off summed over the
+# counted readers' entries (comm numastat, delta, bench); a phase's are
+# the difference.
 daemon_figures() {
         S=$(numastatctl --socket=$SOCK --json=short status)
-        for k in transitions_total resets_compensated arms; do      # 0 where a kernel has none
+        for k in transitions_total resets_compensated arms pages_total pages_counting_off; do  # 0 where absent
                 v=$(echo "$S" | sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p")
                 echo "${v:-0}"
         done
@@ -210,17 +211,17 @@ EOF
                 last_need=$((u0 + ${last%%:*}))
         fi
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
-        trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=-
+        trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=- l_pages=0 l_off=0
         if [ -z "$X" ]; then
                 # This phase's figures: the difference from its start's.
-                set -- $f0 $(daemon_figures)
-                trans=$(($8 - $1)) resets=$(($9 - $2)) arms=$((${10} - $3)) cpu=$((${11} - $4))
-                d_served=$((${12} - $5)) d_unserved=$((${13} - $6)) d_first=$((${14} - $7))
+                set -- $(printf '%s\n%s\n' "$f0" "$(daemon_figures | tr '\n' ' ')" |
+                        awk 'NR == 1 { split($0, a) } NR == 2 { for (i = 1; i <= NF; i++) printf "%d ", $i - a[i] }')
+                trans=$1 resets=$2 arms=$3 l_pages=$4 l_off=$5 cpu=$6 d_served=$7 d_unserved=$8 d_first=$9
                 # Who read, and how the daemon judged them, for the record.
                 numastatctl --socket=$SOCK readers | sed "s/^/# readers $s: /" > "$OUT"
         fi
         rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
-        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first" > "$OUT"
+        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off" > "$OUT"
         echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
         ok $([ "${pages:-0}" -gt 0 ] && [ "$(wc -l < /tmp/rates)" -ge "$D" ]; echo $?) "$s: the workload allocated ${pages:-0} pages, traced over $(wc -l < /tmp/rates) s"
         # Under a hold, the benchmark's counters are counted from its start to its end.
