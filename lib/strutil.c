@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -447,4 +448,24 @@ int set_why(char **ret_why, int r, const char *fmt, ...) {
         free(*ret_why);
         *ret_why = s;
         return r;
+}
+
+int format_double_shortest(double v, char *buf, size_t size) {
+        int n = 0;
+
+        if (!isfinite(v))
+                return -EINVAL;
+        for (int digits = 1; digits <= 17; digits++) {
+                n = snprintf(buf, size, "%.*g", digits, v);
+                if (n < 0 || (size_t) n >= size)
+                        return -ENOBUFS;
+                if (strtod(buf, NULL) == v)
+                        break;
+        }
+        if (!strpbrk(buf, ".eEn")) {
+                if ((size_t) n + 2 >= size)
+                        return -ENOBUFS;
+                strcpy(buf + n, ".0");
+        }
+        return 0;
 }

@@ -34,6 +34,12 @@ int parse_boolean(const char *s);
 /* Unsigned decimal, whole string, no sign: 0, -EINVAL or -ERANGE. */
 int parse_uint64(const char *s, uint64_t *ret);
 
+/* The shortest decimal that reads back as v (strtod), with ".0" if it
+ * would read as an integer: 0.1 is "0.1", not "0.10000000000000001", 1 is
+ * "1.0". -EINVAL for NaN and infinities (JSON has none), -ENOBUFS if size
+ * is too small (32 is enough). */
+int format_double_shortest(double v, char *buf, size_t size);
+
 /* Strip leading and trailing white space in place; returns s. */
 char *strstrip(char *s);
 bool streq_ptr(const char *a, const char *b);

@@ -8,6 +8,16 @@
 #include "status.h"
 #include "strutil.h"
 
+/* A double as the shortest text that reads back the same: json-c's own
+ * "%.17g" prints 0.1 as 0.10000000000000001. */
+static json_object *json_double(double v) {
+        char buf[32];
+
+        if (format_double_shortest(v, buf, sizeof buf) < 0)
+                return json_object_new_double(v);
+        return json_object_new_double_s(v, buf);
+}
+
 static json_object *json_string_or_null(const char *s) {
         return s ? json_object_new_string(s) : NULL;
 }
@@ -207,7 +217,7 @@ static json_object *counters_json(const StatusCounters *c) {
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "resets_compensated", json_u64(c->resets_compensated));
         json_object_object_add(o, "external_resets", json_u64(c->external_resets));
-        json_object_object_add(o, "counting_share", json_object_new_double(c->counting_share));
+        json_object_object_add(o, "counting_share", json_double(c->counting_share));
         return o;
 }
 
@@ -226,7 +236,7 @@ json_object *status_counters_to_json(const Status *s, bool fresh) {
         }
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "total", numa_counters_json(&c->continuous));
-        json_object_object_add(o, "counting_share", json_object_new_double(c->counting_share));
+        json_object_object_add(o, "counting_share", json_double(c->counting_share));
         json_object_object_add(o, "resets_compensated", json_u64(c->resets_compensated));
         json_object_object_add(o, "external_resets", json_u64(c->external_resets));
         json_object_object_add(o, "started", json_u64(s->started));
@@ -240,8 +250,8 @@ static json_object *ledger_json(const StatusLedger *l) {
 
         json_object_object_add(o, "pages_total", json_u64(l->pages_on + l->pages_off));
         json_object_object_add(o, "pages_counting_off", json_u64(l->pages_off));
-        json_object_object_add(o, "share_off", json_object_new_double(l->share_off));
-        json_object_object_add(o, "insns_per_page", known ? json_object_new_double(l->insns_per_page) : NULL);
+        json_object_object_add(o, "share_off", json_double(l->share_off));
+        json_object_object_add(o, "insns_per_page", known ? json_double(l->insns_per_page) : NULL);
         json_object_object_add(o, "insns_saved", known ? json_u64((uint64_t) ((double) l->pages_off * l->insns_per_page))
                                                        : NULL);
         return o;
@@ -255,7 +265,7 @@ static json_object *service_json(const ReaderTable *t) {
         json_object_object_add(o, "unserved", json_u64(t->unserved));
         json_object_object_add(o, "first_reads_counting_off", json_u64(t->first_off));
         json_object_object_add(o, "share_served",
-                               judged ? json_object_new_double((double) t->served / (double) judged) : NULL);
+                               judged ? json_double((double) t->served / (double) judged) : NULL);
         return o;
 }
 

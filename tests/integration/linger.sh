@@ -142,5 +142,12 @@ for _ in $(seq 1 15); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep
 is "$offs" 0 "the same, its command run as another uid: its reads linger (3 s sampled after the hold)"
 wait_for 30 sysctl_is 0
 ok $? "  until linger passed"
+# Every number with a fraction or an exponent, as the daemon wrote it, is
+# the shortest text that reads back the same (Python's repr is).
+LONG=$(ctl --json=short | python3 -c 'import re, sys
+raw = sys.stdin.read()
+nums = re.findall(r"(?<![\w.])-?\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)", raw)
+print(len(nums), [n for n in nums if repr(float(n)) != n])')
+is "$LONG" "$(echo "$LONG" | cut -d' ' -f1) []" "GetStatus prints each double (a share of time counted, a rate) in its shortest form ($LONG)"
 stop_daemon
 done_testing

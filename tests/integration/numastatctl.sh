@@ -120,6 +120,7 @@ while len(replies) < len(calls):
         m, buf = buf.split(b"\0", 1); replies.append(json.loads(m))
 r = replies
 print("interfaces", " ".join(r[0]["parameters"]["interfaces"]))
+print("url", r[0]["parameters"]["url"])
 print("description_matches", r[1]["parameters"]["description"] == open(sys.argv[2]).read())
 print("status_backend", r[2]["parameters"]["status"]["backend"], r[3]["parameters"]["status"]["backend"])
 print("monitor_error", r[4].get("error"))
@@ -129,6 +130,7 @@ print("unknown", r[7].get("error"))
 PY
 )
 contains "$OUT" "interfaces org.varlink.service io.numastatd" "GetInfo lists both interfaces"
+contains "$OUT" "url https://github.com/numastatd/numastatd" "GetInfo names the project's URL"
 contains "$OUT" "description_matches True" "GetInterfaceDescription returns the repo's .varlink file"
 contains "$OUT" "status_backend numa_stat numa_stat" "null and {} parameters both work, pipelined"
 contains "$OUT" "monitor_error org.varlink.service.ExpectedMore" "Monitor without more: ExpectedMore"

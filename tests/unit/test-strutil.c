@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,12 +385,35 @@ static void test_path_split_file(void) {
         split_is("/a/...", 0, "/a", "...");
 }
 
+static void test_format_double_shortest(void) {
+        char buf[32], name[64];
+        static const struct {
+                double v;
+                const char *want;
+        } cases[] = {
+                { 0.1, "0.1" }, { 1.0, "1.0" }, { 0.0, "0.0" }, { 0.5, "0.5" }, { 2.0 / 3.0, "0.6666666666666666" },
+                { 1e-7, "1e-07" }, { 1e21, "1e+21" }, { -0.25, "-0.25" }, { 123456.0, "123456.0" },
+                { 0.30000000000000004, "0.30000000000000004" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                snprintf(name, sizeof name, "shortest double %s", cases[i].want);
+                is_int(format_double_shortest(cases[i].v, buf, sizeof buf), 0, name);
+                is_str(buf, cases[i].want, "  reads back, and nothing shorter does");
+        }
+        is_int(format_double_shortest(NAN, buf, sizeof buf), -EINVAL, "shortest double: NaN is refused");
+        is_int(format_double_shortest(INFINITY, buf, sizeof buf), -EINVAL, "shortest double: infinity is refused");
+        is_int(format_double_shortest(0.1, buf, 3), -ENOBUFS, "shortest double: too small a buffer");
+        is_int(format_double_shortest(1.0, buf, 3), -ENOBUFS, "shortest double: no room for \".0\"");
+}
+
 int main(void) {
         test_cescape();
         test_parse_duration();
         test_format_duration();
         test_parse_boolean();
         test_parse_uint64();
+        test_format_double_shortest();
         test_strings();
         test_strv();
         test_path_split_file();
