@@ -361,13 +361,14 @@ void on_task_exits(Taskstats *t, void *userdata) {
 }
 
 /* Parks ev if its reader is gone and an exit record may name it. Returns
- * whether it did. Not while a patched kernel is in auto: whether a read
- * triggered it is decided as the read comes. */
+ * whether it did. While a patched kernel's auto is armed too: the read
+ * has already turned counting on in the kernel, and whether it re-arms
+ * must wait until the rules can judge who read (an ignored one-off reader
+ * judged unnamed would count, and keep counting on). */
 static bool manager_park(Manager *m, ReadEvent *ev) {
         ParkedRead p;
 
-        if (!m->exits.taskstats || ev->overflow || ev->pid <= 0 || m->kernel.mode == KERNEL_MODE_AUTO ||
-            !read_event_exited(ev))
+        if (!m->exits.taskstats || ev->overflow || ev->pid <= 0 || !read_event_exited(ev))
                 return false;
         if (m->exits.n_parked >= PARKED_MAX)
                 manager_unpark(m, 0, NULL);     /* the oldest, as it is: bounded memory */

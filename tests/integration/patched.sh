@@ -146,6 +146,45 @@ ok $? "pressure gone: the armed samples see it, counting back on (strict_below w
 is "$(status transitions.-1.cause)" pressure-below "  cause pressure-below"
 stop_daemon TERM
 
+# ---- one-off ignored readers while armed, gone before the daemon looks ----
+# head -c1 exits at once: only its exit record names it, and only then can
+# the rule match it. The daemon is stopped while three of them read, so
+# that they are surely gone when it looks; three rounds of it. Every read
+# must be judged ignored and the auto re-armed (min_dwell 0), none counted.
+sed -e 's/^min_dwell = 6s$/min_dwell = 0/' -e 's/^armed_interval = 1s$/armed_interval = infinity/' \
+        "$T/conf" > "$T/conf-oneoff"
+fake rate 50000
+start_daemon "$T" --config="$T/conf-oneoff"
+if [ "$(status sources.exit_records)" != true ]; then
+        skip "taskstats unavailable here: $(status sources.exit_records_error)"
+else
+        wait_for 10 armed
+        ok $? "armed (min_dwell 0)"
+        for _ in 1 2 3; do
+                wait_for 10 armed
+                kill -STOP "$DAEMON_PID"
+                for _ in 1 2 3; do head -c1 "$T/proc/vmstat" > /dev/null; done
+                kill -CONT "$DAEMON_PID"
+                wait_for 10 status_at_least sources.reads_total "$((${n:-0} + 3))"
+                n=$((${n:-0} + 3))
+        done
+        wait_for 10 armed
+        ok $? "nine one-off reads by an ignored head while armed: armed again"
+        S=$(ctl --json=short)
+        is "$(echo "$S" | python3 -c 'import json,sys
+h = json.load(sys.stdin)["transitions"]
+print(len([t for t in h if t["kind"] == "kernel" and t["cause"] == "ignored-read"]) >= 3,
+      len([t for t in h if t.get("to") == "strict" and t["cause"] == "read"]))')" "True 0" \
+           "  they triggered it as ignored reads, none was counted and turned it strict"
+        is "$(ctl --json=short readers | python3 -c 'import json,sys
+r = [x for x in json.load(sys.stdin) if x["comm"] == "head"]
+print(len(r), all(x["ignored"] for x in r), sum(x["count"] for x in r))')" "1 True 9" \
+           "  readers: head on one line, ignored, 9 reads"
+        ok $([ "$(echo "$S" | json_get sources.exits_named)" -ge 9 ]; echo $?) \
+           "  named from their exit records ($(echo "$S" | json_get sources.exits_named))"
+fi
+stop_daemon TERM
+
 # ---- off_mode = coarse: reads do not turn it on by themselves ----
 sed -e 's/^off_mode = auto$/off_mode = coarse/' "$T/conf" > "$T/conf-coarse"
 fake rate 50000
