@@ -34,28 +34,53 @@ static void one(FILE *f, const char *name, const char *type, const char *help, d
         fprintf(f, "%s %.17g\n", name, v);
 }
 
+/* Entries differ by exe, uid and unit too: a series sums those alike. */
+typedef bool (*SameSeries)(const ReaderEntry *a, const ReaderEntry *b);
+
+/* The sum of value() over entry i and the later entries in its series
+ * that are not done yet, marking them done. */
+static uint64_t series_sum(const ReaderTable *t, size_t i, bool *done, SameSeries same,
+                           uint64_t (*value)(const ReaderEntry *e)) {
+        uint64_t sum = 0;
+
+        for (size_t j = i; j < t->n; j++)
+                if (!done[j] && same(&t->entries[i], &t->entries[j])) {
+                        sum += value(&t->entries[j]);
+                        done[j] = true;
+                }
+        return sum;
+}
+
+static bool same_labels(const ReaderEntry *a, const ReaderEntry *b) {
+        return streq_ptr(a->comm, b->comm) && streq_ptr(a->path, b->path) && a->ignored == b->ignored &&
+               streq_ptr(a->verdict, b->verdict) && streq_ptr(a->source, b->source);
+}
+
+static bool same_comm(const ReaderEntry *a, const ReaderEntry *b) {
+        return streq_ptr(a->comm, b->comm);
+}
+
+static uint64_t entry_count(const ReaderEntry *e) {
+        return e->count;
+}
+
+static uint64_t entry_unserved(const ReaderEntry *e) {
+        return e->unserved;
+}
+
 static void reads(FILE *f, const ReaderTable *t) {
         bool *done = calloc(t->n ? t->n : 1, sizeof *done);
 
         family(f, "numastatd_reads_total", "counter",
                "Reads of the statistics files by program (comm) and file, whether they count (ignored), how that was "
                "judged (verdict: unknown, count-rule, ignore-rule, known, known-counts) and by what (source, FILE:LINE).");
-        /* Entries differ by exe, uid and unit too: summed per label set. */
         for (size_t i = 0; done && i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
-                uint64_t sum = 0;
+                uint64_t sum;
 
                 if (done[i])
                         continue;
-                for (size_t j = i; j < t->n; j++) {
-                        const ReaderEntry *o = &t->entries[j];
-                        if (!done[j] && streq_ptr(o->comm, e->comm) && streq_ptr(o->path, e->path) &&
-                            o->ignored == e->ignored && streq_ptr(o->verdict, e->verdict) &&
-                            streq_ptr(o->source, e->source)) {
-                                sum += o->count;
-                                done[j] = true;
-                        }
-                }
+                sum = series_sum(t, i, done, same_labels, entry_count);
                 fputs("numastatd_reads_total{comm=\"", f);
                 put_label(f, e->comm ? e->comm : "(unattributed)");
                 fputs("\",file=\"", f);
@@ -80,15 +105,11 @@ static void unserved(FILE *f, const ReaderTable *t) {
                "by program (comm).");
         for (size_t i = 0; done && i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
-                uint64_t sum = 0;
+                uint64_t sum;
 
                 if (done[i] || e->unserved == 0)
                         continue;
-                for (size_t j = i; j < t->n; j++)
-                        if (!done[j] && streq_ptr(t->entries[j].comm, e->comm)) {
-                                sum += t->entries[j].unserved;
-                                done[j] = true;
-                        }
+                sum = series_sum(t, i, done, same_comm, entry_unserved);
                 held += sum;
                 fputs("numastatd_reads_unserved_total{comm=\"", f);
                 put_label(f, e->comm ? e->comm : "(unattributed)");
