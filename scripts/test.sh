@@ -28,6 +28,12 @@ count_tap() {  # count_tap FILE: adds a TAP stream's checks ("ok ... # SKIP" is 
         tap_failed=$(grep -cE '^not ok [0-9]+' "$1")
         passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + tap_failed))
 }
+# The VM and Debian 13 stages' tools (qemu, debootstrap): installed once,
+# for whichever stage asks first.
+vm_deps() {
+        [ -n "${vm_deps_status:-}" ] || { ../scripts/install-vm-deps.sh > vm-deps.out 2>&1; vm_deps_status=$?; }
+        [ "$vm_deps_status" -eq 0 ] || { cat vm-deps.out; return 1; }
+}
 
 cd build
 make -j"$(nproc)" check >check.out 2>&1
@@ -109,8 +115,7 @@ echo "== make check-vm =="
 if [ -n "${NUMASTATD_SKIP_VM:-}" ]; then
         echo "SKIP: make check-vm (NUMASTATD_SKIP_VM is set)"
         skipped=$((skipped + 1))
-elif ! ../scripts/install-vm-deps.sh > vm-deps.out 2>&1; then
-        cat vm-deps.out
+elif ! vm_deps; then
         echo "FAIL: installing the VM test dependencies"
         failed=$((failed + 1))
 else
@@ -131,8 +136,7 @@ echo "== make check in a Debian 13 (trixie) root =="
 if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
         echo "SKIP: Debian 13 make check (NUMASTATD_SKIP_TRIXIE is set)"
         skipped=$((skipped + 1))
-elif ! ../scripts/install-vm-deps.sh > vm-deps.out 2>&1; then
-        cat vm-deps.out
+elif ! vm_deps; then
         echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
         failed=$((failed + 1))
 else
