@@ -219,6 +219,7 @@ EOF
                 trans=$1 resets=$2 arms=$3 l_pages=$4 l_off=$5 cpu=$6 d_served=$7 d_unserved=$8 d_first=$9
                 # Who read, and how the daemon judged them, for the record.
                 numastatctl --socket=$SOCK readers | sed "s/^/# readers $s: /" > "$OUT"
+                numastatctl --socket=$SOCK history | tail -n 12 | sed "s/^/# history $s: /" > "$OUT"
         fi
         rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
         echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off" > "$OUT"
