@@ -96,8 +96,8 @@ ok $? "8 holds by one user"
 OUT=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" hold --timeout 1s 2>&1)
 is "$?" 1 "the 9th is refused (exit 1)"
 contains "$OUT" "too many holds by this user" "  saying why"
+for p in "${PIDS[@]}"; do pkill -KILL -P "$p" sleep 2>/dev/null; done       # their commands: ours only
 kill "${PIDS[@]}" 2>/dev/null
-pkill -KILL -f "^sleep 5$" 2>/dev/null    # anchored: not other tests' sleeps
 wait "${PIDS[@]}" 2>/dev/null
 
 ctl set-policy coarse >/dev/null

@@ -213,7 +213,13 @@ fake_kernel_tree() {
 }
 # fake COMMAND: tells the fake kernel ("rate N", "hit A B", "grow on") and waits until it took it
 # and published the files it left.
-fake() { echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl"; while [ -e "$T/ctl" ]; do sleep 0.01; done; }
+fake() {
+        echo "$*" > "$T/ctl.tmp" && mv "$T/ctl.tmp" "$T/ctl" || return 1
+        while [ -e "$T/ctl" ]; do
+                kill -0 "$FAKE_PID" 2>/dev/null || { echo "# the fake kernel died (fake $*)"; return 1; }
+                sleep 0.01
+        done
+}
 sysctl_is() { [ "$(cat "$SYSCTL")" = "$1" ]; }
 # fake_state KEY: the fake kernel's own view (mode, counting, resets, hit).
 fake_state() { sed -n "s/.* \{0,1\}$1=\([^ ]*\).*/\1/p" "$T/state"; }

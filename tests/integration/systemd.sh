@@ -74,7 +74,7 @@ ACT_PID=$!
 wait_for 5 "$NUMASTATCTL" --socket="$SOCK" status >/dev/null 2>&1
 S=$("$NUMASTATCTL" --socket="$SOCK" --json=short)
 is "$(echo "$S" | json_get backend)" numa_stat "answers on the socket it was passed"
-pkill -TERM -f "numastatd --root=$T" ; wait $ACT_PID 2>/dev/null
+pkill -TERM -P $ACT_PID numastatd; wait $ACT_PID 2>/dev/null       # the daemon the helper forked
 
 # ---- the units ----
 if command -v systemd-analyze >/dev/null; then
