@@ -18,13 +18,17 @@ conf yes
 start_daemon "$T" --config="$T/conf"
 ok $? "daemon starts with exit_records = yes"
 S=$(ctl --json=short)
-if [ "$(echo "$S" | json_get sources.exit_records)" != true ]; then
-        skip "taskstats unavailable here: $(echo "$S" | json_get sources.exit_records_error)"
+# Skipped only where the kernel has no taskstats (asked directly, not of
+# the daemon); as root, a kernel that has them must give them.
+if [ "$(echo "$S" | json_get sources.exit_records)" != true ] &&
+   ! python3 "$SRCDIR/tests/integration/has-taskstats.py"; then
+        skip "no taskstats in this kernel: $(echo "$S" | json_get sources.exit_records_error)"
         stop_daemon
         done_testing
         exit 0
 fi
-ok 0 "exit records are a reader source"
+is "$(echo "$S" | json_get sources.exit_records)" true \
+   "exit records are a reader source (the kernel has taskstats) $(echo "$S" | json_get sources.exit_records_error)"
 contains "$(ctl status)" "exit records (taskstats)" "  numastatctl status says so"
 fake rate 50000
 wait_for 15 sysctl_is 0
