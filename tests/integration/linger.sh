@@ -88,7 +88,10 @@ kill -HUP "$DAEMON_PID"
 wait_for 5 bash -c "grep -q 'linger_max' '$T/conf' && '$NUMASTATCTL' --socket='$SOCK' status >/dev/null"
 reader slow2 3 "$T/sys/devices/system/node/node0/numastat" &
 SLOW2=$!
-sleep 1
+# Its period is learned all the same (readers shows it); only no read is
+# expected from it.
+wait_for 25 learned slow2
+ok $? "with linger_max=0 the reader's period is still learned ($(period_of slow2) ms)"
 offs=0
 for _ in $(seq 1 50); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done
 ok $([ "$offs" -gt 0 ]; echo $?) "with linger_max=0 counting goes off between the same reader's reads ($offs of 50 samples off)"
