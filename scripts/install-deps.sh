@@ -6,7 +6,8 @@
 # metrics test and the rules' tests; sysstat, atop and collectd-core, whose
 # real programs the known-readers test judges (their services are not
 # started); Go and the varlink project's Go IDL parser, an independent
-# check of the interface file. (The VM tests' own needs are
+# check of the interface file; strace, to see the order of the daemon's
+# writes and its READY. (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -16,7 +17,7 @@ libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-de
 python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
-golang-go golang-github-varlink-go-dev"
+golang-go golang-github-varlink-go-dev strace"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;

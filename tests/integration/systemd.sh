@@ -37,7 +37,7 @@ NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 "$NUMASTATD" --root="$T" --socket="
 DAEMON_PID=$!
 wait_for 5 grep -q READY=1 "$T/notify.log"
 check "READY=1 sent" grep -q "^READY=1$" "$T/notify.log"
-is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "READY came after the first decision was applied"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "the first decision was applied"
 contains "$(cat "$T/notify.log")" "STATUS=NUMA statistics coarse (policy coarse): policy coarse" "STATUS= carries mode and reason"
 sleep 1
 ok $([ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ]; echo $?) "watchdog pings from the event loop (WATCHDOG_USEC=400ms)"
@@ -48,6 +48,23 @@ ok $(awk '/^RELOADING=1$/ { r = NR } /^READY=1$/ { if (r && NR > r) ok = 1 } END
    "SIGHUP: RELOADING=1, then READY=1"
 kill -TERM $DAEMON_PID
 wait $DAEMON_PID
+
+# The order, from the daemon's system calls: its write of the first
+# decision comes before the READY=1 it sends.
+if command -v strace > /dev/null; then
+        echo 1 > "$T/proc/sys/vm/numa_stat"
+        rm -f "$T/strace.log"
+        NOTIFY_SOCKET="$NOTIFY.order" strace -f -qq -s 64 -e trace=openat,sendmsg -o "$T/strace.log" \
+                "$NUMASTATD" --root="$T" --socket="$SOCK" --runtime-dir="$T/run" --config="$T/conf" >/dev/null 2>&1 &
+        TRACER=$!
+        wait_for 10 grep -q 'READY=1' "$T/strace.log"
+        pkill -TERM -P $TRACER numastatd
+        wait $TRACER 2>/dev/null
+        ok $(awk '/numa_stat", O_WRONLY/ && !w { w = NR } /READY=1/ && !r { r = NR } END { exit !(w && r && w < r) }' \
+                "$T/strace.log"; echo $?) "READY=1 is sent after the first decision is written (strace)"
+else
+        skip "no strace here: the order of the first write and READY=1 is not checked"
+fi
 is "$?" 0 "clean exit"
 wait $NOTIFY_PID
 check "STOPPING=1 sent" grep -q "^STOPPING=1$" "$T/notify.log"
