@@ -134,7 +134,11 @@ static Manager *start(Policy policy) {
         return m;
 }
 
+/* Fails, saying what the kernel's mode was then (*userdata, malloc'd). */
 static int fail_on_purpose(sd_event_source *s, uint64_t usec, void *userdata) {
+        char **mode_then = userdata;
+
+        *mode_then = get("/proc/sys/vm/numa_stat");
         return -EIO;
 }
 
@@ -146,7 +150,7 @@ static void test_exit_path_on_failure(void) {
         char buf[1 << 16];
         ssize_t n;
         size_t got = 0;
-        char *mode;
+        char *mode, *mode_then = NULL;
 
         nfd = notify_listen();
         m = start(POLICY_COARSE);
@@ -161,13 +165,15 @@ static void test_exit_path_on_failure(void) {
 
         /* A source that fails on purpose, after the first decision is applied. */
         r = sd_event_add_time_relative(m->event, &failing, CLOCK_MONOTONIC, 200 * USEC_PER_MSEC, 0,
-                                       fail_on_purpose, NULL);
+                                       fail_on_purpose, &mode_then);
         if (r >= 0)
                 r = sd_event_source_set_exit_on_failure(failing, true);
         ok(r >= 0, "a failing source is armed");
 
         r = manager_run(m);
         is_int(r, -EIO, "the loop ends with the source's error");
+        is_str(mode_then, "0\n", "policy coarse was applied before the failure (counting off)");
+        free(mode_then);
         mode = get("/proc/sys/vm/numa_stat");
         is_str(mode, "1\n", "the kernel is left in exit_mode (strict) after policy coarse");
         free(mode);
