@@ -12,10 +12,10 @@
 #        sadc-like one-off reader every 60 s, both judged not to count
 #        (ignore = rules; sadc is gone at once, named by its exit record)
 #     b  a, and a person running numastat twice, two minutes apart
-#     c  a, and a counted delta reader of node0/numastat every 10 s for the
+#     c  a, and a counted delta reader of node1/numastat every 10 s for the
 #        middle third of the phase only
 #     d  a, and a benchmark under numastatctl hold for the middle third,
-#        reading node0/numastat at its start and its end (without a daemon,
+#        reading node1/numastat at its start and its end (without a daemon,
 #        the same benchmark unheld)
 # A counted reader's read is served, by its own check, when numa_hit moved
 # since its previous read; the daemon's figures for the same readers are
@@ -52,7 +52,10 @@ PROFILE=${vm_macro_profile:-a}
 [ "$PROFILE" = b ] && [ "$D" -lt 150 ] && D=150
 LINGER=${vm_macro_linger:-5min}
 case $LINGER in *min) LINGER_S=$((${LINGER%min} * 60)) ;; *s) LINGER_S=${LINGER%s} ;; *) LINGER_S=$LINGER ;; esac
-NODE0=/sys/devices/system/node/node0/numastat
+# The counted readers read node1, where the readers' own processes (CPUs 2-3)
+# allocate every second: its numa_hit moves whenever counting is on, even
+# while the workload (node0) is quiet.
+NODE=/sys/devices/system/node/node1/numastat
 SOCK=/run/numastatd/io.numastatd
 if [ -e /proc/sys/vm/numa_stats_mode ]; then
         SYSCTL=/proc/sys/vm/numa_stats_mode ON=strict OFF=coarse PATCHED=1
@@ -169,17 +172,17 @@ for s in $STRATEGIES; do
                 [ $((t % 15)) -eq 7 ] && { alloc-load read collector /proc/vmstat 500 > /dev/null & }
                 [ $((t % 60)) -eq 30 ] && alloc-load read sadc /proc/vmstat 0 > /dev/null
                 case $PROFILE in
-                b) { [ $t -eq 20 ] || [ $t -eq 140 ]; } && counted ${X}numastat 1 $NODE0 ;;
-                c) [ $t -ge $third ] && [ $t -lt $((2 * third)) ] && [ $((t % 10)) -eq 0 ] && counted ${X}delta 2 $NODE0 ;;
+                b) { [ $t -eq 20 ] || [ $t -eq 140 ]; } && counted ${X}numastat 1 $NODE ;;
+                c) [ $t -ge $third ] && [ $t -lt $((2 * third)) ] && [ $((t % 10)) -eq 0 ] && counted ${X}delta 2 $NODE ;;
                 d) if [ $t -eq $third ]; then
                         # The benchmark: a read at its start and at its end,
                         # each with its time for the trace.
                         cat > /tmp/bench.sh <<EOF
 a=\$(awk '{ printf "%d", \$1 * 1000 + 0.5 }' /proc/uptime)
-alloc-load read ${X}bench $NODE0 200 > /tmp/bench
+alloc-load read ${X}bench $NODE 200 > /tmp/bench
 sleep $third
 b=\$(awk '{ printf "%d", \$1 * 1000 + 0.5 }' /proc/uptime)
-alloc-load read ${X}bench $NODE0 200 >> /tmp/bench
+alloc-load read ${X}bench $NODE 200 >> /tmp/bench
 echo "\$((a - $u0)):3,\$((b - $u0)):3" > /tmp/bench-times
 EOF
                         if [ -z "$X" ]; then
