@@ -182,8 +182,12 @@ is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "dry run: nothing written"
 is "$(echo "$S" | json_get transitions.0.kind)" dry-run "the would-be switch is in the history as dry-run"
 contains "$(ctl status)" "dry run: nothing is written" "status says dry run"
 fake rate 0
+# The admin turns counting off: exit_mode (strict) would write 1 back.
+echo 0 > "$T/proc/sys/vm/numa_stat"
+wait_for 10 status_is kernel_mode coarse
 stop_daemon TERM
-is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "dry run: exit leaves the kernel alone"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "dry run: exit leaves the kernel alone (0, as the admin set it)"
+echo 1 > "$T/proc/sys/vm/numa_stat"
 
 # ---- on_external_change = override ----
 printf '[policy]\nmode = strict\non_external_change = override\n[pressure]\ninterval = 100ms\n' > "$T/conf-override"

@@ -138,16 +138,26 @@ contains "$OUT" "bad_policy org.varlink.service.InvalidParameter policy" "bad po
 contains "$OUT" "bad_param org.varlink.service.InvalidParameter x" "unknown parameter: InvalidParameter"
 contains "$OUT" "unknown org.varlink.service.MethodNotFound" "unknown method: MethodNotFound"
 
-# Garbage from one client does not disturb another.
-python3 - "$SOCK" <<'PY' &
-import socket, sys, time
+# Garbage from one client does not disturb another: status is asked once
+# the garbage is sent, and the garbage client's connection is dropped.
+python3 - "$SOCK" "$T/garbage.sent" > "$T/garbage.out" <<'PY' &
+import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 s.sendall(b"{this is not json\0")
-time.sleep(0.5)
+open(sys.argv[2], "w").close()
+s.settimeout(30)
+try:
+    while s.recv(65536):
+        pass
+    print("closed")
+except socket.timeout:
+    print("still open")
 PY
 GARBAGE=$!
+wait_for 10 test -e "$T/garbage.sent"
 check "status works while another client sends garbage" ctl status
 wait $GARBAGE
+is "$(cat "$T/garbage.out")" closed "  and the daemon drops the garbage client's connection"
 ok $(kill -0 "$DAEMON_PID"; echo $?) "daemon survives garbage"
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "clean exit"
@@ -184,6 +194,7 @@ contains "$OUT" 'uidcat (pid 8, uid \x1b[31m0)' "  a uid that is a string with a
 contains "$OUT" '(pid 7, uid 0)' "  a uid that is a number, as its digits"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
 ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
+contains "$OUT" '\x1b]0;owned\x07 reason' "  where the reason is shown, escaped"
 wait $FAKE 2>/dev/null
 rm -f "$FAKE_SOCK"
 

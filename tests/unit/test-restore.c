@@ -136,7 +136,9 @@ static void test_hostile(void) {
                 "printf 'pid=1\\nbackend=numa_stat\\nrestore=strict\\nroot=%s\\n' > %s/run/" RESTORE_FILE
                 " && chmod 666 %s/run/" RESTORE_FILE, "others can write");
         refused("a huge state file", "yes x | head -c 1048576 > %s/run/" RESTORE_FILE, "too large");
-        refused("garbage", "head -c 300 /dev/urandom > %s/run/" RESTORE_FILE, "");
+        /* Garbage, fixed so that the reason is known (random bytes give either). */
+        refused("garbage", "printf 'no equals sign \\001\\377 here\\n' > %s/run/" RESTORE_FILE, "does not parse");
+        refused("a NUL byte", "printf 'pid=1\\000\\nbackend=numa_stat\\n' > %s/run/" RESTORE_FILE, "holds a NUL byte");
         refused("a state for another root",
                 "printf 'pid=1\\nbackend=numa_stat\\nrestore=strict\\nroot=/\\n' > %s/run/" RESTORE_FILE,
                 "is for root /");
