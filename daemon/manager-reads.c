@@ -63,22 +63,49 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
 
 /* Whether a counted read is by a hold's own command: a process of the
  * holder's uid that descends from the holder (numastatctl hold runs the
- * command as its child). Such reads need counting only while the hold
- * lasts, and it keeps counting on: they do not linger past it. The uid
- * bounds what a holder can mark so to its own processes. */
+ * command as its child), while the hold lasts or within HOLD_GRACE_USEC
+ * of its release. Such reads need counting only while the hold lasts, and
+ * it keeps counting on: they do not linger past it. The uid bounds what a
+ * holder can mark so to its own processes. */
+static bool is_holder(const Manager *m, pid_t pid, uid_t uid, usec_t now) {
+        const Clients *c = &m->clients;
+
+        for (size_t i = 0; i < c->n_holds; i++) {
+                const ReaderRef *o = &c->holds[i]->owner;
+
+                if (o->pid == pid && o->has_uid && o->uid == uid)
+                        return true;
+        }
+        for (size_t i = 0; i < MIN(c->n_released, ELEMENTSOF(c->released)); i++)
+                if (c->released[i].pid == pid && c->released[i].uid == uid && now < c->released[i].until)
+                        return true;
+        return false;
+}
+
+/* pid's parent: from /proc while it runs, from its exit record once gone
+ * (a held command's shell may exit before its last read is handled). */
+static int parent_of(const Manager *m, pid_t pid, pid_t *ret) {
+        const TaskExit *e;
+
+        if (process_parent(pid, ret) >= 0)
+                return 0;
+        e = m->exits.taskstats ? taskstats_find(m->exits.taskstats, pid, 0) : NULL;
+        if (!e || e->ppid <= 0)
+                return -ESRCH;
+        *ret = e->ppid;
+        return 0;
+}
+
 static bool read_by_holder(const Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
 
-        if (m->clients.n_holds == 0 || !ev->has_uid)
+        if ((m->clients.n_holds == 0 && m->clients.n_released == 0) || !ev->has_uid)
                 return false;
         for (unsigned depth = 0; depth < 32 && pid > 1; depth++) {
-                for (size_t i = 0; i < m->clients.n_holds; i++) {
-                        const ReaderRef *o = &m->clients.holds[i]->owner;
-
-                        if (o->pid == pid && o->has_uid && o->uid == ev->uid)
-                                return true;
-                }
-                if (process_parent(pid, &pid) < 0)
+                if (is_holder(m, pid, ev->uid, now))
+                        return true;
+                if (parent_of(m, pid, &pid) < 0)
                         return false;
         }
         return false;

@@ -139,6 +139,15 @@ released=$SECONDS
 wait_for 15 sysctl_is 0
 ok $? "a benchmark under a hold: counting off after it"
 ok $([ $((SECONDS - released)) -lt 10 ]; echo $?) "  without waiting linger=15s after its reads ($((SECONDS - released)) s)"
+# The same, the daemon stopped from the hold's start until the command and
+# its shell are gone: its reads, handled after the release, are the hold's
+# still (named from exit records, their parents too).
+ctl hold --reason=bench -- sh -c "kill -STOP $DAEMON_PID; cat '$NODE0' > /dev/null; sleep 1; cat '$NODE0' > /dev/null"
+kill -CONT "$DAEMON_PID"
+released=$SECONDS
+wait_for 15 sysctl_is 0
+ok $? "a benchmark whose reads the daemon handles after its hold ended: counting off"
+ok $([ $((SECONDS - released)) -lt 10 ]; echo $?) "  without waiting linger=15s ($((SECONDS - released)) s)"
 bench_hold setpriv --reuid=65534 --regid=65534 --clear-groups
 offs=0
 for _ in $(seq 1 15); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done
