@@ -84,19 +84,22 @@ static bool is_holder(const Manager *m, pid_t pid, uid_t uid, usec_t now) {
 
 /* pid's parent: from /proc while it runs, from its exit record once gone
  * (a held command's shell may exit before its last read is handled). */
-static int parent_of(const Manager *m, pid_t pid, pid_t *ret) {
-        const TaskExit *e;
+static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
+        const TaskExit *e = NULL;
 
         if (process_parent(pid, ret) >= 0)
                 return 0;
-        e = m->exits.taskstats ? taskstats_find(m->exits.taskstats, pid, 0) : NULL;
+        if (m->exits.taskstats) {
+                taskstats_drain(m->exits.taskstats);    /* its record may be queued still */
+                e = taskstats_find(m->exits.taskstats, pid, 0);
+        }
         if (!e || e->ppid <= 0)
                 return -ESRCH;
         *ret = e->ppid;
         return 0;
 }
 
-static bool read_by_holder(const Manager *m, const ReadEvent *ev) {
+static bool read_by_holder(Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
