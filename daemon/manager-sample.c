@@ -122,7 +122,7 @@ void manager_sample(Manager *m, bool reset) {
                 log_warning("%s.", m->counts.rate_error);
         }
         if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval))
-                policy_on_rate_sample(&m->engine, now, m->counts.rate.rate, m->counts.rate.instant);
+                policy_on_rate(&m->engine, now, m->counts.rate.rate);
         if (r >= 0 && vs.has_pgalloc)
                 ledger_sample(&m->counts.ledger, vs.pgalloc);
 

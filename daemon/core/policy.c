@@ -64,7 +64,6 @@ void policy_init(PolicyState *s, usec_t now) {
                 .override_found = KERNEL_MODE_UNKNOWN,
         };
         rate_history_reset(&s->rates);
-        rate_history_reset(&s->raw);
 }
 
 void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader) {
@@ -148,16 +147,11 @@ void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader) {
         s->trigger_reader = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {};
 }
 
-void policy_on_rate_sample(PolicyState *s, usec_t now, double smoothed, double instant) {
-        /* 0 means "not now" in the since-times: never store it. */
-        rate_history_add(&s->rates, now > 0 ? now : 1, smoothed);
-        rate_history_add(&s->raw, now > 0 ? now : 1, instant);
-        s->have_rate = true;
-        s->rate = smoothed;
-}
-
 void policy_on_rate(PolicyState *s, usec_t now, double rate) {
-        policy_on_rate_sample(s, now, rate, rate);
+        /* 0 means "not now" in the since-times: never store it. */
+        rate_history_add(&s->rates, now > 0 ? now : 1, rate);
+        s->have_rate = true;
+        s->rate = rate;
 }
 
 void policy_on_external_change(PolicyState *s, const PolicyConfig *c, usec_t now, KernelMode found,
@@ -214,7 +208,7 @@ static usec_t above_since(const PolicyState *s, const PolicyConfig *c) {
 }
 
 static usec_t below_since(const PolicyState *s, const PolicyConfig *c) {
-        return rate_history_below_since(&s->raw, (double) c->strict_below);
+        return rate_history_below_since(&s->rates, (double) c->strict_below);
 }
 
 static bool dwell_over(const PolicyState *s, const PolicyConfig *c, usec_t now) {

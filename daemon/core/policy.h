@@ -58,12 +58,7 @@ typedef struct PolicyState {
         Cause floor_cause;
         ReaderRef floor_reader;
 
-        RateHistory rates;              /* smoothed samples: above since, for any threshold */
-        /* Instant samples: below since. The fall of the rate is seen at
-         * once (the smoothing lags it by seconds, and min_dwell then holds
-         * counting on that much longer once the load is back); it only
-         * ever turns counting on, and needs sustain of samples all below. */
-        RateHistory raw;
+        RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
         bool have_rate;
         double rate;                    /* pages/s, smoothed: the latest sample */
 
@@ -200,8 +195,6 @@ void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader);
 /* An allocation-rate sample (pages/s, already smoothed), stamped with the
  * time it was measured. */
 void policy_on_rate(PolicyState *s, usec_t now, double rate);
-/* The same, with the instant rate of the last interval beside the smoothed one. */
-void policy_on_rate_sample(PolicyState *s, usec_t now, double smoothed, double instant);
 
 /* Someone else wrote the kernel mode (found != what we last wrote). With
  * on_external_change=follow the engine pauses and leaves the kernel as

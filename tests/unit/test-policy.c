@@ -960,41 +960,6 @@ static void test_exit_mode(void) {
                "nothing to restore without a backend");
 }
 
-/* The load stops: the instant rate falls at once, the smoothed one
- * seconds later. The fall below strict_below is judged on the instant
- * rate (counting on is the safe side); the rise above coarse_above on the
- * smoothed one. */
-static void test_fall_seen_at_once(void) {
-        PolicyConfig c = AUTO_DEFAULTS;
-        PolicyState s;
-        Decision d;
-        double smoothed = 150000;
-
-        c.linger = 0;
-        c.min_dwell = 0;
-        policy_init(&s, T0);
-        for (int t = 0; t <= 60; t++)
-                policy_on_rate_sample(&s, T0 + S(t), 150000, 150000);
-        policy_evaluate(&s, &c, T0 + S(60), &d);
-        is_int(d.mode, KERNEL_MODE_COARSE, "fall: under load, counting off");
-        /* From 61 s nothing is allocated; the smoothed rate decays with tau 3 s. */
-        for (int t = 61; t <= 71; t++) {
-                smoothed *= 0.7165;     /* exp(-1/3) */
-                policy_on_rate_sample(&s, T0 + S(t), smoothed, 0);
-        }
-        /* The smoothed rate went below strict_below only at 71 s: sustained at 81 s. */
-        policy_evaluate(&s, &c, T0 + S(71), &d);
-        is_int(d.mode, KERNEL_MODE_STRICT, "fall: on once the instant rate has been below strict_below for sustain");
-        is_str(policy_rule_to_string(d.rule), "on-for-low-rate", "  by the low-rate rule");
-        /* A burst of the instant rate above coarse_above alone does not
-         * turn it off: the smoothed one decides that. */
-        policy_init(&s, T0);
-        for (int t = 0; t <= 60; t++)
-                policy_on_rate_sample(&s, T0 + S(t), 10000, t % 2 ? 150000 : 0);
-        policy_evaluate(&s, &c, T0 + S(60), &d);
-        is_int(d.mode, KERNEL_MODE_STRICT, "fall: an instant rate that jumps about, smoothed between: stays on");
-}
-
 int main(void) {
         test_scenarios();
         test_fixed_policies();
@@ -1003,7 +968,6 @@ int main(void) {
         test_rate_at_time_zero();
         test_readers_blind();
         test_read_at_switch_time();
-        test_fall_seen_at_once();
         test_exit_mode();
         return tap_done();
 }
