@@ -518,17 +518,23 @@ int node_meminfo_total_bytes(const char *text, uint64_t *ret) {
         return -ENOENT;
 }
 
-int proc_stat_ppid(const char *stat, pid_t *ret) {
+const char *proc_stat_fields(const char *stat) {
         const char *p = stat ? strrchr(stat, ')') : NULL;
+
+        return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
+int proc_stat_ppid(const char *stat, pid_t *ret) {
+        const char *f = proc_stat_fields(stat);
         char *end;
         long v;
 
-        /* ") S PPID ..." */
-        if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+        /* "S PPID ..." */
+        if (!f || f[1] != ' ')
                 return -EINVAL;
         errno = 0;
-        v = strtol(p + 4, &end, 10);
-        if (errno || end == p + 4 || (*end != ' ' && *end != '\n' && *end != '\0') || v < 0 || v > INT_MAX)
+        v = strtol(f + 2, &end, 10);
+        if (errno || end == f + 2 || (*end != ' ' && *end != '\n' && *end != '\0') || v < 0 || v > INT_MAX)
                 return -EINVAL;
         *ret = (pid_t) v;
         return 0;

@@ -62,7 +62,10 @@ int cpulist_parse(const char *s, unsigned **ret, size_t *ret_n);
 /* Node meminfo ("Node 0 MemTotal:   16384 kB") → bytes; -ENOENT if absent. */
 int node_meminfo_total_bytes(const char *text, uint64_t *ret);
 
-/* /proc/PID/stat → its parent's pid (the field after the state, which
- * follows the comm's last ')': a comm may hold one too). -EINVAL if the
- * text is not a stat line. */
+/* /proc/PID/stat's fields after the comm, from the state on ("S 17 ..."):
+ * they follow the comm's last ')' and a space (a comm may hold one too).
+ * NULL if the text is not a stat line. */
+const char *proc_stat_fields(const char *stat);
+/* /proc/PID/stat → its parent's pid (the field after the state). -EINVAL
+ * if the text is not a stat line. */
 int proc_stat_ppid(const char *stat, pid_t *ret);

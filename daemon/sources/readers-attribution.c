@@ -228,7 +228,7 @@ void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned fields) {
 bool read_event_exited(ReadEvent *ev) {
         EventAttribution *ea = ev ? ev->attribution : NULL;
         _cleanup_free_ char *stat = NULL;
-        const char *state;
+        const char *fields;
         unsigned flags;
 
         if (!ea || ea->pid <= 0)
@@ -239,14 +239,13 @@ bool read_event_exited(ReadEvent *ev) {
                 return true;
         /* Gone, a zombie, or exiting (PF_EXITING is set as exit starts,
          * before its memory and exe go): the state and the flags follow the
-         * comm's closing parenthesis (comm may hold one too):
-         * ") S ppid pgrp session tty_nr tpgid flags ...". */
+         * comm: "S ppid pgrp session tty_nr tpgid flags ...". */
         if (proc_read(ea->pid, "stat", 4096, &stat) < 0)
                 return true;
-        state = strrchr(stat, ')');
-        if (!state || state[1] != ' ' || !state[2] || strchr("ZX", state[2]))
+        fields = proc_stat_fields(stat);
+        if (!fields || strchr("ZX", fields[0]))
                 return true;
-        return sscanf(state + 3, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG);
+        return sscanf(fields + 1, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG);
 }
 
 int process_parent(pid_t pid, pid_t *ret) {
