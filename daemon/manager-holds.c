@@ -114,19 +114,9 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
         return manager_counting(m) ? 1 : 0;
 }
 
-/* Reads made before a hold ends are judged while it is in force: the
- * queued read events first, then the parked reads whose exit records are
- * in (the held command's last read usually comes just before its exit). */
-static void manager_flush_reads(Manager *m) {
-        if (m->watch.source && readers_pending(m->watch.source) > 0)
-                (void) readers_flush(m->watch.source);
-        if (m->exits.taskstats && m->exits.n_parked > 0) {
-                taskstats_drain(m->exits.taskstats);
-                manager_resolve_parked(m);
-        }
-}
-
 void manager_hold_remove(Manager *m, Hold *h) {
+        /* Reads made before a hold ends are judged while it is in force
+         * (the held command's last read usually comes just before its exit). */
         if (!m->shut_down)
                 manager_flush_reads(m);
         for (size_t i = 0; i < m->clients.n_holds; i++)

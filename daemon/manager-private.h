@@ -303,6 +303,9 @@ bool read_triggered(Manager *m);
 void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed);
 void parked_read_free(ParkedRead *p);
 void manager_resolve_parked(Manager *m);
+/* Handles the read events queued now and the parked reads whose exit
+ * records are in, before a change that their judgement depends on. */
+void manager_flush_reads(Manager *m);
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_task_exits(Taskstats *t, void *userdata);
 void on_read(Readers *readers, ReadEvent *ev, void *userdata);

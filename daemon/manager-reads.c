@@ -420,6 +420,15 @@ static bool manager_park(Manager *m, ReadEvent *ev) {
         return true;
 }
 
+void manager_flush_reads(Manager *m) {
+        if (m->watch.source && readers_pending(m->watch.source) > 0)
+                (void) readers_flush(m->watch.source);
+        if (m->exits.taskstats && m->exits.n_parked > 0) {
+                taskstats_drain(m->exits.taskstats);
+                manager_resolve_parked(m);
+        }
+}
+
 void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 
