@@ -150,12 +150,16 @@ trap cleanup EXIT
 # wait_for SECONDS COMMAND...: polls until COMMAND succeeds. SECONDS is
 # what it should take; the deadline is never below WAIT_FOR_MIN (30 s): a
 # state is waited for, and a busy CI machine (sanitizers, two tests per
-# core) may be slow to reach it. Only a failure pays the wait.
+# core) may be slow to reach it. Only a failure pays the wait. Timed in
+# microseconds (EPOCHREALTIME), not bash's whole SECONDS: SECONDS may tick
+# just after the start, making "2 s" one.
 WAIT_FOR_MIN=${WAIT_FOR_MIN:-30}
+usec_now() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
 wait_for() {
-        local deadline=$((SECONDS + ($1 > WAIT_FOR_MIN ? $1 : WAIT_FOR_MIN)))
+        local secs=$(( $1 > WAIT_FOR_MIN ? $1 : WAIT_FOR_MIN ))
+        local deadline=$(( $(usec_now) + secs * 1000000 ))
         shift
-        until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
+        until "$@"; do [ "$(usec_now)" -ge $deadline ] && return 1; sleep 0.05; done
 }
 # conforms TYPE DESCRIPTION <<< JSON (not in a pipe: ok counts): the value is TYPE as the interface file
 # declares it (every field declared, types right), else prints what is not.

@@ -19,8 +19,10 @@ is() {  # is GOT EXPECTED DESCRIPTION
 }
 diag() { echo "# $*" >"$OUT"; echo "# $*"; }
 done_testing() { echo "1..$tap_n" >"$OUT"; [ "$tap_failed" -eq 0 ]; }
-# wait_for SECONDS COMMAND...
+# wait_for SECONDS COMMAND...: timed in hundredths from /proc/uptime, not
+# in date's whole seconds (a second that ticks at once would halve "2").
+uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 wait_for() {
-        _end=$(($(date +%s) + $1)); shift
-        until "$@"; do [ "$(date +%s)" -ge "$_end" ] && return 1; sleep 0.1; done
+        _end=$(($(uptime_cs) + $1 * 100)); shift
+        until "$@"; do [ "$(uptime_cs)" -ge "$_end" ] && return 1; sleep 0.1; done
 }
