@@ -138,21 +138,21 @@ ok $(grep -q '"comm":"cat"' "$T/monitor.out"; echo $?) "Monitor streamed the new
 
 # A node hot-added (a uevent from the real kernel, not the tree: synthetic
 # "change" of cpu0) refreshes the topology.
-if echo change > /sys/devices/system/cpu/cpu0/uevent 2>/dev/null; then
+if host_uevent /sys/devices/system/cpu/cpu0/uevent; then
         wait_for 5 status_at_least sources.topology_changes 1
         ok $? "a cpu uevent refreshes the topology"
 else
-        skip "cannot write /sys/devices/system/cpu/cpu0/uevent to make a synthetic uevent"
+        skip "no synthetic uevent of cpu0 (see above)"
 fi
 
-# A node appears (in the tree) and the kernel says so (a synthetic "add"
-# uevent of node0 from the real kernel): the topology is re-read and the
-# new node's files are marked.
+# A node appears (in the tree) and the kernel says so (a synthetic
+# "change" uevent of node0 from the real kernel: any node event re-reads):
+# the topology is re-read and the new node's files are marked.
 mkdir -p "$T/sys/devices/system/node/node2"
 echo "" > "$T/sys/devices/system/node/node2/cpulist"
 echo "Node 2 MemTotal:        524288 kB" > "$T/sys/devices/system/node/node2/meminfo"
 cp "$T/sys/devices/system/node/node0/numastat" "$T/sys/devices/system/node/node2/numastat"
-if echo add > /sys/devices/system/node/node0/uevent 2>/dev/null; then
+if host_uevent /sys/devices/system/node/node0/uevent; then
         wait_for 5 status_is nodes.2.id 2
         ok $? "a node uevent re-reads the topology (node2 from the tree)"
         contains "$(ctl --json=short | json_get sources.watched)" "/sys/devices/system/node/node2/numastat" \
@@ -161,7 +161,7 @@ if echo add > /sys/devices/system/node/node0/uevent 2>/dev/null; then
         wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' readers | grep -q 'cat .* read /sys/devices/system/node/node2/numastat'"
         ok $? "a read of the new node's numastat is seen"
 else
-        skip "cannot write /sys/devices/system/node/node0/uevent to make a synthetic uevent"
+        skip "no synthetic uevent of node0 (see above)"
         skip "(node files re-marked)"
         skip "(new node read seen)"
 fi

@@ -225,6 +225,22 @@ fake() {
         done
 }
 sysctl_is() { [ "$(cat "$SYSCTL")" = "$1" ]; }
+# host_uevent FILE [COUNT]: writes "change" into this machine's real
+# /sys/.../uevent FILE (COUNT times): the only way to make the kernel send a
+# uevent, which no --root tree can fake. udev and every other listener on
+# this machine see it too ("change" only reruns rules; never "add"), so it
+# says so, and NUMASTATD_TEST_HOST_UEVENTS=no turns it off (the caller
+# skips, saying why).
+host_uevent() {
+        local i
+        if [ "${NUMASTATD_TEST_HOST_UEVENTS:-yes}" = no ]; then
+                echo "# not writing $1: NUMASTATD_TEST_HOST_UEVENTS=no"
+                return 1
+        fi
+        [ -w "$1" ] || { echo "# cannot write $1"; return 1; }
+        echo "# writing \"change\" into this machine's $1 (${2:-1}x): udev here sees a synthetic uevent"
+        for ((i = 0; i < ${2:-1}; i++)); do echo change > "$1" || return 1; done
+}
 # fake_state KEY: the fake kernel's own view (mode, counting, resets, hit).
 fake_state() { sed -n "s/.* \{0,1\}$1=\([^ ]*\).*/\1/p" "$T/state"; }
 fake_state_is() { [ "$(fake_state "$1")" = "$2" ]; }

@@ -304,9 +304,18 @@ static unsigned stderr_capture_end(int saved, const char *needle) {
         return count;
 }
 
+/* Writes "change" into this machine's real cpu0 uevent file: the only way
+ * to make the kernel itself send one. udev and the other listeners here see
+ * it too (a "change" only reruns rules), so it says so, and
+ * NUMASTATD_TEST_HOST_UEVENTS=no turns it off. */
 static int trigger_cpu0_change(void) {
         _cleanup_close_ int fd = -1;
+        const char *allowed = getenv("NUMASTATD_TEST_HOST_UEVENTS");
 
+        if (allowed && strcmp(allowed, "no") == 0)
+                return -ECANCELED;
+        printf("# writing \"change\" into this machine's /sys/devices/system/cpu/cpu0/uevent: "
+               "udev here sees a synthetic uevent\n");
         fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
@@ -363,8 +372,9 @@ static void test_live(void) {
 
         r = trigger_cpu0_change();
         if (r < 0) {
-                printf("# writing /sys/devices/system/cpu/cpu0/uevent: %s\n", strerror(-r));
-                tap_skip("cannot write /sys/devices/system/cpu/cpu0/uevent");
+                printf("# writing /sys/devices/system/cpu/cpu0/uevent: %s\n",
+                       r == -ECANCELED ? "not done, NUMASTATD_TEST_HOST_UEVENTS=no" : strerror(-r));
+                tap_skip("no uevent from the kernel of cpu0 (see above)");
                 goto finish;
         }
 
