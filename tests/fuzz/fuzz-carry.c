@@ -18,7 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);
         CarryState st = {};
 
-        if (carry_state_parse(s, &st) >= 0) {
+        bool accepted = carry_state_parse(s, &st) >= 0;
+
+        fuzz_verdict(accepted);
+        if (accepted) {
                 /* What parses must format and parse back the same. */
                 char *again = carry_state_format(&st);
                 CarryState st2 = {};

@@ -22,7 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort();
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         config_init(&c);
-        (void) config_load(&c, path, true, &error);
+        bool accepted = config_load(&c, path, true, &error) >= 0;
+        fuzz_verdict(accepted);
+        /* A rejection says why, an acceptance says nothing; what is
+         * accepted holds the one rule between keys. */
+        if (accepted ? error != NULL : error == NULL || error[0] == '\0')
+                abort();
+        if (accepted && c.strict_below > c.coarse_above)
+                abort();
         config_done(&c);
         free(error);
 

@@ -20,7 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *error = NULL, *text = fuzz_string(data, size), *value = NULL, why[256];
         FILE *f = fmemopen((void *) data, size, "r");
 
-        if (f && known_reader_parse(f, "entry", "e", &k, &error) >= 0) {
+        bool accepted = f && known_reader_parse(f, "entry", "e", &k, &error) >= 0;
+
+        fuzz_verdict(accepted);
+        if (accepted) {
                 /* A parsed entry is recognisable and says why for every file. */
                 if (k.n_exes == 0 || !k.exes[0].path || k.exes[0].path[0] != '/')
                         abort();

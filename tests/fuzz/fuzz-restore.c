@@ -7,7 +7,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);
         RestoreState st = {};
 
-        if (restore_state_parse(s, &st) >= 0) {
+        bool accepted = restore_state_parse(s, &st) >= 0;
+
+        fuzz_verdict(accepted);
+        if (accepted) {
                 /* What parses must format and parse back the same. */
                 char *again = restore_state_format(&st);
                 RestoreState st2 = {};

@@ -6,7 +6,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         UeventParsed p;
 
-        if (uevent_parse((const char *) data, size, &p) >= 0) {
+        bool accepted = uevent_parse((const char *) data, size, &p) >= 0;
+
+        fuzz_verdict(accepted);
+        if (accepted) {
                 /* Parsed fields are NUL-terminated within their buffers. */
                 if (strnlen(p.action, sizeof p.action) == sizeof p.action ||
                     strnlen(p.devpath, sizeof p.devpath) == sizeof p.devpath ||
