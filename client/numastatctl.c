@@ -381,7 +381,9 @@ static void print_status_kernel(json_object *s) {
 
         printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
                err ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
-        printf("      Policy: %s (from %s)%s%s\n", jstr(s, "policy"), jstr(s, "policy_source"),
+        /* The source as the user knows it: the command, not the varlink method. */
+        printf("      Policy: %s (from %s)%s%s\n", jstr(s, "policy"),
+               streq_ptr(jstr(s, "policy_source"), "SetPolicy") ? "numastatctl set-policy" : jstr(s, "policy_source"),
                jbool(s, "dry_run") ? ", dry run: nothing is written" : "",
                jbool(s, "paused") ? ", paused after an external change" : "");
         if (!backend || strcmp(backend, "none") == 0)
@@ -763,6 +765,11 @@ static int verb_counters(const Args *a) {
                 print_json(a, c);
                 return EXIT_OK;
         }
+        if (json_object_array_length(nodes) == 0) {
+                /* A kernel without a NUMA interface (no CONFIG_NUMA): nothing is counted. */
+                printf("No NUMA counters: the kernel keeps none here (no NUMA statistics interface).\n");
+                return EXIT_OK;
+        }
         printf("%16s", "");
         for (size_t i = 0; i < json_object_array_length(nodes); i++) {
                 char name[32];
@@ -777,9 +784,9 @@ static int verb_counters(const Args *a) {
                 printf("\n");
         }
         printf("\n# Never reset: the kernel's values when numastatd started (%s) plus all counted since,\n"
-               "# across %" PRId64 " reset(s) by numastatd and %" PRId64 " by others. Counting was off %.1f%% of that time.\n",
+               "# across %" PRId64 " reset(s) by numastatd and %" PRId64 " by others; counting %.0f%% of that time.\n",
                format_time(when, sizeof when, jint(c, "started")), jint(c, "resets_compensated"),
-               jint(c, "external_resets"), 100.0 * (1.0 - json_object_get_double(jget(c, "counting_share"))));
+               jint(c, "external_resets"), 100.0 * json_object_get_double(jget(c, "counting_share")));
         if (!jbool(c, "fresh"))
                 printf("# As last read: the kernel's armed auto would turn counting on if read now.\n");
         return EXIT_OK;
@@ -987,7 +994,7 @@ static int verb_monitor(const Args *a) {
 }
 
 static int verb_set_policy(const Args *a) {
-        _cleanup_json_ json_object *p = NULL;
+        _cleanup_json_ json_object *p = NULL, *reply = NULL;
         const char *policy;
         int r, dry_run = a->dry_run;
 
@@ -1004,11 +1011,12 @@ static int verb_set_policy(const Args *a) {
         json_object_object_add(p, "policy", json_object_new_string(policy));
         if (dry_run >= 0)
                 json_object_object_add(p, "dry_run", json_object_new_boolean(dry_run));
-        r = call(a, "io.numastatd.SetPolicy", p, NULL);
+        r = call(a, "io.numastatd.SetPolicy", p, &reply);
         if (r < 0)
                 return -r;
+        /* Dry run stays on unless --no-dry-run: say so whatever was asked. */
         if (!a->json)
-                printf("Policy set to %s%s.\n", policy, dry_run > 0 ? " (dry run)" : "");
+                printf("Policy set to %s%s.\n", policy, jbool(reply, "dry_run") ? " (dry run)" : "");
         return EXIT_OK;
 }
 

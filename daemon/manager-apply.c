@@ -269,6 +269,8 @@ int manager_apply(Manager *m) {
 }
 
 int manager_set_policy(Manager *m, Policy policy, int dry_run) {
+        int r;
+
         log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
                  dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
                  policy_to_string(m->policy_in_force), m->dry_run ? ", dry run" : "");
@@ -277,7 +279,8 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
         if (dry_run >= 0)
                 m->dry_run = dry_run;
         policy_resume(&m->engine);
-        return manager_apply(m);
+        r = manager_apply(m);
+        return r < 0 ? r : m->dry_run;
 }
 
 int manager_restore(Manager *m) {

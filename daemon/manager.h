@@ -64,7 +64,9 @@ int manager_apply(Manager *m);
 /* Reloads the config file. A bad file keeps the running config; the error
  * is returned (*ret_error set) and shown in status. */
 int manager_reload(Manager *m, char **ret_error);
-/* The operator's runtime choice, until the next reload. */
+/* The operator's runtime choice, until the next reload. Returns 1 if dry
+ * run is in force after it (dry_run < 0 keeps it as it was), 0 if not, or
+ * the write's error. */
 int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged */);
 
 /* How often containers' procfs instances are looked for: container_scan

@@ -313,6 +313,7 @@ void service_notify_monitors(Manager *m, const Status *st) {
 static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         static const char *const allowed[] = { "policy", "dry_run", NULL };
         Manager *m = userdata;
+        _cleanup_json_ json_object *reply = NULL;
         json_object *policy_j = NULL, *dry_j = NULL;
         Policy policy;
         int dry_run = -1, r;
@@ -332,7 +333,12 @@ static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags f
         r = manager_set_policy(m, policy, dry_run);
         if (r < 0)
                 return reply_error(link, SERVICE_ERROR_APPLY_FAILED, m->last_error.message ?: "cannot apply", r);
-        return varlink_reply(link, NULL);
+        reply = json_object_new_object();
+        if (!reply)
+                return -ENOMEM;
+        /* Whether dry run is in force now: a call without dry_run keeps it. */
+        json_object_object_add(reply, "dry_run", json_object_new_boolean(r > 0));
+        return varlink_reply(link, reply);
 }
 
 static int method_reload(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {

@@ -118,6 +118,8 @@ is "$(echo "$S" | json_get backend)" none "no sysctl: backend none"
 is "$(echo "$S" | json_get kernel_mode)" unknown "kernel_mode unknown"
 contains "$(echo "$S" | json_get reason)" "observing only" "reason says it only observes"
 contains "$(ctl status)" "no NUMA statistics interface" "status says so to a person"
+is "$(ctl counters)" "No NUMA counters: the kernel keeps none here (no NUMA statistics interface)." \
+   "counters says there are none, not an empty table with a share and an armed auto"
 stop_daemon TERM
 is "$DAEMON_STATUS" 0 "stops cleanly"
 is "$(ls "$T/proc/sys/vm")" "" "nothing written"
@@ -131,8 +133,13 @@ is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "--dry-run: nothing written"
 is "$(echo "$S" | json_get dry_run)" true "status dry_run true"
 is "$(echo "$S" | json_get target_mode)" coarse "target_mode says what it would do"
 is "$(echo "$S" | json_get transitions.0.dry_run)" true "would-be switch recorded as dry run"
+# set-policy without --no-dry-run keeps dry run on, and says so.
+is "$(ctl set-policy coarse)" "Policy set to coarse (dry run)." "set-policy without --no-dry-run: still a dry run, and it says so"
+is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "  and nothing written"
+contains "$(ctl status)" "Policy: coarse (from numastatctl set-policy), dry run" \
+         "status names the command that set the policy, not the varlink method"
 # SetPolicy can turn dry run off at run time.
-ctl set-policy coarse --no-dry-run >/dev/null
+is "$(ctl set-policy coarse --no-dry-run)" "Policy set to coarse." "set-policy --no-dry-run: no longer a dry run"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "set-policy --no-dry-run writes"
 stop_daemon TERM
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "and the exit restores strict"

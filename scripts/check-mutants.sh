@@ -1,0 +1,115 @@
+#!/bin/bash
+# check-mutants.sh [NAME...]: breaks the daemon on purpose, one break at a
+# time, in a copy of this tree (tracked files as they are now, edits
+# included), builds it, runs the tests that should catch the break, and
+# reports the breaks no test caught. `make check-mutants` runs it; not part
+# of CI (about ten minutes here, as root: the integration tests need it).
+# Exits 1 if a break went uncaught or did not apply.
+#
+# A break is NAME, FILE, the exact text to replace (once), what replaces it,
+# and the tests to run (make check TESTS=...). When a break no longer
+# applies (the code moved), the script says so: update the text here.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/numastatd-mutants-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+only=" $* "
+
+echo "check-mutants: building a copy in $work"
+(cd "$top" && git ls-files -z | xargs -0 cp --parents -t "$work") || exit 1
+if ! (cd "$work" && ./autogen.sh && mkdir -p build && cd build &&
+      ../configure --sysconfdir=/etc && make -j"$(nproc)") >"$work/build.log" 2>&1; then
+        tail -30 "$work/build.log"
+        echo "check-mutants: the unbroken copy does not build"
+        exit 1
+fi
+
+caught=0 missed=0 broken=0
+missed_names=
+# mutant NAME FILE OLD NEW TEST...
+mutant() {
+        local name=$1 file=$2 old=$3 new=$4 log
+        shift 4
+        [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
+        log="$work/$name.log"
+        cp "$work/$file" "$work/$file.orig"
+        if ! OLD=$old NEW=$new python3 - "$work/$file" <<'PYEND'
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+old, new = os.environ["OLD"], os.environ["NEW"]
+if s.count(old) != 1:
+    sys.exit(1)
+open(p, "w").write(s.replace(old, new))
+PYEND
+        then
+                echo "BROKEN: $name: the text to replace is not in $file exactly once (update check-mutants.sh)"
+                broken=$((broken + 1))
+                return
+        fi
+        if ! make -C "$work/build" -j"$(nproc)" >"$log" 2>&1; then
+                echo "BROKEN: $name: does not build (see the compiler's error below)"
+                grep -m5 'error' "$log"
+                broken=$((broken + 1))
+        elif make -C "$work/build" check TESTS="$*" >>"$log" 2>&1; then
+                echo "MISSED: $name: $* all passed"
+                missed=$((missed + 1)) missed_names="$missed_names $name"
+        else
+                echo "caught: $name: by $(grep -E '^(FAIL|ERROR): ' "$log" | sed 's/: \([^ ]*\).*/: \1/' | sort -u | tr '\n' ' ')"
+                caught=$((caught + 1))
+        fi
+        mv "$work/$file.orig" "$work/$file"
+        touch "$work/$file"
+}
+
+mutant taskstats-register-fails daemon/sources/taskstats.c \
+        '        r = possible_cpus(&cpus);' \
+        $'        return -EINVAL;\n        r = possible_cpus(&cpus);' \
+        tests/unit/test-taskstats tests/integration/exits.sh
+mutant linger-max-zero-unbounded daemon/manager.c \
+        'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
+        'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
+        tests/integration/linger.sh
+mutant ready-before-first-write daemon/manager.c \
+        $'        /* A failed first write is in status; the daemon serves anyway. */\n        (void) manager_apply(m);' \
+        $'        (void) sd_notify(false, "READY=1");\n        (void) manager_apply(m);' \
+        tests/integration/systemd.sh
+mutant no-first-write daemon/manager.c \
+        $'        /* A failed first write is in status; the daemon serves anyway. */\n        (void) manager_apply(m);' \
+        '' \
+        tests/unit/test-manager
+mutant no-crash-restore daemon/effects/restore.c \
+        $'        *ret_did = false;\n        r = restore_state_load(' \
+        $'        *ret_did = false;\n        return 0;\n        r = restore_state_load(' \
+        tests/unit/test-restore tests/integration/daemon.sh
+mutant vmstat-refuses-all daemon/core/parsers.c \
+        $'        VmStat st = {};\n        Span line;\n\n        if (!text || !ret)' \
+        $'        VmStat st = {};\n        Span line;\n\n        if (1 || !text || !ret)' \
+        tests/fuzz/fuzz-vmstat tests/unit/test-parsers
+mutant no-escaping lib/strutil.c \
+        'size_t n = cescape_char((unsigned char) *s, e);' \
+        'size_t n = 1; e[0] = *s;' \
+        tests/unit/test-strutil tests/integration/privacy.sh
+mutant no-sustain daemon/core/policy.c \
+        'd->sustained = now >= usec_add(above, c->sustain);' \
+        'd->sustained = true;' \
+        tests/unit/test-policy tests/integration/auto.sh
+mutant no-min-dwell daemon/core/policy.c \
+        'return now >= usec_add(s->last_switch, c->min_dwell);' \
+        'return true;' \
+        tests/unit/test-policy tests/integration/core.sh
+mutant ignore-rules-never-match daemon/core/rules.c \
+        $'        if (rule_is_empty(rule))\n                return false;' \
+        '        return false;' \
+        tests/unit/test-rules tests/integration/auto.sh
+mutant unserved-counted-as-served daemon/core/readertab.c \
+        $'        case READ_UNSERVED:\n                e->unserved++;\n                t->unserved++;' \
+        $'        case READ_UNSERVED:\n                e->served++;\n                t->served++;' \
+        tests/unit/test-readertab tests/integration/service.sh
+mutant hold-without-grace daemon/service/hold.h \
+        '#define HOLD_GRACE_USEC (2 * 1000 * 1000ULL)' \
+        '#define HOLD_GRACE_USEC 0ULL' \
+        tests/integration/hold.sh
+
+echo "check-mutants: $caught caught, $missed missed${missed_names:+ ($missed_names )}, $broken did not apply"
+[ $missed -eq 0 ] && [ $broken -eq 0 ]
