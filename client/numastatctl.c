@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hold-limits.h"
 #include "macro.h"
 #include "strutil.h"
 #include "varlink-client.h"
@@ -62,7 +63,7 @@ static void help(void) {
                "     --dry-run         with set-policy: decide and report only\n"
                "     --no-dry-run      with set-policy: turn dry run off\n"
                "     --reason=TEXT     with hold: what it is for (shown to root and to you)\n"
-               "     --timeout=TIME    with hold: end it after TIME (\"90s\", \"2h\") at the latest\n"
+               "     --timeout=TIME    with hold: end it after TIME (\"90s\", \"2h\"; at most 7d) at the latest\n"
                "  -h --help            show this help\n"
                "  -V --version         show the version\n\n"
                "Exit status: 0 success, 1 the daemon reported an error, 2 bad usage,\n"
@@ -129,7 +130,9 @@ static const char *jstr(json_object *o, const char *key) {
 static void print_daemon_error(const char *what, const char *error, json_object *reply) {
         _cleanup_free_ char *name = terminal_escape(error ?: "?");
 
-        if (jstr(reply, "message"))
+        if (streq_ptr(error, "org.varlink.service.InvalidParameter") && jstr(reply, "parameter"))
+                fprintf(stderr, "numastatctl: %s: the daemon refused parameter '%s'\n", what, jstr(reply, "parameter"));
+        else if (jstr(reply, "message"))
                 fprintf(stderr, "numastatctl: %s: %s: %s\n", what, strnull(name), jstr(reply, "message"));
         else
                 fprintf(stderr, "numastatctl: %s: %s\n", what, strnull(name));
@@ -303,11 +306,13 @@ static void print_reader_line(json_object *x, const char *indent) {
 static void print_hold_line(json_object *x, const char *indent) {
         char since[64], until[64];
 
+        /* Its id, as numastatctl hold printed it and the daemon logged it. */
+        printf("%shold %" PRId64 " by %s", indent, jint(x, "id"), jstr(x, "comm") ?: "?");
         if (jbool(x, "redacted"))
-                printf("%shold by %s (another user's process)", indent, jstr(x, "comm") ?: "?");
+                printf(" (another user's process)");
         else
-                printf("%shold by %s (pid %" PRId64 ", uid %" PRId64 "%s%s)", indent, jstr(x, "comm") ?: "?",
-                       jint(x, "pid"), jint(x, "uid"), jstr(x, "unit") ? ", " : "", jstr(x, "unit") ?: "");
+                printf(" (pid %" PRId64 ", uid %" PRId64 "%s%s)", jint(x, "pid"), jint(x, "uid"),
+                       jstr(x, "unit") ? ", " : "", jstr(x, "unit") ?: "");
         if (jstr(x, "reason"))
                 printf(" for \"%s\"", jstr(x, "reason"));
         printf(", since %s", format_time(since, sizeof since, jint(x, "since")));
@@ -950,6 +955,17 @@ static int verb_hold(const Args *a) {
         r = hold_acquire(a, a->reason, a->timeout, false, &c, &id);
         if (r != 0)
                 return r;
+        if (a->json) {
+                /* The daemon's first reply, as the other verbs print theirs. */
+                _cleanup_json_ json_object *o = json_object_new_object();
+
+                if (o) {
+                        json_object_object_add(o, "held", json_object_new_boolean(true));
+                        json_object_object_add(o, "id", json_object_new_int64(id));
+                        print_json(a, o);
+                        fflush(stdout);
+                }
+        }
         if (!a->command) {
                 if (!a->json)
                         fprintf(stderr, "Counting held on (hold %" PRId64 ").\n", id);
@@ -1107,12 +1123,21 @@ static int parse_options(int argc, char *argv[], Args *a) {
                         a->dry_run = 0;
                         break;
                 case ARG_REASON:
+                        if (strlen(optarg) >= HOLD_REASON_MAX) {
+                                fprintf(stderr, "numastatctl: --reason is at most %d bytes (got %zu).\n",
+                                        HOLD_REASON_MAX - 1, strlen(optarg));
+                                return EXIT_USAGE;
+                        }
                         a->reason = optarg;
                         break;
                 case ARG_TIMEOUT:
                         if (parse_duration(optarg, &a->timeout) < 0 || a->timeout == 0 || a->timeout == USEC_INFINITY) {
                                 fprintf(stderr, "numastatctl: --timeout takes a duration (\"90s\", \"2h\"), not '%s'.\n",
                                         optarg);
+                                return EXIT_USAGE;
+                        }
+                        if (a->timeout > HOLD_TIMEOUT_MAX_USEC) {
+                                fprintf(stderr, "numastatctl: --timeout is at most 7d (got %s).\n", optarg);
                                 return EXIT_USAGE;
                         }
                         break;

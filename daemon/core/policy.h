@@ -14,12 +14,12 @@
 #include <stdint.h>
 
 #include "cause.h"
+#include "hold-limits.h"
 #include "mode.h"
 #include "rate-history.h"
 #include "strutil.h"
 
 #define REASON_MAX 512
-#define HOLD_REASON_MAX 128
 
 typedef struct PolicyConfig {
         Policy policy;

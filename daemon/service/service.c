@@ -155,8 +155,6 @@ static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags 
         return varlink_reply(link, r);
 }
 
-#define HOLD_TIMEOUT_MAX (7 * 24 * 3600 * USEC_PER_SEC)
-
 static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         static const char *const allowed[] = { "reason", "timeout", NULL };
         json_object *reason_j = NULL, *timeout_j = NULL;
@@ -183,7 +181,7 @@ static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, 
                 if (!json_object_is_type(timeout_j, json_type_int))
                         return varlink_error_invalid_parameter(link, "timeout");
                 timeout = json_object_get_int64(timeout_j);
-                if (timeout <= 0 || (uint64_t) timeout > HOLD_TIMEOUT_MAX)
+                if (timeout <= 0 || (uint64_t) timeout > HOLD_TIMEOUT_MAX_USEC)
                         return varlink_error_invalid_parameter(link, "timeout");
         }
         k = manager_hold_add(userdata, link, reason, (usec_t) timeout, &h, &why);

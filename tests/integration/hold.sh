@@ -32,7 +32,7 @@ is "$(echo "$S" | json_get cause)" hold "the decision's cause is the hold"
 contains "$(echo "$S" | json_get reason)" 'a hold by numastatctl (pid' "the reason names it"
 conforms Status "the status with a hold and a transition is what the interface file declares" <<< "$S"
 contains "$(ctl status)" "Holds: 1, counting held on" "numastatctl status shows it"
-contains "$(ctl readers)" 'hold by numastatctl (pid' "numastatctl readers lists it"
+contains "$(ctl readers)" 'hold 1 by numastatctl (pid' "numastatctl readers lists it, with its id"
 sleep 1.5
 is "$(cat "$SYSCTL")" 1 "under pressure, past linger and sustain, the hold keeps counting on"
 touch "$T/go"
@@ -52,6 +52,30 @@ ctl hold --timeout 1s
 is "$?" 0 "hold --timeout 1s returns 0 when it expires"
 ok $([ $((SECONDS - START)) -ge 1 ] && [ $((SECONDS - START)) -le 5 ]; echo $?) "  after about a second ($((SECONDS - START)) s)"
 is "$(holds)" 0 "  and leaves no hold"
+# Holds so far: the command's (1), the timeout's (2).
+is "$(ctl --json=short hold --timeout 1s 2>/dev/null)" '{"held":true,"id":3}' "--json hold prints the daemon's reply, with the hold's id"
+
+# ---- what the client refuses itself, saying what is wrong ----
+OUT=$(ctl hold --timeout=8d 2>&1)
+is "$?" 2 "hold --timeout=8d: bad usage (exit 2)"
+is "$OUT" "numastatctl: --timeout is at most 7d (got 8d)." "  naming the option and its limit"
+OUT=$(ctl hold --timeout=1s --reason="$(printf 'x%.0s' $(seq 128))" 2>&1)
+is "$?" 2 "hold --reason of 128 bytes: bad usage (exit 2)"
+is "$OUT" "numastatctl: --reason is at most 127 bytes (got 128)." "  naming the option and its limit"
+ctl hold --timeout=1s --reason="$(printf 'x%.0s' $(seq 127))" 2>/dev/null
+is "$?" 0 "  127 bytes are fine"
+OUT=$(python3 - "$SOCK" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(json.dumps({"method": "io.numastatd.Hold", "parameters": {"timeout": 8 * 86400 * 10**6}, "more": True}).encode() + b"\0")
+print(s.recv(4096).rstrip(b"\0").decode())
+PY
+)
+is "$(echo "$OUT" | json_get parameters.parameter)" timeout "the daemon names the parameter it refuses (timeout over 7d)"
+ctl hold -- /etc/passwd 2>/dev/null
+is "$?" 126 "a held command that cannot be run: 126"
+ctl hold -- /no/such/command 2>/dev/null
+is "$?" 127 "a held command that is not found: 127"
 
 # ---- a client killed with SIGKILL leaves nothing behind ----
 "$NUMASTATCTL" --socket="$SOCK" hold -- sleep 30 &        # not ctl: its own pid
