@@ -240,7 +240,8 @@ static int check_duration(usec_t u, usec_t min, usec_t max, char **reason) {
         char a[DURATION_MAX], b[DURATION_MAX];
 
         if (u < min)
-                return make_error(reason, -EINVAL, "must be at least %s", format_duration(a, sizeof a, min));
+                return make_error(reason, -EINVAL, "must be at least %s (got %s)", format_duration(a, sizeof a, min),
+                                  format_duration(b, sizeof b, u));
         if (u > max)
                 return make_error(reason, -EINVAL, "must be at most %s (got %s)", format_duration(a, sizeof a, max),
                                   format_duration(b, sizeof b, u));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "log.h"
@@ -12,6 +13,7 @@
 #include "manager.h"
 #include "restore.h"
 #include "rootfs.h"
+#include "verdict.h"
 
 static void help(void) {
         printf("Usage: numastatd [OPTION...]\n"
@@ -144,7 +146,15 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : "Invalid configuration.");
         if (args.check_config) {
-                printf("%s: OK\n", args.manager.config_path ?: DEFAULT_CONFIG_PATH);
+                const char *path = args.manager.config_path ?: DEFAULT_CONFIG_PATH;
+
+                /* Warnings, not errors: the daemon would start with this. */
+                (void) rules_resolve_exes(config.ignore, config.n_ignore);
+                (void) rules_resolve_exes(config.count, config.n_count);
+                if (access(path, F_OK) < 0 && errno == ENOENT)
+                        printf("%s: not found, the built-in defaults apply: OK\n", path);
+                else
+                        printf("%s: OK\n", path);
                 return 0;
         }
         if (args.restore)

@@ -13,31 +13,11 @@
 #include "manager-private.h"
 #include "rootfs.h"
 #include "time-util.h"
-
-/* Each exe= rule's binary by device and inode: a reader known only by its
- * exit record is matched so, and one run through another path to the same
- * file. The path as the reader's /proc shows it, on the daemon's own root. */
-static void resolve_rules(IgnoreRule *rules, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                IgnoreRule *rule = &rules[i];
-                struct stat st;
-
-                rule->has_exe_id = false;
-                if (!rule->exe)
-                        continue;
-                if (stat(rule->exe, &st) < 0) {
-                        log_debug_errno(errno, "Cannot stat %s of a rule, matching it by path only: %m", rule->exe);
-                        continue;
-                }
-                rule->has_exe_id = true;
-                rule->exe_dev = (uint64_t) st.st_dev;
-                rule->exe_ino = (uint64_t) st.st_ino;
-        }
-}
+#include "verdict.h"
 
 void manager_resolve_rules(Manager *m) {
-        resolve_rules(m->config.ignore, m->config.n_ignore);
-        resolve_rules(m->config.count, m->config.n_count);
+        rules_resolve_exes(m->config.ignore, m->config.n_ignore);
+        rules_resolve_exes(m->config.count, m->config.n_count);
         known_cache_clear(&m->known_cache);     /* the catalogue was (re)loaded with the config */
 }
 

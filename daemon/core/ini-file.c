@@ -127,8 +127,13 @@ static char *line_reader(char *str, int num, void *userdata) {
         }
 
         if (num <= 0 || len >= (size_t) num) {
-                state_fail(st, -EINVAL, st->line, "line too long (at most %d characters without comments)",
-                           num > 0 ? num - 1 : 0);
+                /* Name the key, as every other error does. */
+                size_t k = strcspn(l, "=:");
+
+                while (k > 0 && strchr(" \t", l[k - 1]))
+                        k--;
+                state_fail(st, -EINVAL, st->line, "%.*s%sline too long (%zu characters, at most %d without comments)",
+                           (int) MIN(k, (size_t) 64), l, k > 0 ? ": " : "", len, num > 0 ? num - 1 : 0);
                 return NULL;
         }
 

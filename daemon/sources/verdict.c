@@ -1,10 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "log.h"
 #include "verdict.h"
+
+unsigned rules_resolve_exes(IgnoreRule *rules, size_t n) {
+        unsigned missing = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                IgnoreRule *rule = &rules[i];
+                struct stat st;
+
+                rule->has_exe_id = false;
+                if (!rule->exe)
+                        continue;
+                if (stat(rule->exe, &st) < 0) {
+                        if (errno == ENOENT) {
+                                log_warning("%s: exe=%s does not exist: the rule matches nothing until it does.",
+                                            strnull(rule->source), rule->exe);
+                                missing++;
+                        } else
+                                log_debug_errno(errno, "Cannot stat %s of a rule, matching it by path only: %m",
+                                                rule->exe);
+                        continue;
+                }
+                rule->has_exe_id = true;
+                rule->exe_dev = (uint64_t) st.st_dev;
+                rule->exe_ino = (uint64_t) st.st_ino;
+        }
+        return missing;
+}
 
 static void judge_by_rule(ReadJudgement *j, const IgnoreRule *r, int idx, bool counts) {
         j->rule = idx;

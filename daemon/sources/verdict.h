@@ -26,3 +26,11 @@ typedef struct ReadJudgement {
 void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
                 ReadJudgement *ret);
 void read_judgement_done(ReadJudgement *j);
+
+/* Each exe= rule's binary by device and inode (stat() on the daemon's own
+ * root, where the reader's /proc shows the path): a reader known only by
+ * its exit record is matched so, and one run through another path to the
+ * same file. A binary that does not exist is warned about (the rule then
+ * matches by path only, once something is there). Returns how many were
+ * missing. */
+unsigned rules_resolve_exes(IgnoreRule *rules, size_t n);

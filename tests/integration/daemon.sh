@@ -189,4 +189,20 @@ stop_daemon TERM
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "exit_mode=previous restores what the admin had (1), not what the crash left"
 ok $([ ! -e "$STATE" ]; echo $?) "a clean stop removes the state file"
 
+# ---- --check-config ----
+printf '[readers]\nignore = exe=/no/such/binary\nignore = exe=/bin/sh\n' > "$T/exe.conf"
+OUT=$("$NUMASTATD" --check-config --config="$T/exe.conf" 2>&1)
+is "$?" 0 "--check-config: a rule for a binary that does not exist is not an error"
+contains "$OUT" "exe.conf:2: exe=/no/such/binary does not exist: the rule matches nothing until it does." \
+         "  but it is warned about, naming the line"
+ok $(! echo "$OUT" | grep -q "/bin/sh does not exist"; echo $?) "  and one that exists is not"
+mkdir -p "$T/none"
+OUT=$(cd "$T/none" && "$NUMASTATD" --check-config 2>&1)
+if [ -e /etc/numastatd.conf ]; then
+        skip "this machine has /etc/numastatd.conf: the missing default file cannot be tried"
+else
+        is "$OUT" "/etc/numastatd.conf: not found, the built-in defaults apply: OK" \
+           "--check-config without the default file says the defaults apply, not just OK"
+fi
+
 done_testing

@@ -436,15 +436,16 @@ static void test_errors(void) {
 
         char longline[512];
         snprintf(longline, sizeof longline, "[readers]\nwatch = /%0191d ; short\n", 0);
-        load_fails("200-character line: too long for inih", longline, 2, "line too long", NULL);
+        load_fails("200-character line: too long for inih", longline, 2,
+                   "watch: line too long (200 characters, at most 199 without comments)", NULL);
 
         load_fails("bad duration", "[policy]\nmin_dwell = abc\n", 2, "[policy] min_dwell: invalid duration 'abc'", NULL);
         load_fails("negative duration", "[pressure]\nsustain = -1s\n", 2, "[pressure] sustain: invalid duration '-1s'", NULL);
         load_fails("duration overflow", "[readers]\nlinger = 300000000d\n", 2, "[readers] linger: duration '300000000d' is too large", NULL);
         load_fails("infinity where it makes no sense", "[pressure]\nsustain = infinity\n", 2, "[pressure] sustain: 'infinity' is not allowed", NULL);
-        load_fails("interval of 0", "[pressure]\ninterval = 0\n", 2, "[pressure] interval: must be at least 10ms", NULL);
+        load_fails("interval of 0", "[pressure]\ninterval = 0\n", 2, "[pressure] interval: must be at least 10ms (got 0)", NULL);
         load_fails("interval below 1us", "[pressure]\ninterval = 0.1us\n", 2, "[pressure] interval: must be at least 10ms", NULL);
-        load_fails("interval below 10ms", "[pressure]\ninterval = 9ms\n", 2, "[pressure] interval: must be at least 10ms", NULL);
+        load_fails("interval below 10ms", "[pressure]\ninterval = 9ms\n", 2, "[pressure] interval: must be at least 10ms (got 9ms)", NULL);
         load_fails("interval above 1h", "[pressure]\ninterval = 61min\n", 2, "[pressure] interval: must be at most 1h (got 1h 1min)", NULL);
         load_fails("sustain above 1d", "[pressure]\nsustain = 25h\n", 2, "[pressure] sustain: must be at most 1d", NULL);
         load_fails("min_dwell above 1d", "[policy]\nmin_dwell = 2d\n", 2, "[policy] min_dwell: must be at most 1d", NULL);
@@ -456,7 +457,7 @@ static void test_errors(void) {
         load_fails("insns_per_page not a number", "[ledger]\ninsns_per_page = 42/page\n", 2,
                    "[ledger] insns_per_page: '42/page' is not", NULL);
         load_fails("armed_interval below 1s", "[pressure]\narmed_interval = 500ms\n", 2,
-                   "[pressure] armed_interval: must be at least 1s", NULL);
+                   "[pressure] armed_interval: must be at least 1s (got 500ms)", NULL);
         load_fails("armed_interval above 1h", "[pressure]\narmed_interval = 2h\n", 2,
                    "[pressure] armed_interval: must be at most 1h", NULL);
         load_fails("interval infinity", "[pressure]\ninterval = infinity\n", 2, "[pressure] interval: 'infinity' is not allowed", NULL);

@@ -73,7 +73,7 @@ static void test_parse(void) {
         parse_fails("a line too long", "[reader]\nexe = /x\nevidence = "
                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
-                    "/x/e.conf:3: line too long");
+                    "/x/e.conf:3: evidence: line too long");
 }
 
 static void test_conditions(void) {
