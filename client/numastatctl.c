@@ -384,8 +384,9 @@ static void print_status_kernel(json_object *s) {
         json_object *err = jget(s, "last_error"), *sources = jget(s, "sources"), *ks = jget(s, "kernel_state");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode"), *backend = jstr(s, "backend");
 
+        /* × for an error, a rejected reload included (the metrics say so too). */
         printf("%s numastatd %s - NUMA statistics policy daemon (pid %" PRId64 ")\n",
-               err ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
+               err || jstr(s, "config_error") ? "\u00d7" : "\u25cf", jstr(s, "version"), jint(s, "pid"));
         /* The source as the user knows it: the command, not the varlink method. */
         printf("      Policy: %s (from %s)%s%s\n", jstr(s, "policy"),
                streq_ptr(jstr(s, "policy_source"), "SetPolicy") ? "numastatctl set-policy" : jstr(s, "policy_source"),

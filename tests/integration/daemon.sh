@@ -59,6 +59,7 @@ is "$?" 1 "reload of a bad config fails"
 contains "$OUT" "$T/conf:3" "error names file:line"
 S=$(ctl --json=short)
 contains "$(echo "$S" | json_get config_error)" "min_dwell" "status shows the rejected key"
+is "$(ctl status | head -c 2)" "×" "a rejected reload: status's first line starts with ×, as for an error"
 is "$(echo "$S" | json_get kernel_mode)" strict "running policy kept"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "kernel untouched"
 # SIGHUP with a good file applies it and drops the SetPolicy override.
@@ -69,6 +70,7 @@ wait_for 5 numa_stat_is 0
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "SIGHUP reload applies mode=coarse"
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get config_error)" null "config error cleared"
+is "$(ctl status | head -c 3)" "●" "  and status's first line starts with ● again"
 is "$(echo "$S" | json_get policy_source)" config "policy back from config"
 
 # Clean shutdown restores strict and removes the socket.
