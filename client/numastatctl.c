@@ -528,9 +528,15 @@ static void print_status_sources(json_object *s) {
                 printf("     Sources: fanotify%s%s", jbool(sources, "readers_pidfd") ? " with pidfds" : "",
                        jbool(sources, "exit_records") ? ", exit records (taskstats)" : "");
                 /* Not only containers: a sandboxed service has a procfs of its own. */
-                if (jget(sources, "container_scan"))
-                        printf(", %zu more procfs instance(s) (containers, sandboxed services)%s", n_inst,
-                               jbool(sources, "mount_events") ? " (scan and mount events)" : " (scan)");
+                if (jget(sources, "container_scan")) {
+                        const char *how = jbool(sources, "mount_events") ? "scan and mount events" : "scan";
+
+                        if (n_inst == 0)
+                                printf(", no other procfs instance found (%s)", how);
+                        else
+                                printf(", %zu more procfs instance%s: containers, sandboxed services (%s)", n_inst,
+                                       n_inst == 1 ? "" : "s", how);
+                }
                 printf("\n");
         }
         if (jstr(sources, "readers_error"))
