@@ -601,7 +601,31 @@ static void print_json(const Args *a, json_object *o) {
         int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
                     (a->json == JSON_SHORT ? JSON_C_TO_STRING_PLAIN
                                            : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
-        printf("%s\n", json_object_to_json_string_ext(o, flags));
+        const char *text = json_object_to_json_string_ext(o, flags);
+        bool in_string = false;
+
+        /* json-c's pretty printer opens an empty array or object on one line
+         * and closes it on the next: print "[]" and "{}" as people write them
+         * (outside strings: a comm may be "[  ]"). */
+        for (const char *p = text; p && *p; p++) {
+                if (in_string && *p == '\\' && p[1]) {
+                        putchar(*p++);
+                } else if (*p == '"')
+                        in_string = !in_string;
+                else if (!in_string && (*p == '[' || *p == '{') && a->json != JSON_SHORT) {
+                        const char *q = p + 1;
+
+                        while (*q == '\n' || *q == ' ')
+                                q++;
+                        if (*q == (*p == '[' ? ']' : '}')) {
+                                fputs(*p == '[' ? "[]" : "{}", stdout);
+                                p = q;
+                                continue;
+                        }
+                }
+                putchar(*p);
+        }
+        putchar('\n');
 }
 
 static int verb_status(const Args *a) {

@@ -4,6 +4,7 @@
 #endif
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,29 @@ static void family(FILE *f, const char *name, const char *type, const char *help
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A sample value as a person would write it: whole numbers without a
+ * point, others in the shortest form that reads back the same (not
+ * "%.17g"'s 9.1023779999999999), and Prometheus's own words otherwise. */
+static void print_value(FILE *f, double v) {
+        char buf[32];
+
+        if (isnan(v))
+                fputs("NaN", f);
+        else if (isinf(v))
+                fputs(v > 0 ? "+Inf" : "-Inf", f);
+        else if (v > -0x1p53 && v < 0x1p53 && v == (double) (int64_t) v)
+                fprintf(f, "%" PRId64, (int64_t) v);
+        else if (format_double_shortest(v, buf, sizeof buf) >= 0)
+                fputs(buf, f);
+        else
+                fprintf(f, "%.17g", v);
+}
+
 static void one(FILE *f, const char *name, const char *type, const char *help, double v) {
         family(f, name, type, help);
-        fprintf(f, "%s %.17g\n", name, v);
+        fprintf(f, "%s ", name);
+        print_value(f, v);
+        fputc('\n', f);
 }
 
 /* Entries differ by exe, uid and unit too: a series sums those alike. */

@@ -352,7 +352,7 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "kernel_log", json_object_new_boolean(src->kernel_log));
         json_object_object_add(o, "topology_changes", json_u64(src->topology_changes));
         json_object_object_add(o, "topology_reloads", json_u64(src->topology_reloads));
-        json_object_object_add(o, "topology_changed_at", json_u64(src->topology_changed_at));
+        json_object_object_add(o, "topology_changed_at", json_u64_or_null(src->topology_changed_at));
         json_object_object_add(o, "samples_total", json_u64(src->samples));
         json_object_object_add(o, "reads_total", json_u64(s->readers->total_reads));
         json_object_object_add(o, "reads_counted", json_u64(s->readers->counted_reads));
@@ -377,12 +377,17 @@ static json_object *kernel_state_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "auto", k->mode == KERNEL_MODE_AUTO && k->auto_state != AUTO_STATE_NONE
                                                   ? json_object_new_string(auto_state_to_string(k->auto_state))
                                                   : NULL);
+        /* Every field every time, null when it does not apply, as the other objects do. */
         if (k->mode == KERNEL_MODE_AUTO && k->auto_state == AUTO_STATE_TRIGGERED) {
                 json_object_object_add(o, "trigger_cause", json_object_new_string(cause_to_string(k->trigger_cause)));
                 json_object_object_add(o, "triggered_by",
                                        cause_has_reader(k->trigger_cause) ? reader_ref_json(v, &s->kernel->triggered_by)
                                                                           : NULL);
                 json_object_object_add(o, "confirmed", json_object_new_boolean(k->confirmed));
+        } else {
+                json_object_object_add(o, "trigger_cause", NULL);
+                json_object_object_add(o, "triggered_by", NULL);
+                json_object_object_add(o, "confirmed", NULL);
         }
         json_object_object_add(o, "arms", json_u64(s->arms));
         json_object_object_add(o, "rearms", json_u64(s->rearms));

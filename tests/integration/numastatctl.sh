@@ -172,12 +172,14 @@ reader = {"pid": 7, "pid_verified": False, "comm": "\x1b[2J\nforged", "exe": Non
           "path": "/proc/vmstat", "first_seen": 0, "last_seen": 0, "count": 1, "ignored": False, "rule": None}
 # A string where the uid's number belongs.
 forged_uid = dict(reader, pid=8, comm="uidcat", uid="\x1b[31m0")
+# Brackets in a string are data: --json's tidying of empty arrays leaves them.
+brackets = dict(reader, pid=9, comm="[  ]", exe="{ }")
 status = {"version": "x", "pid": 1, "backend": "numa_stat", "backend_path": "/proc/sys/vm/numa_stat",
           "kernel_mode": "strict", "kernel_state": {"text": "strict"}, "target_mode": "strict", "counting": True,
           "policy": "auto", "policy_source": "config", "dry_run": False, "paused": False,
-          "reason": "\x1b]0;owned\x07 reason", "readers": [reader, forged_uid], "transitions": [], "nodes": [],
+          "reason": "\x1b]0;owned\x07 reason", "readers": [reader, forged_uid, brackets], "transitions": [], "nodes": [],
           "sources": {}, "root": "/", "config_file": "/etc/numastatd.conf", "transitions_total": 0, "started": 0}
-for _ in range(2):
+for _ in range(3):
     c, _ = s.accept()
     buf = b""
     while b"\0" not in buf:
@@ -195,6 +197,10 @@ contains "$OUT" '(pid 7, uid 0)' "  a uid that is a number, as its digits"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
 ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
 contains "$OUT" '\x1b]0;owned\x07 reason' "  where the reason is shown, escaped"
+OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" --json status)
+contains "$OUT" '"comm": "[  ]",' "--json: brackets inside a string are left as they are"
+contains "$OUT" '"exe": "{ }",' "  braces too"
+contains "$OUT" '"transitions": [],' "  while an empty array prints as []"
 wait $FAKE 2>/dev/null
 rm -f "$FAKE_SOCK"
 
