@@ -413,9 +413,15 @@ static void print_status_readers(json_object *s) {
 
         if (readers && json_object_array_length(readers) > 0) {
                 size_t n = json_object_array_length(readers);
-                printf("     Readers: %zu program(s), most frequent:\n", n);
+
+                if (n == 1)
+                        printf("     Readers: 1 program:\n");
+                else
+                        printf("     Readers: %zu programs, most frequent:\n", n);
                 for (size_t i = 0; i < n && i < 3; i++)
                         print_reader_line(json_object_array_get_idx(readers, i), "              ");
+                if (n > 3)
+                        printf("              and %zu more (numastatctl readers)\n", n - 3);
         } else
                 printf("     Readers: none seen%s\n",
                        jbool(jget(s, "sources"), "readers") ? "" : " (reader detection unavailable)");
@@ -1132,7 +1138,7 @@ static int parse_options(int argc, char *argv[], Args *a) {
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "s:jhV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "s:j::hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 's':
                         a->socket = optarg;

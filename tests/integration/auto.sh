@@ -97,7 +97,7 @@ contains "$(echo "$S" | json_get reason)" "read /sys/devices/system/node/node1/n
 is "$(ctl --json=short readers | python3 -c 'import json,sys; print([r["comm"] for r in json.load(sys.stdin) if not r["ignored"]][0])')" \
    cat "numastatctl readers lists cat"
 contains "$(ctl readers)" "read /sys/devices/system/node/node1/numastat" "numastatctl readers shows what it read"
-contains "$(ctl status)" "Readers: 2 program(s)" "status shows the readers"
+contains "$(ctl status)" "Readers: 2 programs, most frequent:" "status shows the readers"
 
 # Counters across the reset: 4000 counted before it, then 300 more.
 fake hit 100 200

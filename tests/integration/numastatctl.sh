@@ -69,6 +69,7 @@ contains "$OUT" "Kernel: strict via /proc/sys/vm/numa_stat (numa_stat), counting
 contains "$OUT" "node1: cpus 2-3, 1.0 GiB" "status: nodes"
 contains "$(ctl)" "Reason: policy strict" "status is the default command"
 is "$(ctl --json=short | wc -l)" 1 "--json=short is one line"
+is "$(ctl -jshort | wc -l)" 1 "-jshort is --json=short (not -j -s hort)"
 ok $([ "$(ctl --json | wc -l)" -gt 10 ]; echo $?) "--json is pretty by default"
 is "$(ctl --json=pretty | json_get backend)" numa_stat "--json=pretty parses"
 is "$(ctl history)" "No transitions." "history when nothing switched"
@@ -174,10 +175,11 @@ reader = {"pid": 7, "pid_verified": False, "comm": "\x1b[2J\nforged", "exe": Non
 forged_uid = dict(reader, pid=8, comm="uidcat", uid="\x1b[31m0")
 # Brackets in a string are data: --json's tidying of empty arrays leaves them.
 brackets = dict(reader, pid=9, comm="[  ]", exe="{ }")
+fourth = dict(reader, pid=10, comm="fourth")
 status = {"version": "x", "pid": 1, "backend": "numa_stat", "backend_path": "/proc/sys/vm/numa_stat",
           "kernel_mode": "strict", "kernel_state": {"text": "strict"}, "target_mode": "strict", "counting": True,
           "policy": "auto", "policy_source": "config", "dry_run": False, "paused": False,
-          "reason": "\x1b]0;owned\x07 reason", "readers": [reader, forged_uid, brackets], "transitions": [], "nodes": [],
+          "reason": "\x1b]0;owned\x07 reason", "readers": [reader, forged_uid, brackets, fourth], "transitions": [], "nodes": [],
           "sources": {}, "root": "/", "config_file": "/etc/numastatd.conf", "transitions_total": 0, "started": 0}
 for _ in range(3):
     c, _ = s.accept()
@@ -197,6 +199,8 @@ contains "$OUT" '(pid 7, uid 0)' "  a uid that is a number, as its digits"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" status)
 ok $(! printf '%s' "$OUT" | grep -q $'[\x07\x1b]'; echo $?) "  nor through the reason in numastatctl status"
 contains "$OUT" '\x1b]0;owned\x07 reason' "  where the reason is shown, escaped"
+contains "$OUT" "Readers: 4 programs, most frequent:" "status counts the programs in words"
+contains "$OUT" "and 1 more (numastatctl readers)" "  and says how many it does not list"
 OUT=$("$NUMASTATCTL" --socket="$FAKE_SOCK" --json status)
 contains "$OUT" '"comm": "[  ]",' "--json: brackets inside a string are left as they are"
 contains "$OUT" '"exe": "{ }",' "  braces too"
