@@ -312,6 +312,7 @@ void on_read(Readers *readers, ReadEvent *ev, void *userdata);
 
 /* manager-sources.c */
 void manager_resolve_rules(Manager *m);
+void manager_rejudge_readers(Manager *m);
 unsigned rules_fields(const Config *c);
 int manager_watch(Manager *m);
 int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);

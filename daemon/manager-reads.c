@@ -420,6 +420,27 @@ static bool manager_park(Manager *m, ReadEvent *ev) {
         return true;
 }
 
+/* A reload changed the rules: each reader is judged again by what it was
+ * seen as, so that none shows (or keeps counting on by) a rule that is
+ * gone. Without probing its process, which may be gone: a verdict the
+ * catalogue reached from a process's facts stays until its next read,
+ * unless the catalogue is off now. */
+void manager_rejudge_readers(Manager *m) {
+        for (size_t i = 0; i < m->readertab.n; i++) {
+                const ReaderEntry *e = &m->readertab.entries[i];
+                ReaderIdentity id = readertab_identity(e);
+                bool by_rule = streq_ptr(e->verdict, READ_VERDICT_COUNT_RULE) || streq_ptr(e->verdict, READ_VERDICT_IGNORE_RULE);
+                bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
+                ReadJudgement j;
+
+                read_judge(&m->config, &m->known_cache, &id, 0, false, &j);
+                if (by_rule || (by_catalogue && !m->config.known) || streq(j.v.verdict, READ_VERDICT_COUNT_RULE) ||
+                    streq(j.v.verdict, READ_VERDICT_IGNORE_RULE))
+                        (void) readertab_rejudge(&m->readertab, i, &j.v);
+                read_judgement_done(&j);
+        }
+}
+
 void manager_flush_reads(Manager *m) {
         if (m->watch.source && readers_pending(m->watch.source) > 0)
                 (void) readers_flush(m->watch.source);

@@ -251,6 +251,8 @@ int manager_reload(Manager *m, char **ret_error) {
         if (m->watch.source)
                 readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         manager_resolve_rules(m);
+        manager_rejudge_readers(m);
+        manager_update_expected(m, now_usec(CLOCK_MONOTONIC));
         if (!streq_ptr(m->metrics.path, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_schedule_metrics(m, true);

@@ -365,6 +365,28 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
         return 1;
 }
 
+ReaderIdentity readertab_identity(const ReaderEntry *e) {
+        return (ReaderIdentity) {
+                .comm = e->comm,
+                .exe = e->exe,
+                .unit = e->unit,
+                .has_uid = e->has_uid,
+                .uid = e->uid,
+                .path = e->path,
+                .has_exe_id = e->has_exe_id,
+                .exe_dev = e->exe_dev,
+                .exe_ino = e->exe_ino,
+        };
+}
+
+int readertab_rejudge(ReaderTable *t, size_t i, const ReaderVerdict *v) {
+        if (i >= t->n)
+                return -EINVAL;
+        if (entry_judged(&t->entries[i], v) && streq_ptr(t->entries[i].source, v->source))
+                return 0;
+        return entry_judge(&t->entries[i], v);
+}
+
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
                   const ReadClock *c) {
         int r = entry_add(t, id, pid, pid_verified, v, c);

@@ -114,6 +114,11 @@ ReadService readertab_service(const ReadClock *c, uint64_t previous);
 
 /* Records a read by id at c, judged v, and, if it counts, its service.
  * Returns 1 if it made a new entry, 0 if it updated one, -ENOMEM. */
+/* Entry i as its reads name it (its strings point into the entry). */
+ReaderIdentity readertab_identity(const ReaderEntry *e);
+/* Entry i judged again (a reload changed the rules): its verdict, and
+ * whether its reads count from now on. */
+int readertab_rejudge(ReaderTable *t, size_t i, const ReaderVerdict *v);
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,
                   const ReadClock *c);
 

@@ -109,6 +109,9 @@ is "$(reader_json verdict)" count-rule "  judged by the count rule"
 contains "$(reader_json why)" "counts: by rule conf:11 (comm=prometheus-node path=/proc/vmstat)" "  which it names by file and line"
 auto_conf "known = no" > "$T/conf"
 ctl reload > /dev/null
+# Before any read: the reader is judged again by the reload itself.
+is "$(reader_json verdict)" unknown "the count rule removed by a reload: at once no longer shown as its verdict"
+ok $(! ctl readers | grep prometheus-node | grep -q "by rule conf:11"; echo $?) "  nor named in numastatctl readers"
 is "$(scrapes 3)" 3 "known = no: every scrape counts"
 is "$(reader_json verdict)" unknown "  judged as an unknown reader"
 is "$(ctl --json=short known-readers | json_get enabled)" false "  and known-readers says the catalogue is off"
