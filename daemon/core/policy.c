@@ -589,9 +589,10 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                 add("no kernel interface for NUMA statistics (no CONFIG_NUMA?): observing only");
                 break;
         case RULE_PAUSED:
-                add("vm mode changed to %s by someone else (expected %s): following the admin; "
+                /* Worded as the history's external transition is. */
+                add("the kernel's mode was changed from %s to %s by someone else: following the admin; "
                     "numastatctl set-policy or reload resumes",
-                    mode_str(d->found), mode_str(d->expected));
+                    mode_str(d->expected), mode_str(d->found));
                 break;
         case RULE_STRICT:
                 add("policy strict: NUMA counters always kept");

@@ -327,7 +327,7 @@ static const Scenario scenarios[] = {
                         DEADLINE(S(50), INF),
                         /* counting: the engine's own state, which waits while paused */
                         EVAL(S(50), UNKNOWN, true, false,
-                             "vm mode changed to coarse by someone else (expected strict): following the admin; "
+                             "the kernel's mode was changed from strict to coarse by someone else: following the admin; "
                              "numastatctl set-policy or reload resumes"),
                         EVAL_WHY(S(50), UNKNOWN, true, false, EXTERNAL, PAUSED),
                         /* past linger: would go off, but the admin has the kernel */
@@ -339,7 +339,7 @@ static const Scenario scenarios[] = {
                         EVAL(S(500), STRICT, true, false, CAT),
                         EVAL(S(701), COARSE, false, true, "counting off"),
                         EXTERNAL(S(702), AUTO, COARSE),
-                        EVAL(S(702), UNKNOWN, false, false, "changed to auto by someone else (expected coarse)"),
+                        EVAL(S(702), UNKNOWN, false, false, "changed from coarse to auto by someone else"),
                         RESUME(S(703)),
                         EVAL_LACKS(S(703), COARSE, false, false, "counting off", "someone else"),
                         END,
