@@ -120,7 +120,8 @@ static int run_restore(const Args *args) {
                 return log_error_errno(r, "Cannot restore: %s.", why ? why : "the runtime directory is not usable");
         r = restore_apply(fd, root, true, &did);
         if (r >= 0 && !did)
-                log_info("Nothing to restore: no state in %s (the daemon stopped cleanly).", dir);
+                log_info("Nothing to restore: no state in %s (the daemon stopped cleanly, or it was restored already).",
+                         dir);
         return r;
 }
 
