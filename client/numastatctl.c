@@ -248,12 +248,27 @@ static char *format_cpus(char *buf, size_t size, json_object *cpus) {
         return buf;
 }
 
-static void print_transition(json_object *t) {
+static const char *transition_mode(json_object *t, const char *which) {
+        const char *text = jstr(t, streq(which, "from") ? "from_text" : "to_text");
+
+        return text ?: strempty(jstr(t, which));
+}
+
+/* One line per switch, its columns as wide as the list's widest entry
+ * (an armed auto's "auto (triggered by ...)" is long). */
+static void print_transition(json_object *t, json_object *list) {
         const char *kind = jstr(t, "kind");
+        int from_w = 7, to_w = 7;
         char when[64];
 
-        printf("%s  %-7s -> %-7s %-9s (policy %s, cause %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
-               jstr(t, "from_text") ?: jstr(t, "from"), jstr(t, "to_text") ?: jstr(t, "to"), kind ? kind : "",
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *x = json_object_array_get_idx(list, i);
+
+                from_w = MAX(from_w, (int) strlen(transition_mode(x, "from")));
+                to_w = MAX(to_w, (int) strlen(transition_mode(x, "to")));
+        }
+        printf("%s  %-*s -> %-*s %-9s (policy %s, cause %s) %s\n", format_time(when, sizeof when, jint(t, "time")),
+               from_w, transition_mode(t, "from"), to_w, transition_mode(t, "to"), kind ? kind : "",
                jstr(t, "policy"), jstr(t, "cause"), jstr(t, "reason"));
 }
 
@@ -653,7 +668,8 @@ static int verb_status(const Args *a) {
 }
 
 /* history and readers: one array of the status, as JSON or one line each. */
-static int verb_list(const Args *a, const char *field, const char *none, void (*print_item)(json_object *)) {
+static int verb_list(const Args *a, const char *field, const char *none,
+                     void (*print_item)(json_object *item, json_object *list)) {
         _cleanup_json_ json_object *reply = NULL, *empty = json_object_new_array();
         json_object *list;
         int r = call(a, "io.numastatd.GetStatus", NULL, &reply);
@@ -669,7 +685,7 @@ static int verb_list(const Args *a, const char *field, const char *none, void (*
         if (json_object_array_length(list) == 0)
                 printf("%s\n", none);
         for (size_t i = 0; i < json_object_array_length(list); i++)
-                print_item(json_object_array_get_idx(list, i));
+                print_item(json_object_array_get_idx(list, i), list);
         /* Holds are readers that never stop reading: listed with them. */
         if (strcmp(field, "readers") == 0) {
                 json_object *holds = jget(jget(reply, "status"), "holds");
@@ -679,7 +695,7 @@ static int verb_list(const Args *a, const char *field, const char *none, void (*
         return EXIT_OK;
 }
 
-static void print_reader(json_object *x) {
+static void print_reader(json_object *x, json_object *list _unused_) {
         print_reader_line(x, "");
 }
 

@@ -49,6 +49,9 @@ static inline bool isempty(const char *s) {
 static inline const char *strnull(const char *s) {
         return s ? s : "(null)";
 }
+static inline const char *strempty(const char *s) {
+        return s ? s : "";
+}
 /* Returns the rest of s after prefix, or NULL. */
 const char *startswith(const char *s, const char *prefix);
 
