@@ -1154,7 +1154,10 @@ static int parse_options(int argc, char *argv[], Args *a) {
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "s:j::hV", options, NULL)) >= 0) {
+        /* Our own words for a bad option, not getopt's (which names the
+         * program by the path it was run as). */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":s:j::hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 's':
                         a->socket = optarg;
@@ -1200,7 +1203,14 @@ static int parse_options(int argc, char *argv[], Args *a) {
                 case 'V':
                         printf("numastatctl %s\n", PACKAGE_VERSION);
                         return EXIT_OK;
+                case ':':
+                        fprintf(stderr, "numastatctl: option '%s' needs a value. See --help.\n", argv[optind - 1]);
+                        return EXIT_USAGE;
                 default:
+                        if (optopt)
+                                fprintf(stderr, "numastatctl: unknown option '-%c'. See --help.\n", optopt);
+                        else
+                                fprintf(stderr, "numastatctl: unknown option '%s'. See --help.\n", argv[optind - 1]);
                         return EXIT_USAGE;
                 }
         }

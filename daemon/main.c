@@ -56,7 +56,10 @@ static int parse_argv(int argc, char *argv[], Args *args) {
         };
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "c:r:s:nhV", options, NULL)) >= 0) {
+        /* Our own words for a bad option, not getopt's (which names the
+         * program by the path it was run as). */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":c:r:s:nhV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         args->manager.config_path = optarg;
@@ -95,8 +98,12 @@ static int parse_argv(int argc, char *argv[], Args *args) {
                 case 'V':
                         printf("numastatd %s\n", PACKAGE_VERSION);
                         return 0;
+                case ':':
+                        return log_error_errno(EINVAL, "Option '%s' needs a value. See --help.", argv[optind - 1]);
                 default:
-                        return -EINVAL;
+                        if (optopt)
+                                return log_error_errno(EINVAL, "Unknown option '-%c'. See --help.", optopt);
+                        return log_error_errno(EINVAL, "Unknown option '%s'. See --help.", argv[optind - 1]);
                 }
         }
         if (optind < argc)
