@@ -144,7 +144,7 @@ static void manager_check_kernel(Manager *m) {
 /* Checks the kernel, decides and writes: everything a reader waits for.
  * The record (history, journal, status, timers) is manager_commit()'s. */
 int manager_decide(Manager *m, usec_t now, Step *step) {
-        bool decided_before = policy_have_decision(&m->engine), changed;
+        bool decided_before = policy_have_decision(&m->engine), mode_changed;
         KernelAction action;
         PolicyConfig pc;
         Decision d;
@@ -154,7 +154,7 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
         manager_check_kernel(m);
         manager_policy_config(m, &pc);
         policy_evaluate(&m->engine, &pc, step->now, &d);
-        changed = !decided_before || d.mode != m->decision.mode || strcmp(d.reason, m->decision.reason) != 0;
+        mode_changed = !decided_before || d.mode != m->decision.mode;
         m->decision = d;
         step->from = m->kernel;
 
@@ -165,7 +165,10 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
                 return 0;
         }
         if (m->dry_run) {
-                step->record = changed;
+                /* Once per would-be switch: the kernel never moves, so each
+                 * later decision for the same mode (its reason reworded
+                 * from "switch" to "stay") would look like another. */
+                step->record = mode_changed;
                 step->kind = TRANSITION_DRY_RUN;
                 step->to = (KernelState) {
                         .mode = d.mode,

@@ -180,6 +180,9 @@ S=$(ctl --json=short)
 is "$(echo "$S" | json_get kernel_mode)" strict "dry run: the kernel keeps counting"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "dry run: nothing written"
 is "$(echo "$S" | json_get transitions.0.kind)" dry-run "the would-be switch is in the history as dry-run"
+# Five more samples decide again (the reason reworded to "stay off"): still one record.
+wait_for 10 status_at_least sources.samples_total $(($(echo "$S" | json_get sources.samples_total) + 5))
+is "$(ctl --json=short | json_get transitions_total)" 1 "  once: later decisions for the same mode are not more would-be switches"
 contains "$(ctl status)" "dry run: nothing is written" "status says dry run"
 fake rate 0
 # The admin turns counting off: exit_mode (strict) would write 1 back.
