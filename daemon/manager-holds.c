@@ -124,13 +124,6 @@ void manager_hold_remove(Manager *m, Hold *h) {
                         memmove(m->clients.holds + i, m->clients.holds + i + 1,
                                 (m->clients.n_holds - i - 1) * sizeof *m->clients.holds);
                         m->clients.n_holds--;
-                        if (h->owner.pid > 0 && h->owner.has_uid) {
-                                size_t k = m->clients.n_released++ % ELEMENTSOF(m->clients.released);
-
-                                m->clients.released[k].pid = h->owner.pid;
-                                m->clients.released[k].uid = h->owner.uid;
-                                m->clients.released[k].until = now_usec(CLOCK_MONOTONIC) + HOLD_GRACE_USEC;
-                        }
                         log_info("Hold %" PRIu64 " released.", h->id);
                         hold_free(h);
                         if (!m->shut_down)

@@ -160,14 +160,6 @@ typedef struct Clients {
         size_t n_holds;
         uint64_t hold_ids;
         usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
-        /* Holders released lately: the held command's last reads may be
-         * handled after its hold ended (a busy daemon, a parked read). */
-        struct {
-                pid_t pid;
-                uid_t uid;
-                usec_t until;           /* CLOCK_MONOTONIC */
-        } released[HOLDS_PER_UID_MAX];
-        size_t n_released;              /* written round the ring */
         uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
 } Clients;
 

@@ -63,11 +63,13 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
 
 /* Whether a counted read is by a hold's own command: a process of the
  * holder's uid that descends from the holder (numastatctl hold runs the
- * command as its child), while the hold lasts or within HOLD_GRACE_USEC
- * of its release. Such reads need counting only while the hold lasts, and
- * it keeps counting on: they do not linger past it. The uid bounds what a
- * holder can mark so to its own processes. */
-static bool is_holder(const Manager *m, pid_t pid, uid_t uid, usec_t now) {
+ * command as its child), while the hold lasts. Such reads need counting
+ * only while the hold lasts, and it keeps counting on: they do not linger
+ * past it. The uid bounds what a holder can mark so to its own processes.
+ * The command's last reads are judged before its hold ends (the release
+ * flushes them first); one handled later (a flood the flush could not
+ * drain) lingers as any read does, the safe side. */
+static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
         const Clients *c = &m->clients;
 
         for (size_t i = 0; i < c->n_holds; i++) {
@@ -76,9 +78,6 @@ static bool is_holder(const Manager *m, pid_t pid, uid_t uid, usec_t now) {
                 if (o->pid == pid && o->has_uid && o->uid == uid)
                         return true;
         }
-        for (size_t i = 0; i < MIN(c->n_released, ELEMENTSOF(c->released)); i++)
-                if (c->released[i].pid == pid && c->released[i].uid == uid && now < c->released[i].until)
-                        return true;
         return false;
 }
 
@@ -101,12 +100,11 @@ static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
 
 static bool read_by_holder(Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
-        usec_t now = now_usec(CLOCK_MONOTONIC);
 
-        if ((m->clients.n_holds == 0 && m->clients.n_released == 0) || !ev->has_uid)
+        if (m->clients.n_holds == 0 || !ev->has_uid)
                 return false;
         for (unsigned depth = 0; depth < 32 && pid > 1; depth++) {
-                if (is_holder(m, pid, ev->uid, now))
+                if (is_holder(m, pid, ev->uid))
                         return true;
                 if (parent_of(m, pid, &pid) < 0)
                         return false;

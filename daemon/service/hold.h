@@ -12,8 +12,6 @@
 #include "cause.h"
 
 #define HOLDS_PER_UID_MAX 8
-/* How long after its release a holder's command's reads are still the hold's. */
-#define HOLD_GRACE_USEC (2 * 1000 * 1000ULL)
 
 struct Manager;
 struct Varlink;
