@@ -12,7 +12,7 @@ CORE=$SRCDIR/daemon/core
 # <ini.h> parses a stream the caller opened.
 SYSTEM="stdbool.h stddef.h stdint.h inttypes.h stdarg.h stdio.h stdlib.h string.h strings.h errno.h limits.h
         math.h ctype.h fnmatch.h regex.h time.h sys/types.h ini.h"
-LIB="macro.h strutil.h string-table.h"
+LIB="macro.h strutil.h string-table.h hold-limits.h"
 # Calls that do I/O or ask the system (open_memstream is a buffer).
 IO_CALLS='\b(fopen|fdopen|freopen|open|openat|openat2|creat|read|pread|write|pwrite|close|ioctl|socket|connect|bind|stat|fstat|lstat|statx|opendir|readdir|unlink|rename|mkdir|clock_gettime|gettimeofday|getpid|getuid|now_usec|sd_[a-z_]+|nl_[a-z_]+|fanotify_[a-z_]+|syscall)\s*\('
 n=0 failed=0
