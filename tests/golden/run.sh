@@ -3,8 +3,9 @@
 # (status, readers, history, counters, metrics, known-readers, set-policy,
 # hold) from a fake daemon that always gives the same replies
 # (tests/golden/replies/, captured once from the real daemon on a fake tree
-# and fixed: pids, times and paths), both programs' --help, and the main
-# error messages of both, each compared byte for byte (stdout, stderr, exit
+# and fixed: pids, times and paths), the real daemon's own metrics (their
+# words, values as N), both programs' --help, and the main error messages
+# of both, each compared byte for byte (stdout, stderr, exit
 # status) with tests/golden/expected/NAME, as kmod's testsuite does. A
 # wording change is then a diff to review, not an accident:
 #   GOLDEN_UPDATE=1 make check TESTS=tests/golden/run.sh
@@ -14,8 +15,10 @@ BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 G=$SRCDIR/tests/golden
 work=$(mktemp -d /tmp/numastatd-golden-XXXXXX)
 FAKE_PID=
+DAEMON_PID=
 cleanup() {
         [ -z "$FAKE_PID" ] || kill "$FAKE_PID" 2>/dev/null
+        [ -z "$DAEMON_PID" ] || { kill "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; }
         rm -rf "$work"
 }
 trap cleanup EXIT
@@ -80,6 +83,37 @@ for f in "$G"/conf/*.conf; do
         name=$(basename "$f" .conf)
         golden "daemon-conf-$name" "$G/conf" "$D" --check-config --config="$name.conf"
 done
+
+# ---- numastatd's own metrics: every series, its labels and words ----
+# The real daemon on a still tree (2 nodes, mainline, policy strict);
+# sample values depend on the moment and the machine (root or not, exit
+# records or not), so they print as N, and the version as V.
+tree=$work/tree
+mkdir -p "$tree/proc/sys/vm" "$tree/run/numastatd"
+echo 1 > "$tree/proc/sys/vm/numa_stat"
+for node in 0 1; do
+        mkdir -p "$tree/sys/devices/system/node/node$node"
+        echo "$((node * 2))-$((node * 2 + 1))" > "$tree/sys/devices/system/node/node$node/cpulist"
+        echo "Node $node MemTotal:        1048576 kB" > "$tree/sys/devices/system/node/node$node/meminfo"
+done
+printf '[policy]\nmode = strict\n' > "$work/strict.conf"
+DSOCK=$tree/run/numastatd/io.numastatd
+NUMASTATD_KNOWN_READERS_PATH=$SRCDIR/conf/readers.d "$D" --root="$tree" --socket="$DSOCK" \
+        --runtime-dir="$tree/run/numastatd" --config="$work/strict.conf" >"$work/daemon.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 600); do
+        "$BUILDDIR/numastatctl" --socket="$DSOCK" status >/dev/null 2>&1 && break
+        kill -0 "$DAEMON_PID" 2>/dev/null || break
+        sleep 0.05
+done
+metrics_words() {
+        "$BUILDDIR/numastatctl" --socket="$DSOCK" metrics |
+                sed -E -e 's/version="[^"]*"/version="V"/' -e 's/^([a-z_]+(\{[^}]*\})?) .*/\1 N/'
+}
+golden daemon-metrics "$work" metrics_words
+kill "$DAEMON_PID"
+wait "$DAEMON_PID"
+DAEMON_PID=
 
 echo "1..$n"
 [ $failed -eq 0 ]
