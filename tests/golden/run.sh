@@ -77,7 +77,10 @@ golden ctl-reason-without-hold "$work" $CTL status --reason=x
 golden ctl-no-daemon "$work" "$BUILDDIR/numastatctl" --socket=/nonexistent/io.numastatd status
 
 # ---- numastatd's help and configuration errors ----
-golden daemon-help "$work" "$D" --help
+# The default configuration file is where configure's --sysconfdir put it
+# (make distcheck's is under its own prefix): shown as /etc's.
+daemon_help() { "$D" --help | sed 's|(default [^ )]*/numastatd\.conf)|(default /etc/numastatd.conf)|'; }
+golden daemon-help "$work" daemon_help
 golden daemon-unknown-option "$work" "$D" --bogus
 for f in "$G"/conf/*.conf; do
         name=$(basename "$f" .conf)
