@@ -86,7 +86,7 @@ AGE=$(($(date +%s) - T_ARM))
 ok $([ "$AGE" -ge 7 ] && [ "$AGE" -le 12 ]; echo $?) "  once min_dwell (8 s) since the last arm had passed ($AGE s after it)"
 log_since | tr '\n' '|' | grep -q 'coarse, disable numa statistics.*|auto, numa statistics enabled at the next read|'
 ok $? "  the kernel's log: coarse, then armed again"
-ctl history | grep -q "auto (armed) -> auto (triggered by head"
+ctl history | grep -qE "auto \(armed\) +-> auto \(triggered by head"
 ok $? "history: auto (armed) -> auto (triggered by head ...)"
 ctl history | grep -q "cause rearm"
 ok $? "history: the re-arm, with its cause"
