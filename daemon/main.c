@@ -157,8 +157,8 @@ static int run(int argc, char *argv[]) {
                 const char *path = args.manager.config_path ?: DEFAULT_CONFIG_PATH;
 
                 /* Warnings, not errors: the daemon would start with this. */
-                (void) rules_resolve_exes(config.ignore, config.n_ignore);
-                (void) rules_resolve_exes(config.count, config.n_count);
+                rules_resolve_exes(config.ignore, config.n_ignore);
+                rules_resolve_exes(config.count, config.n_count);
                 if (access(path, F_OK) < 0 && errno == ENOENT)
                         printf("%s: not found, the built-in defaults apply: OK\n", path);
                 else

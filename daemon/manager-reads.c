@@ -423,17 +423,19 @@ static bool manager_park(Manager *m, ReadEvent *ev) {
  * gone. Without probing its process, which may be gone: a verdict the
  * catalogue reached from a process's facts stays until its next read,
  * unless the catalogue is off now. */
+static bool verdict_by_rule(const char *verdict) {
+        return streq_ptr(verdict, READ_VERDICT_COUNT_RULE) || streq_ptr(verdict, READ_VERDICT_IGNORE_RULE);
+}
+
 void manager_rejudge_readers(Manager *m) {
         for (size_t i = 0; i < m->readertab.n; i++) {
                 const ReaderEntry *e = &m->readertab.entries[i];
                 ReaderIdentity id = readertab_identity(e);
-                bool by_rule = streq_ptr(e->verdict, READ_VERDICT_COUNT_RULE) || streq_ptr(e->verdict, READ_VERDICT_IGNORE_RULE);
                 bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
                 ReadJudgement j;
 
                 read_judge(&m->config, &m->known_cache, &id, 0, false, &j);
-                if (by_rule || (by_catalogue && !m->config.known) || streq(j.v.verdict, READ_VERDICT_COUNT_RULE) ||
-                    streq(j.v.verdict, READ_VERDICT_IGNORE_RULE))
+                if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !m->config.known))
                         (void) readertab_rejudge(&m->readertab, i, &j.v);
                 read_judgement_done(&j);
         }

@@ -228,6 +228,15 @@ static void entry_serve(ReaderTable *t, ReaderEntry *e, const ReadClock *c) {
 }
 
 /* Sets e's verdict to v (a reload may change the rules or the catalogue). */
+static int entry_judge(ReaderEntry *e, const ReaderVerdict *v);
+
+/* v, unless e has it already (its verdict and what decided it). */
+static int entry_rejudge(ReaderEntry *e, const ReaderVerdict *v) {
+        if (entry_judged(e, v) && streq_ptr(e->source, v->source))
+                return 0;
+        return entry_judge(e, v);
+}
+
 static int entry_judge(ReaderEntry *e, const ReaderVerdict *v) {
         char *rule = NULL, *why = NULL, *source = NULL, *known = NULL;
 
@@ -322,7 +331,7 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
                         e->exe_ino = id->exe_ino;
                 }
                 /* The rules may have changed on reload. */
-                if ((!entry_judged(e, v) || !streq_ptr(e->source, v->source)) && entry_judge(e, v) < 0)
+                if (entry_rejudge(e, v) < 0)
                         return -ENOMEM;
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
@@ -382,9 +391,7 @@ ReaderIdentity readertab_identity(const ReaderEntry *e) {
 int readertab_rejudge(ReaderTable *t, size_t i, const ReaderVerdict *v) {
         if (i >= t->n)
                 return -EINVAL;
-        if (entry_judged(&t->entries[i], v) && streq_ptr(t->entries[i].source, v->source))
-                return 0;
-        return entry_judge(&t->entries[i], v);
+        return entry_rejudge(&t->entries[i], v);
 }
 
 int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_verified, const ReaderVerdict *v,

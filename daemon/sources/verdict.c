@@ -9,9 +9,7 @@
 #include "log.h"
 #include "verdict.h"
 
-unsigned rules_resolve_exes(IgnoreRule *rules, size_t n) {
-        unsigned missing = 0;
-
+void rules_resolve_exes(IgnoreRule *rules, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 IgnoreRule *rule = &rules[i];
                 struct stat st;
@@ -20,11 +18,10 @@ unsigned rules_resolve_exes(IgnoreRule *rules, size_t n) {
                 if (!rule->exe)
                         continue;
                 if (stat(rule->exe, &st) < 0) {
-                        if (errno == ENOENT) {
+                        if (errno == ENOENT)
                                 log_warning("%s: exe=%s does not exist: the rule matches nothing until it does.",
                                             strnull(rule->source), rule->exe);
-                                missing++;
-                        } else
+                        else
                                 log_debug_errno(errno, "Cannot stat %s of a rule, matching it by path only: %m",
                                                 rule->exe);
                         continue;
@@ -33,7 +30,6 @@ unsigned rules_resolve_exes(IgnoreRule *rules, size_t n) {
                 rule->exe_dev = (uint64_t) st.st_dev;
                 rule->exe_ino = (uint64_t) st.st_ino;
         }
-        return missing;
 }
 
 static void judge_by_rule(ReadJudgement *j, const IgnoreRule *r, int idx, bool counts) {

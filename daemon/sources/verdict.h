@@ -31,6 +31,5 @@ void read_judgement_done(ReadJudgement *j);
  * root, where the reader's /proc shows the path): a reader known only by
  * its exit record is matched so, and one run through another path to the
  * same file. A binary that does not exist is warned about (the rule then
- * matches by path only, once something is there). Returns how many were
- * missing. */
-unsigned rules_resolve_exes(IgnoreRule *rules, size_t n);
+ * matches by path only, once something is there). */
+void rules_resolve_exes(IgnoreRule *rules, size_t n);
