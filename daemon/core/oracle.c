@@ -69,17 +69,26 @@ int oracle_judge(const OracleTrace *t, const bool *off, OracleResult *ret) {
         return 0;
 }
 
-/* Which intervals must be on to serve every servable read. */
-static int needed_slots(const OracleTrace *t, bool *needed) {
+static void need(const OracleTrace *t, bool *needed, uint64_t from, uint64_t to) {
+        for (size_t i = slot_of(t, from); i <= slot_of(t, to); i++)
+                needed[i] = true;
+}
+
+/* Which intervals must be on to serve every servable read; without
+ * foresight, also one more read at each reader's last pace. */
+static int needed_slots(const OracleTrace *t, bool no_foresight, bool *needed) {
         OracleRead *r = sorted_reads(t);
 
         if (!r)
                 return -ENOMEM;
         memset(needed, 0, t->n * sizeof *needed);
-        for (size_t k = 1; k < t->n_reads; k++)
-                if (r[k].reader == r[k - 1].reader)
-                        for (size_t i = slot_of(t, r[k - 1].at); i <= slot_of(t, r[k].at); i++)
-                                needed[i] = true;
+        for (size_t k = 1; k < t->n_reads; k++) {
+                if (r[k].reader != r[k - 1].reader)
+                        continue;
+                need(t, needed, r[k - 1].at, r[k].at);
+                if (no_foresight && (k + 1 == t->n_reads || r[k + 1].reader != r[k].reader))
+                        need(t, needed, r[k].at, r[k].at + (r[k].at - r[k - 1].at));
+        }
         free(r);
         return 0;
 }
@@ -142,7 +151,7 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
         from = calloc(t->n * states, sizeof *from);
         if (!needed || !start_ok || !stop_now || !off || !cur || !next || !from)
                 return -ENOMEM;
-        if (needed_slots(t, needed) < 0)
+        if (needed_slots(t, l->no_foresight, needed) < 0)
                 return -ENOMEM;
         sustained(t, l->sustain, true, l->coarse_above, start_ok);
         sustained(t, l->sustain, false, l->strict_below, stop_now);

@@ -17,7 +17,12 @@
  *   - min_dwell: counting goes off no sooner than min_dwell after the last
  *     switch (the start counts as one, unless start_free); it may come on at any time, and
  *     the rate low for sustain forces it on once min_dwell has passed.
- * Within those it keeps counting off for as many pages as it can. */
+ * Within those it keeps counting off for as many pages as it can.
+ *
+ * With no_foresight it is the best a policy can do that cannot see the
+ * future but serves every reader that keeps its pace: after each
+ * reader's last read it must serve one more at the same interval as the
+ * last two (a reader that read once has no pace: nothing more). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,6 +48,7 @@ typedef struct OracleTrace {
 typedef struct OracleLimits {
         double coarse_above, strict_below;      /* pages/s */
         uint64_t sustain, min_dwell;            /* µs */
+        bool no_foresight;
 } OracleLimits;
 
 typedef struct OracleResult {

@@ -4,6 +4,7 @@
  *
  *     interval USEC
  *     start free                     optional: no past binds the start
+ *     no foresight                   optional: the bound without foresight
  *     limits COARSE_ABOVE STRICT_BELOW SUSTAIN_USEC MIN_DWELL_USEC
  *     rate PAGES_PER_SECOND          one per interval, in order
  *     read AT_USEC READER            a counted read
@@ -50,6 +51,10 @@ int main(void) {
                         continue;
                 if (strcmp(line, "start free\n") == 0) {
                         t.start_free = true;
+                        continue;
+                }
+                if (strcmp(line, "no foresight\n") == 0) {
+                        l.no_foresight = true;
                         continue;
                 }
                 if (sscanf(line, "limits %lf %lf %" SCNu64 " %" SCNu64, &l.coarse_above, &l.strict_below,

@@ -28,13 +28,14 @@ static const char *schedule(const bool *off, char *buf) {
         return buf;
 }
 
-static bool start_free;
+static bool start_free, no_foresight;
 
 static void check(const char *what, const double *rate, const OracleRead *reads, size_t n_reads, uint64_t sustain,
                   uint64_t min_dwell, const char *want, double want_off, unsigned want_switches) {
         OracleTrace t = { .interval = SEC, .rate = rate, .n = N, .reads = reads, .n_reads = n_reads,
                           .start_free = start_free };
-        OracleLimits l = { .coarse_above = 20000, .strict_below = 5000, .sustain = sustain, .min_dwell = min_dwell };
+        OracleLimits l = { .coarse_above = 20000, .strict_below = 5000, .sustain = sustain, .min_dwell = min_dwell,
+                          .no_foresight = no_foresight };
         OracleResult r;
         bool off[N];
         char buf[N + 1];
@@ -87,6 +88,22 @@ int main(void) {
         check("  a reader's pair of reads, min_dwell 2s", busy, pair, 2, 0, 2 * SEC, "1111000111", 210000, 2);
         check("  the rate low from 4: on once low for sustain", low, NULL, 0, SEC, 3 * SEC, "1111100000", 123000, 1);
         start_free = false;
+
+        /* Without foresight: after a reader's last read, one more at
+         * its last pace is served too. */
+        no_foresight = true;
+        {
+                OracleRead late[] = { { 7500000, 1 }, { 9500000, 1 } };
+
+                /* 4.5 s and 6.2 s: 1.7 s apart, so on to 7.9 s. */
+                check("no foresight: a pair of reads, and one more at their pace", busy, pair, 2, 0, 0, "1111000011",
+                      180000, 3);
+                check("  first reads: still nothing", busy, firsts, 3, 0, 0, "1111111111", 300000, 1);
+                /* 7.5 s and 9.5 s: the next one due past the end. */
+                check("  the next read due past the trace's end: on to the end", busy, late, 2, 0, 0, "1111111000",
+                      210000, 2);
+        }
+        no_foresight = false;
 
         /* The judge: any schedule's service and pages. */
         {

@@ -13,7 +13,10 @@ counted reads' times, the daemon's thresholds) goes to the oracle
 could follow there, serving every read after a reader's first. A
 strategy's saving is its share of coarse's allocator instructions per page
 saved, and that share over the oracle's (the share of the pages it keeps
-counting off for).
+counting off for). Beside it, the bound without foresight: the oracle's
+schedule when, after each reader's last read, one more at that reader's
+last pace must be served too, the best a policy can do that cannot see
+the future and serves every reader that keeps its pace.
 
 Writes OUTDIR/macro.md (a table per kernel and profile) and OUTDIR/macro.svg
 (per kernel, profile and strategy: the saving kept and the reads served),
@@ -48,9 +51,10 @@ def words(text):
     return dict(w.split("=", 1) for w in re.findall(r"\S+=\S*", text))
 
 
-def oracle(kv, sustain=None, dwell=None):
+def oracle(kv, sustain=None, dwell=None, no_foresight=False):
     """The oracle's figures for one phase's trace, or None; sustain and
-    dwell (µs) in place of the trace's own."""
+    dwell (µs) in place of the trace's own. no_foresight: the bound without
+    foresight (one more read at each reader's last pace is served too)."""
     if not kv or not kv.get("rates"):
         return None
     interval = int(kv["interval"])
@@ -59,6 +63,7 @@ def oracle(kv, sustain=None, dwell=None):
     dwell = dwell0 if dwell is None else dwell
     # A phase follows others (the daemon runs warm): no past binds its start.
     lines = [f"interval {interval}", "start free", f"limits {coarse} {strict} {sustain} {dwell}"]
+    lines += ["no foresight"] if no_foresight else []
     lines += [f"rate {int(p) * 1e6 / interval}" for p in kv["rates"].split(",")]
     for r in kv.get("reads", "").split(","):
         if r:
@@ -94,6 +99,7 @@ def parse(results, plugin):
                 marks[int(m.group(1))].append((int(m.group(2)), int(m.group(3))))
     for p in phases:
         p["oracle"] = oracle(traces.get(p["strategy"]))
+        p["bound"] = oracle(traces.get(p["strategy"]), no_foresight=True)
     return phases, marks, traces
 
 
@@ -116,6 +122,7 @@ def rows_for(phases, marks):
             "transitions": int(p["transitions"]), "resets": int(p["resets"]), "arms": int(p["arms"]),
             "ticks": int(p.get("daemon_ticks", 0)),
             "oracle": p.get("oracle"),
+            "bound": p.get("bound"),
             "daemon": (p.get("daemon_served", "-"), p.get("daemon_unserved", "-"), p.get("daemon_first_off", "-")),
             "ledger": (int(p.get("ledger_pages", 0)), int(p.get("ledger_pages_off", 0))),
         })
@@ -130,9 +137,10 @@ def kept(rows, r, key):
     return 100.0 * (on - r[key]) / (on - off)
 
 
-def oracle_share(r):
-    """The share of the pages the oracle keeps counting off for, in % (coarse's: 100%)."""
-    o = r.get("oracle")
+def oracle_share(r, which="oracle"):
+    """The share of the pages the oracle (or the bound without foresight)
+    keeps counting off for, in % (coarse's: 100%)."""
+    o = r.get(which)
     return 100.0 * float(o["share_off"]) if o else None
 
 
@@ -147,9 +155,10 @@ def pages_off(r):
     return 100.0 * off / pages if pages else None
 
 
-def pages_of_oracle(r):
-    """The same over the oracle's: exact, where instructions are noisy."""
-    p, o = pages_off(r), oracle_share(r)
+def pages_of_oracle(r, which="oracle"):
+    """The same over the oracle's (or the bound's without foresight):
+    exact, where instructions are noisy."""
+    p, o = pages_off(r), oracle_share(r, which)
     return None if p is None or not o else 100.0 * p / o
 
 
@@ -173,16 +182,18 @@ def table(kind, profile, rows, seconds):
            f"quiet from 50% to 70%)", "",
            "| strategy | allocator instructions per page | all instructions per page | saving kept: of coarse's "
            "| the oracle keeps | of the oracle's | pages counted off (the daemon's ledger) | of the oracle's "
+           "| the bound without foresight keeps | of the bound's "
            "| counted reads served (their own check) "
            "| the daemon's figure: served / unserved / first reads off | switches | counter resets "
            "| CPU 1 instructions/s | daemon CPU time |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cpu_time = f"{r['ticks'] * 10} ms" if r["ticks"] else "-"     # clock ticks of 10 ms
         alloc = f"{r['alloc']:.1f}" if key == "alloc" else "n/a"
         out.append(f"| {r['strategy']} ({DESCRIPTION.get(r['strategy'], '')}) | {alloc} | {r['insns']:.1f} | "
                    f"{pct(kept(rows, r, key))} | {pct(oracle_share(r))} | {pct(kept_of_oracle(rows, r, key))} | "
                    f"{pct(pages_off(r))} | {pct(pages_of_oracle(r))} | "
+                   f"{pct(oracle_share(r, 'bound'))} | {pct(pages_of_oracle(r, 'bound'))} | "
                    f"{served_text(r)} | {' / '.join(r['daemon'])} | {r['transitions']} | {r['resets']} | "
                    f"{r['cpu1'] / 1e6:.2f}M | {cpu_time} |")
     return out, key
@@ -271,6 +282,9 @@ def main():
         check(all(r["oracle"] for r in rows), f"{title}: the oracle planned every phase's trace")
         check(all(r["oracle"]["served"] == r["oracle"]["servable"] for r in rows if r["oracle"]),
               f"{title}: the oracle serves every servable read")
+        check(all(r["bound"] and float(r["bound"]["share_off"]) <= float(r["oracle"]["share_off"]) + 1e-9
+                  for r in rows if r["oracle"]),
+              f"{title}: the bound without foresight keeps no more off than the oracle")
         lines, key = table(kind, profile, rows, phases[0]["seconds"])
         md += lines + [""]
         if traces.get("numastatd"):
@@ -281,7 +295,9 @@ def main():
             print(f"# figure: macro {title} {r['strategy']}: {alloc} allocator / {r['insns']:.1f} all "
                   f"instructions per page, saving kept {pct(kept(rows, r, key))} of coarse's, "
                   f"{pct(kept_of_oracle(rows, r, key))} of the oracle's ({pct(oracle_share(r))}), pages counted off "
-                  f"{pct(pages_off(r))} ({pct(pages_of_oracle(r))} of the oracle's), counted reads "
+                  f"{pct(pages_off(r))} ({pct(pages_of_oracle(r))} of the oracle's, "
+                  f"{pct(pages_of_oracle(r, 'bound'))} of the bound without foresight's "
+                  f"{pct(oracle_share(r, 'bound'))}), counted reads "
                   f"served {served_text(r)} (the daemon: {' / '.join(r['daemon'])}), {r['transitions']} switches, "
                   f"{r['resets']} resets")
     os.makedirs(outdir, exist_ok=True)
