@@ -6,9 +6,11 @@
 # copied in afresh each run (the files git tracks, or the tree without build
 # directories). Prints make check's output; exits with its status.
 #
-#   scripts/test-trixie.sh [--root-only]
+#   scripts/test-trixie.sh [--root-only | --deb OUT]
 #
-# --root-only makes (or checks) the cached root and stops. Needs root,
+# --root-only makes (or checks) the cached root and stops. --deb OUT builds
+# the trixie package there instead (scripts/build-deb.sh, run in the root,
+# lintian from trixie) and copies it to OUT; prints its path last. Needs root,
 # debootstrap (scripts/install-vm-deps.sh installs it) and the Debian
 # archive (NUMASTATD_VM_MIRROR, default http://deb.debian.org/debian).
 set -euo pipefail
@@ -22,6 +24,10 @@ SUITE=trixie
 # and what the integration tests use (setpriv and unshare are util-linux's).
 PACKAGES="build-essential,autoconf,automake,libtool,pkg-config,libsystemd-dev,libnl-3-dev,libnl-genl-3-dev"
 PACKAGES="$PACKAGES,libinih-dev,libnuma-dev,libjson-c-dev,python3,util-linux,procps,numactl"
+# What scripts/build-deb.sh needs, for the trixie package (--deb): trixie
+# keeps systemd.pc in systemd-dev; perl-openssl-defaults provides the
+# virtual package lintian's perl modules need (debootstrap resolves none).
+PACKAGES="$PACKAGES,dpkg-dev,debhelper,lintian,fakeroot,systemd-dev,perl-openssl-defaults"
 ROOT=$CACHE/buildroot-$SUITE
 KEY=$(printf '%s\n' "$SUITE" "$MIRROR" minbase "$PACKAGES" 1 | sha256sum | cut -c1-16)
 
@@ -64,6 +70,11 @@ else
         say "built $ROOT in $((SECONDS - t0)) s ($(du -sm "$ROOT" | cut -f1) MiB)"
 fi
 [ "${1:-}" = --root-only ] && exit 0
+DEB_OUT=
+if [ "${1:-}" = --deb ]; then
+        [ -n "${2:-}" ] || die "--deb needs a directory"
+        DEB_OUT=$2
+fi
 
 # The source, afresh.
 rm -rf --one-file-system "$ROOT/src"
@@ -80,6 +91,7 @@ fi
 # can find in mountinfo. Not in a pid namespace: taskstats takes listeners
 # from the initial one only. A fresh /proc, this machine's /sys and /dev,
 # and tmpfs /dev/shm, /run and /tmp (fanotify marks need a real superblock).
+# The package's build runs its unit tests there too.
 cat > "$ROOT/src/.inside.sh" <<'EOF'
 set -e
 mount -t proc proc /proc
@@ -89,6 +101,9 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 umount -l /.oldroot
 rmdir /.oldroot
 cd /src
+if [ "$1" = deb ]; then
+        exec scripts/build-deb.sh /deb-out
+fi
 autoreconf -fi > /dev/null 2>&1
 mkdir build && cd build
 ../configure --sysconfdir=/etc --enable-werror > configure.out 2>&1 || { tail -30 configure.out; exit 1; }
@@ -99,13 +114,28 @@ cat check.out
 [ $rc -eq 0 ] || cat test-suite.log
 exit $rc
 EOF
+inside() {  # inside check|deb: .inside.sh in the pivoted root
+        unshare --mount --propagation private /bin/sh -ec '
+                root=$1
+                mount --bind "$root" "$root"
+                mount --rbind /sys "$root/sys"
+                mount --rbind /dev "$root/dev"
+                cd "$root"
+                mkdir -p .oldroot
+                pivot_root . .oldroot
+                exec /bin/sh /src/.inside.sh "$2"' sh "$ROOT" "$1"
+}
+
+if [ -n "$DEB_OUT" ]; then
+        say "building the $SUITE package in $ROOT"
+        rm -rf --one-file-system "$ROOT/deb-out"
+        inside deb > "$ROOT/deb.path" || die "scripts/build-deb.sh failed in the $SUITE root (above)"
+        deb=$(tail -n 1 "$ROOT/deb.path")
+        mkdir -p "$DEB_OUT"
+        cp "$ROOT/deb-out/build.log" "$DEB_OUT/build.log"
+        cp "$ROOT$deb" "$DEB_OUT/" || die "no package at $deb in the $SUITE root"
+        echo "$DEB_OUT/$(basename "$deb")"
+        exit 0
+fi
 say "building and testing in $SUITE ($(chroot "$ROOT" sh -c 'gcc --version | head -1; echo libsystemd $(pkg-config --modversion libsystemd)' | tr '\n' ' '))"
-unshare --mount --propagation private /bin/sh -ec '
-        root=$1
-        mount --bind "$root" "$root"
-        mount --rbind /sys "$root/sys"
-        mount --rbind /dev "$root/dev"
-        cd "$root"
-        mkdir -p .oldroot
-        pivot_root . .oldroot
-        exec /bin/sh /src/.inside.sh' sh "$ROOT"
+inside check

@@ -6,7 +6,7 @@
 # time (build-fuzz/, clang); the Debian package (built, lintian, its file
 # list); the real kernels in qemu (make check-vm), whose Debian 12 VM
 # installs that package; and make check again in a Debian 13 (trixie) root
-# (scripts/test-trixie.sh).
+# (scripts/test-trixie.sh), where the trixie package is built too.
 # Ends with one line "N passed, N failed, N skipped" over every check.
 set -u
 cd "$(dirname "$0")/.."
@@ -150,6 +150,31 @@ else
                 echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
+fi
+
+# The Debian 13 package: built in that root, lintian from trixie.
+echo "== Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian) =="
+if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
+        echo "SKIP: the Debian 13 package (NUMASTATD_SKIP_TRIXIE is set)"
+        skipped=$((skipped + 1))
+elif ! vm_deps; then
+        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
+        failed=$((failed + 1))
+elif deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
+        echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
+        passed=$((passed + 1))
+        if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
+                echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
+                passed=$((passed + 1))
+        else
+                dpkg-deb -c "$deb13" | grep -F numastatd.service
+                echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
+                failed=$((failed + 1))
+        fi
+else
+        tail -n 40 deb-trixie.err
+        echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
+        failed=$((failed + 1))
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
