@@ -109,6 +109,33 @@ else
         failed=$((failed + 1))
 fi
 
+# The Debian 13 package: built in the trixie root (made here if not
+# cached), lintian from trixie; the trixie VM test below installs it.
+echo "== Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian) =="
+if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
+        echo "SKIP: the Debian 13 package (NUMASTATD_SKIP_TRIXIE is set)"
+        skipped=$((skipped + 1))
+elif ! vm_deps; then
+        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
+        failed=$((failed + 1))
+elif deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
+        echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
+        passed=$((passed + 1))
+        if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
+                echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
+                passed=$((passed + 1))
+        else
+                dpkg-deb -c "$deb13" | grep -F numastatd.service
+                echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
+                failed=$((failed + 1))
+        fi
+        export NUMASTATD_VM_DEB_TRIXIE=$deb13
+else
+        tail -n 40 deb-trixie.err
+        echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
+        failed=$((failed + 1))
+fi
+
 # The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
 # leaves them out, and says so.
 echo "== make check-vm =="
@@ -150,31 +177,6 @@ else
                 echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
-fi
-
-# The Debian 13 package: built in that root, lintian from trixie.
-echo "== Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian) =="
-if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
-        echo "SKIP: the Debian 13 package (NUMASTATD_SKIP_TRIXIE is set)"
-        skipped=$((skipped + 1))
-elif ! vm_deps; then
-        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
-        failed=$((failed + 1))
-elif deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
-        echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
-        passed=$((passed + 1))
-        if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
-                echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
-                passed=$((passed + 1))
-        else
-                dpkg-deb -c "$deb13" | grep -F numastatd.service
-                echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
-                failed=$((failed + 1))
-        fi
-else
-        tail -n 40 deb-trixie.err
-        echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
-        failed=$((failed + 1))
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

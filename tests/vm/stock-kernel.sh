@@ -2,14 +2,20 @@
 # Prints the path of Debian 12's stock 6.1 kernel, unpacked (not installed) from
 # the linux-image-6.1.0-*-amd64 .deb that scripts/install-vm-deps.sh cached.
 #
+#   tests/vm/stock-kernel.sh [--suite=trixie] [--elf]
+#
 #   tests/vm/stock-kernel.sh          the compressed bzImage (boot/vmlinuz-*)
 #   tests/vm/stock-kernel.sh --elf    the uncompressed ELF vmlinux (made once from
 #                                     the vmlinuz like scripts/extract-vmlinux does;
 #                                     qemu boots it through its PVH entry, which
 #                                     saves the guest's XZ decompression: faster
 #                                     under TCG)
+#   --suite=trixie                    Debian 13's stock 6.12 instead, from the
+#                                     linux-image-6.12.*-amd64 .deb that
+#                                     tests/vm/systemd/build-rootfs.sh trixie cached
 #
-# Unpacked with dpkg-deb -x into ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}/stock/PACKAGE_VERSION/.
+# Unpacked with dpkg-deb -x into ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}/stock/PACKAGE_VERSION/
+# (stock-trixie/ for trixie's).
 set -euo pipefail
 
 PROG=stock-kernel.sh
@@ -17,19 +23,28 @@ CACHE=${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}
 say() { echo "$PROG: $*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-ELF=
-case ${1:-} in
-"") ;;
---elf) ELF=1 ;;
-*) die "usage: $PROG [--elf]" ;;
-esac
+ELF= SUITE=bookworm
+for arg; do
+        case $arg in
+        --elf) ELF=1 ;;
+        --suite=bookworm | --suite=trixie) SUITE=${arg#--suite=} ;;
+        *) die "usage: $PROG [--suite=trixie] [--elf]" ;;
+        esac
+done
 
 DEB=
-[ -e "$CACHE/debs/stock-6.1.deb" ] && DEB=$(readlink -f "$CACHE/debs/stock-6.1.deb")
-[ -n "$DEB" ] || DEB=$(ls "$CACHE"/debs/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
-[ -n "$DEB" ] && [ -s "$DEB" ] || die "no linux-image-6.1.0-*-amd64 .deb in $CACHE/debs: run scripts/install-vm-deps.sh"
+if [ "$SUITE" = trixie ]; then
+        DEB=$(ls "$CACHE"/debs/linux-image-6.12.*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
+        [ -n "$DEB" ] && [ -s "$DEB" ] || die "no linux-image-6.12.*-amd64 .deb in $CACHE/debs: run tests/vm/systemd/build-rootfs.sh trixie"
+        STOCK=$CACHE/stock-trixie
+else
+        [ -e "$CACHE/debs/stock-6.1.deb" ] && DEB=$(readlink -f "$CACHE/debs/stock-6.1.deb")
+        [ -n "$DEB" ] || DEB=$(ls "$CACHE"/debs/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
+        [ -n "$DEB" ] && [ -s "$DEB" ] || die "no linux-image-6.1.0-*-amd64 .deb in $CACHE/debs: run scripts/install-vm-deps.sh"
+        STOCK=$CACHE/stock
+fi
 
-DIR=$CACHE/stock/$(basename "$DEB" .deb)
+DIR=$STOCK/$(basename "$DEB" .deb)
 if [ ! -f "$DIR/.unpacked" ]; then
         say "unpacking $(basename "$DEB") into $DIR"
         rm -rf "$DIR" "$DIR.tmp"
@@ -38,7 +53,7 @@ if [ ! -f "$DIR/.unpacked" ]; then
         touch "$DIR.tmp/.unpacked"
         mv "$DIR.tmp" "$DIR"
         # keep only the newest stock kernel
-        for d in "$CACHE"/stock/*/; do
+        for d in "$STOCK"/*/; do
                 [ "${d%/}" = "$DIR" ] || rm -rf "${d%/}"
         done
 fi

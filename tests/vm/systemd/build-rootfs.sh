@@ -3,7 +3,12 @@
 # and packs it as one uncompressed newc cpio for the kernel to unpack as its
 # initramfs; prints the cpio's path on stdout.
 #
-#   tests/vm/systemd/build-rootfs.sh [collectors]
+#   tests/vm/systemd/build-rootfs.sh [collectors | trixie]
+#
+# The variant "trixie" is Debian 13 (rootfs-trixie): systemd 257 with its
+# varlinkctl, and, downloaded beside the tree into $CACHE/debs, trixie's
+# stock kernel package (linux-image-6.12.*-amd64) for
+# tests/vm/stock-kernel.sh --suite=trixie.
 #
 # The variant "collectors" adds the monitoring programs the known-readers
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
@@ -43,10 +48,12 @@ PACKAGES="systemd,systemd-sysv,dbus,udev,procps,jq,libjson-c5,libinih1,libnuma1,
 VARIANT=${1:-}
 case $VARIANT in
 "") NAME=$SUITE ;;
+trixie)
+        SUITE=trixie NAME=trixie ;;
 collectors)
         NAME=$SUITE-collectors
         PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata" ;;
-*) echo "$PROG: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
+*) echo "$PROG: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).
 EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
@@ -101,6 +108,18 @@ configure_tree() {
                                 >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download pcp"; }
                 mkdir -p "$root/var/lib/numastatd-vmtest/debs"
                 mv "$root"/var/cache/apt/archives/*.deb "$root/var/lib/numastatd-vmtest/debs/"
+                chroot "$root" apt-get clean
+        fi
+        if [ "$VARIANT" = trixie ]; then
+                # The stock kernel the guest boots, as a package beside the tree.
+                local pkg
+                chroot "$root" apt-get update -qq >"$CACHE/apt-$NAME.log" 2>&1 &&
+                        pkg=$(chroot "$root" apt-cache depends linux-image-amd64 | sed -n 's/^  Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1) &&
+                        [ -n "$pkg" ] && (cd "$root/tmp" && chroot "$root" sh -c "cd /tmp && apt-get download -qq $pkg") \
+                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download trixie's kernel"; }
+                mkdir -p "$CACHE/debs"
+                rm -f "$CACHE"/debs/linux-image-6.12.*-amd64_*.deb
+                mv "$root"/tmp/linux-image-*.deb "$CACHE/debs/"
                 chroot "$root" apt-get clean
         fi
 }

@@ -9,12 +9,16 @@
 # Environment (from /etc/numastatd-vmtest.env, written by run.sh):
 #   NUMASTATD_CONF   the configuration file the installed daemon reads
 #   NUMASTATD_SBIN, NUMASTATD_BIN   where numastatd and numastatctl went
-#   NUMASTATD_DEB    the Debian package to install with dpkg first (empty:
-#                    run.sh staged a make install)
+#   NUMASTATD_DEB    the Debian package to install first (empty: run.sh
+#                    staged a make install)
+#   NUMASTATD_INSTALL_WITH   dpkg (dpkg -i) or apt (apt-get install ./DEB)
+#   NUMASTATD_SECURITY_MAX   the highest systemd-analyze security exposure
+#                    allowed (systemd's scoring changes between releases)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${NUMASTATD_CONF:=/etc/numastatd.conf}"
 : "${NUMASTATD_SBIN:=/usr/sbin}" "${NUMASTATD_BIN:=/usr/bin}" "${NUMASTATD_DEB:=}"
+: "${NUMASTATD_INSTALL_WITH:=dpkg}" "${NUMASTATD_SECURITY_MAX:=3.0}"
 export PATH=$NUMASTATD_BIN:$NUMASTATD_SBIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export SYSTEMD_COLORS=0 SYSTEMD_PAGER='' SYSTEMD_LESS='' PAGER=cat
 
@@ -65,11 +69,23 @@ diag "kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \(
 is "$(readlink /proc/1/exe)" /usr/lib/systemd/systemd "PID 1 is systemd"
 is "$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)" 2 "the VM has 2 NUMA nodes"
 is "$(numa_stat)" 1 "the kernel counts NUMA statistics at boot (vm.numa_stat=1)"
+# install_deb [--reinstall]: as a user installs it, with dpkg or apt.
+install_deb() {
+        if [ "$NUMASTATD_INSTALL_WITH" = apt ]; then
+                apt-get install -y "$@" "$NUMASTATD_DEB"
+        else
+                dpkg -i "$NUMASTATD_DEB"
+        fi
+}
+install_cmd() {
+        if [ "$NUMASTATD_INSTALL_WITH" = apt ]; then echo "apt-get install ${*:+$* }./$(basename "$NUMASTATD_DEB")"
+        else echo "dpkg -i $(basename "$NUMASTATD_DEB")"; fi
+}
 if [ -n "$NUMASTATD_DEB" ]; then
         # As a user installs it: the package enables and starts it.
-        dpkg -i "$NUMASTATD_DEB" >"$STATE/dpkg-install.log" 2>&1
+        install_deb >"$STATE/dpkg-install.log" 2>&1
         rc=$?
-        ok $rc "dpkg -i $(basename "$NUMASTATD_DEB")"
+        ok $rc "$(install_cmd)"
         [ $rc -eq 0 ] || sed 's/^/#   /' "$STATE/dpkg-install.log" >"$OUT"
         is "$(systemctl is-enabled "$UNIT" 2>&1)" enabled "the package enabled numastatd.service"
         is "$(systemctl is-enabled "$SOCKET_UNIT" 2>&1)" enabled "  and numastatd.socket"
@@ -137,6 +153,49 @@ ok $? "20 one-off cats of uid 65534: each named (comm cat, uid 65534)"
 is "$(ctl --json=short readers | jq '[.[] | select(.comm == null and .path == "/proc/zoneinfo")] | length')" 0 \
    "  and none of them unattributed"
 diag "named from their exit records: $(status_json | jq -c '.sources | {exits_named, exits_missed, exit_records_version}')"
+
+# ---- 1c. systemd's own varlink client, where systemd has one (255 and later) ----------
+if command -v varlinkctl >/dev/null; then
+        vl() { timeout 30 varlinkctl "$@"; }
+        vl info "$SOCK" >"$STATE/vl-info.txt" 2>&1
+        ok $? "varlinkctl info $SOCK"
+        is "$(vl --json=short info "$SOCK" 2>&1 | jq -c '[.interfaces[] | select(. == "io.numastatd")]' 2>&1)" \
+           '["io.numastatd"]' "  lists the interface io.numastatd (--json=short)"
+        vl introspect "$SOCK" io.numastatd >"$STATE/vl-introspect.txt" 2>&1
+        ok $? "varlinkctl introspect $SOCK io.numastatd"
+        grep -qE '^method GetStatus\(' "$STATE/vl-introspect.txt"
+        rc=$?
+        ok $rc "  shows method GetStatus"
+        [ $rc -eq 0 ] || head -20 "$STATE/vl-introspect.txt" | sed 's/^/#   /' >"$OUT"
+        is "$(vl call "$SOCK" io.numastatd.GetStatus '{}' 2>&1 | jq -r '.status.pid')" "$(main_pid)" \
+           "varlinkctl call io.numastatd.GetStatus '{}' as root: the daemon's pid"
+        out=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- timeout 30 varlinkctl call "$SOCK" \
+                io.numastatd.GetStatus '{}' 2>&1)
+        is "$(echo "$out" | jq -r '.status.policy' 2>&1)" auto "  and as uid 65534: policy auto"
+        is "$(vl call --json=short "$SOCK" io.numastatd.GetStatus '{}' 2>/dev/null | wc -l)" 1 \
+           "  --json=short: one line"
+        timeout 5 varlinkctl call --more --json=short "$SOCK" io.numastatd.Monitor '{}' >"$STATE/vl-monitor.txt" \
+                2>"$STATE/vl-monitor.err"
+        is "$?" 124 "varlinkctl call --more io.numastatd.Monitor '{}' streams until stopped (timeout 5 s)"
+        # --more prints a JSON text sequence (RFC 7464): each reply after an RS.
+        first=$(tr -d '\036' <"$STATE/vl-monitor.txt" | head -n 1)
+        is "$(echo "$first" | jq -r '.status.pid' 2>&1)" "$(main_pid)" "  its first reply is the status"
+        [ "$(echo "$first" | jq -r '.status.pid' 2>&1)" = "$(main_pid)" ] ||
+                { head -c 300 "$STATE/vl-monitor.txt" | od -c | head -5; cat "$STATE/vl-monitor.err"; } | sed 's/^/#   /' >"$OUT"
+        vl call "$SOCK" io.numastatd.SetPolicy '{"policy":"sometimes"}' >"$STATE/vl-error.txt" 2>&1
+        rc=$?
+        ok "$([ $rc -ne 0 ] && grep -q 'org\.varlink\.service\.InvalidParameter' "$STATE/vl-error.txt"; echo $?)" \
+           "a bad call (SetPolicy sometimes): varlinkctl fails (rc $rc) with org.varlink.service.InvalidParameter"
+        [ $rc -ne 0 ] || sed 's/^/#   /' "$STATE/vl-error.txt" >"$OUT"
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- timeout 30 varlinkctl call "$SOCK" \
+                io.numastatd.SetPolicy '{"policy":"coarse"}' >"$STATE/vl-denied.txt" 2>&1
+        rc=$?
+        ok "$([ $rc -ne 0 ] && grep -q 'org\.varlink\.service\.PermissionDenied' "$STATE/vl-denied.txt"; echo $?)" \
+           "  SetPolicy as uid 65534: org.varlink.service.PermissionDenied (rc $rc)"
+        is "$(status_json | field policy)" auto "  and the policy is still auto"
+else
+        diag "no varlinkctl here (systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), before 255): its checks are the trixie VM's"
+fi
 
 # ---- 2. socket activation ----------------------------------------------------------
 systemctl stop "$UNIT"
@@ -351,8 +410,8 @@ sec_rc=$?
 fig=$(sed -n 's/.*Overall exposure level for numastatd.service: \([0-9][0-9.]*\).*/\1/p' "$STATE/security.txt")
 echo "systemd-analyze security $UNIT (rc $sec_rc):"; cat "$STATE/security.txt"
 diag "figure: systemd-analyze security numastatd.service exposure ${fig:-?}"
-ok "$([ -n "$fig" ] && awk -v f="$fig" 'BEGIN { exit !(f <= 3.0) }'; echo $?)" \
-        "systemd-analyze security: exposure ${fig:-?} <= 3.0"
+ok "$([ -n "$fig" ] && awk -v f="$fig" -v max="$NUMASTATD_SECURITY_MAX" 'BEGIN { exit !(f <= max) }'; echo $?)" \
+        "systemd-analyze security: exposure ${fig:-?} <= $NUMASTATD_SECURITY_MAX"
 
 # ---- 7. a clean stop leaves counting on ---------------------------------------------
 cp -p "$STATE/numastatd.conf.orig" "$NUMASTATD_CONF"
@@ -368,8 +427,10 @@ is "$(systemctl show -p Result --value "$UNIT")" success "the unit's Result is s
 # ---- 8. the package: reinstall keeps the admin's config, remove, purge ----------------
 if [ -n "$NUMASTATD_DEB" ]; then
         echo "# numastatd-vmtest: the admin's line" >>"$NUMASTATD_CONF"
-        dpkg -i "$NUMASTATD_DEB" >"$STATE/dpkg-reinstall.log" 2>&1
-        ok $? "dpkg -i again (a reinstall of the same package)"
+        install_deb --reinstall >"$STATE/dpkg-reinstall.log" 2>&1
+        rc=$?
+        ok $rc "$(install_cmd --reinstall) (a reinstall of the same package)"
+        [ $rc -eq 0 ] || sed 's/^/#   /' "$STATE/dpkg-reinstall.log" >"$OUT"
         ok "$(grep -q "the admin's line" "$NUMASTATD_CONF"; echo $?)" "  a changed /etc/numastatd.conf survives it"
         wait_for 10 is_active "$UNIT"
         ok $? "  and the daemon runs again"

@@ -6,11 +6,16 @@
 # status, socket activation, reload, kill -9 (ExecStopPost= restore, restart),
 # the journal's transition entries, systemd-analyze security, a clean stop.
 #
-#   tests/vm/systemd/run.sh [collectors]
+#   tests/vm/systemd/run.sh [collectors | trixie]
 #
 # With "collectors" the root filesystem has Debian's monitoring programs too
 # (build-rootfs.sh collectors) and the guest runs guest-collectors.sh: the
-# known-readers catalogue judging them under their own units.
+# known-readers catalogue judging them under their own units. With "trixie"
+# it is Debian 13 (systemd 257) on Debian 13's stock 6.12 kernel, the
+# package (NUMASTATD_VM_DEB_TRIXIE, from scripts/build-deb.sh
+# --suite=trixie; required) installed with apt, the same guest-test.sh with
+# fewer soak kills (NUMASTATD_SOAK, default 20 there) and, since the guest
+# has it, systemd's own varlink client varlinkctl.
 #
 # Prints TAP on stdout (the guest's checks, renumbered, plus this script's own;
 # figures as "# figure:" lines); progress goes to stderr. Exit status 0 iff
@@ -54,10 +59,14 @@ SRCDIR=$(cd "$HERE/../../.." && pwd)
 BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 CACHE=${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}
 VARIANT=${1:-}
+SUITE=bookworm SUITE_NAME="Debian 12" SOAK_DEFAULT=100 INSTALL_WITH=dpkg SECURITY_MAX=3.0
 case $VARIANT in
 "") GUEST=guest-test.sh MEM=1024 ;;
 collectors) GUEST=guest-collectors.sh MEM=2048 ;;
-*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors)" >&2; exit 2 ;;
+trixie)
+        GUEST=guest-test.sh MEM=1024 SUITE=trixie SUITE_NAME="Debian 13" SOAK_DEFAULT=20 INSTALL_WITH=apt SECURITY_MAX=2.0
+        NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_TRIXIE:-} ;;
+*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
 esac
 TIMEOUT=${NUMASTATD_VM_TIMEOUT:-900}
 
@@ -91,10 +100,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ---- the Debian 12 rootfs (cached) ---------------------------------------------
+# ---- the rootfs (cached) --------------------------------------------------------
 T0=$(now)
-ROOTFS_CPIO=$("$HERE/build-rootfs.sh" $VARIANT) || bail "cannot build the Debian 12 rootfs (build-rootfs.sh $VARIANT)"
-ROOTFS_DIR=$CACHE/rootfs-bookworm${VARIANT:+-$VARIANT}
+ROOTFS_CPIO=$("$HERE/build-rootfs.sh" $VARIANT) || bail "cannot build the $SUITE_NAME rootfs (build-rootfs.sh $VARIANT)"
+case $VARIANT in
+trixie) ROOTFS_DIR=$CACHE/rootfs-trixie ;;
+*) ROOTFS_DIR=$CACHE/rootfs-bookworm${VARIANT:+-$VARIANT} ;;
+esac
 [ -s "$ROOTFS_CPIO.dirs" ] && [ -d "$ROOTFS_DIR" ] || bail "$ROOTFS_CPIO.dirs or $ROOTFS_DIR missing"
 T1=$(now)
 
@@ -102,6 +114,7 @@ T1=$(now)
 STAGE=$WORK/stage
 mkdir -p "$STAGE"
 DEB=${NUMASTATD_VM_DEB:-}
+[ "$SUITE" = bookworm ] || [ -n "$DEB" ] || bail "the $SUITE_NAME VM needs its package: NUMASTATD_VM_DEB_TRIXIE (scripts/build-deb.sh --suite=trixie)"
 if [ -n "$DEB" ]; then
         # The Debian package (scripts/build-deb.sh): the guest installs it
         # with dpkg, as a user would, instead of a staged make install.
@@ -153,7 +166,9 @@ NUMASTATD_CONF=${conf#$STAGE}
 NUMASTATD_SBIN=$(dirname "${sbin#$STAGE}")
 NUMASTATD_BIN=$(dirname "${bin#$STAGE}")
 NUMASTATD_DEB=${DEB_GUEST:-}
-NUMASTATD_SOAK=${NUMASTATD_SOAK:-100}
+NUMASTATD_INSTALL_WITH=$INSTALL_WITH
+NUMASTATD_SECURITY_MAX=$SECURITY_MAX
+NUMASTATD_SOAK=${NUMASTATD_SOAK:-$SOAK_DEFAULT}
 EOF
 cat >"$STAGE/etc/systemd/system/numastatd-vmtest.service" <<EOF
 [Unit]
@@ -212,8 +227,9 @@ emit "$([ $((offset % 4)) -eq 0 ] && [ "$(head -c $((offset + 6)) "$INITRD" | ta
         "the project cpio ($(wc -l <"$WORK/project.list") entries) starts at a 4-byte aligned offset ($offset) of the initrd"
 
 # ---- boot -----------------------------------------------------------------------------
-KERNEL=$("$VMDIR/stock-kernel.sh" --elf 2>"$WORK/kernel.log") || KERNEL=$("$VMDIR/stock-kernel.sh" 2>>"$WORK/kernel.log") ||
-        { cat "$WORK/kernel.log" >&2; bail "cannot get Debian's stock 6.1 kernel (tests/vm/stock-kernel.sh)"; }
+KERNEL=$("$VMDIR/stock-kernel.sh" --suite=$SUITE --elf 2>"$WORK/kernel.log") ||
+        KERNEL=$("$VMDIR/stock-kernel.sh" --suite=$SUITE 2>>"$WORK/kernel.log") ||
+        { cat "$WORK/kernel.log" >&2; bail "cannot get $SUITE_NAME's stock kernel (tests/vm/stock-kernel.sh --suite=$SUITE)"; }
 say "booting $(basename "$(dirname "$(dirname "$KERNEL")")")/$(basename "$KERNEL") with systemd as PID 1"
 T4=$(now)
 "$VMDIR/run-vm.sh" --kernel "$KERNEL" --initrd "$INITRD" --nodes 2 --cpus 2 --mem "$MEM" \
