@@ -35,6 +35,20 @@ vm_deps() {
         [ "$vm_deps_status" -eq 0 ] || { cat vm-deps.out; return 1; }
 }
 
+# trixie_ready WHAT: whether a Debian 13 stage may run; if not, says why
+# and counts it (a skip, or a failure to install debootstrap).
+trixie_ready() {
+        if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
+                echo "SKIP: $1 (NUMASTATD_SKIP_TRIXIE is set)"
+                skipped=$((skipped + 1))
+                return 1
+        fi
+        vm_deps && return 0
+        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
+        failed=$((failed + 1))
+        return 1
+}
+
 cd build
 make -j"$(nproc)" check >check.out 2>&1
 check_status=$?
@@ -112,28 +126,24 @@ fi
 # The Debian 13 package: built in the trixie root (made here if not
 # cached), lintian from trixie; the trixie VM test below installs it.
 echo "== Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian) =="
-if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
-        echo "SKIP: the Debian 13 package (NUMASTATD_SKIP_TRIXIE is set)"
-        skipped=$((skipped + 1))
-elif ! vm_deps; then
-        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
-        failed=$((failed + 1))
-elif deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
-        echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
-        passed=$((passed + 1))
-        if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
-                echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
+if trixie_ready "the Debian 13 package"; then
+        if deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
+                echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
                 passed=$((passed + 1))
+                if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
+                        echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
+                        passed=$((passed + 1))
+                else
+                        dpkg-deb -c "$deb13" | grep -F numastatd.service
+                        echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
+                        failed=$((failed + 1))
+                fi
+                export NUMASTATD_VM_DEB_TRIXIE=$deb13
         else
-                dpkg-deb -c "$deb13" | grep -F numastatd.service
-                echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
+                tail -n 40 deb-trixie.err
+                echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
                 failed=$((failed + 1))
         fi
-        export NUMASTATD_VM_DEB_TRIXIE=$deb13
-else
-        tail -n 40 deb-trixie.err
-        echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
-        failed=$((failed + 1))
 fi
 
 # The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
@@ -160,13 +170,7 @@ fi
 # Debian 13 (trixie): the same make check, built with trixie's gcc 14 and
 # libsystemd 257, in a trixie root (debootstrap, cached) on this kernel.
 echo "== make check in a Debian 13 (trixie) root =="
-if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
-        echo "SKIP: Debian 13 make check (NUMASTATD_SKIP_TRIXIE is set)"
-        skipped=$((skipped + 1))
-elif ! vm_deps; then
-        echo "FAIL: installing debootstrap (scripts/install-vm-deps.sh)"
-        failed=$((failed + 1))
-else
+if trixie_ready "Debian 13 make check"; then
         ../scripts/test-trixie.sh > trixie.out 2> trixie.err
         trixie_status=$?
         grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' trixie.out | grep -vE '^PASS: ' || true

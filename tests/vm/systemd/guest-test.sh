@@ -178,9 +178,9 @@ if command -v varlinkctl >/dev/null; then
                 2>"$STATE/vl-monitor.err"
         is "$?" 124 "varlinkctl call --more io.numastatd.Monitor '{}' streams until stopped (timeout 5 s)"
         # --more prints a JSON text sequence (RFC 7464): each reply after an RS.
-        first=$(tr -d '\036' <"$STATE/vl-monitor.txt" | head -n 1)
-        is "$(echo "$first" | jq -r '.status.pid' 2>&1)" "$(main_pid)" "  its first reply is the status"
-        [ "$(echo "$first" | jq -r '.status.pid' 2>&1)" = "$(main_pid)" ] ||
+        first_pid=$(tr -d '\036' <"$STATE/vl-monitor.txt" | head -n 1 | jq -r '.status.pid' 2>&1)
+        is "$first_pid" "$(main_pid)" "  its first reply is the status"
+        [ "$first_pid" = "$(main_pid)" ] ||
                 { head -c 300 "$STATE/vl-monitor.txt" | od -c | head -5; cat "$STATE/vl-monitor.err"; } | sed 's/^/#   /' >"$OUT"
         vl call "$SOCK" io.numastatd.SetPolicy '{"policy":"sometimes"}' >"$STATE/vl-error.txt" 2>&1
         rc=$?
