@@ -1201,7 +1201,7 @@ static int parse_options(int argc, char *argv[], Args *a) {
                         help();
                         return EXIT_OK;
                 case 'V':
-                        printf("numastatctl %s\n", PACKAGE_VERSION);
+                        printf("numastatctl %s\nvarlink client: %s\n", PACKAGE_VERSION, VARLINK_CLIENT_IMPL);
                         return EXIT_OK;
                 case ':':
                         fprintf(stderr, "numastatctl: option '%s' needs a value. See --help.\n", argv[optind - 1]);

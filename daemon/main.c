@@ -96,7 +96,7 @@ static int parse_argv(int argc, char *argv[], Args *args) {
                         help();
                         return 0;
                 case 'V':
-                        printf("numastatd %s\n", PACKAGE_VERSION);
+                        printf("numastatd %s\nvarlink server: %s\n", PACKAGE_VERSION, VARLINK_SERVER_IMPL);
                         return 0;
                 case ':':
                         return log_error_errno(EINVAL, "Option '%s' needs a value. See --help.", argv[optind - 1]);

@@ -20,16 +20,27 @@ contains "$("$NUMASTATCTL" --help)" "set-policy POLICY" "--help lists commands"
 contains "$("$NUMASTATCTL" --help)" "3 the daemon is not reachable" "--help documents exit codes"
 contains "$("$NUMASTATCTL" --version)" "numastatctl " "--version"
 contains "$("$NUMASTATD" --version)" "numastatd " "numastatd --version"
+# Which varlink client configure chose (sd-varlink where libsystemd >= 257).
+CLIENT_IMPL=$(sed -n 's/^#define VARLINK_CLIENT_IMPL "\(.*\)"$/\1/p' "$BUILDDIR/config.h")
+contains "$("$NUMASTATCTL" --version)" "varlink client: ${CLIENT_IMPL:-?}" "--version names the varlink client ($CLIENT_IMPL)"
+contains "$("$NUMASTATD" --version)" "varlink server: hand-written" "numastatd --version names the varlink server"
 contains "$("$NUMASTATD" --help)" "--check-config" "numastatd --help"
 "$NUMASTATD" --bogus >/dev/null 2>&1
 is "$?" 1 "numastatd: unknown option fails"
 
-# The client speaks varlink with json-c alone: no event loop, no netlink,
-# no libnuma, no config parser linked in.
+# The client speaks varlink with json-c alone, or json-c and sd-varlink
+# (libsystemd): no netlink, no libnuma, no config parser linked in.
 NEEDED=$(LC_ALL=C readelf -d "$NUMASTATCTL" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 contains "$NEEDED" "libjson-c" "numastatctl links json-c"
+case $CLIENT_IMPL in
+sd-varlink*) contains "$NEEDED" "libsystemd" "numastatctl links libsystemd, for sd-varlink" ;;
+*) case "$NEEDED" in
+   *libsystemd*) ok 1 "the hand-written client needs no libsystemd (needs: $NEEDED)" ;;
+   *) ok 0 "the hand-written client needs no libsystemd (needs: $NEEDED)" ;;
+   esac ;;
+esac
 case "$NEEDED" in
-*libsystemd*|*libnl*|*libnuma*|*libinih*) ok 1 "numastatctl links nothing else (needs: $NEEDED)" ;;
+*libnl*|*libnuma*|*libinih*) ok 1 "numastatctl links nothing else (needs: $NEEDED)" ;;
 *) ok 0 "numastatctl links nothing else (needs: $NEEDED)" ;;
 esac
 
