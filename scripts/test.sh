@@ -49,7 +49,17 @@ trixie_ready() {
         return 1
 }
 
+# stage NAME: heads the next stage's output; each stage's time (wall clock,
+# for the CI budget) is printed when the next one starts, and at the end.
+stage() {
+        [ -z "${stage_name:-}" ] || echo "# stage time: $stage_name: $((SECONDS - stage_start)) s"
+        stage_name=$1 stage_start=$SECONDS
+        [ -z "$1" ] || echo "== $1 =="
+}
+stage_name="install and build" stage_start=0
+
 cd build
+stage "make check"
 make -j"$(nproc)" check >check.out 2>&1
 check_status=$?
 cat check.out
@@ -59,7 +69,7 @@ if [ $check_status -ne 0 ]; then
         [ "$(grep -cE '^(FAIL|XPASS|ERROR): ' check.out)" -gt 0 ] || failed=$((failed + 1))  # a build error
 fi
 
-echo "== make distcheck =="
+stage "make distcheck"
 make -j"$(nproc)" distcheck >distcheck.out 2>&1
 distcheck_status=$?
 grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# |archives ready|^=+$' distcheck.out | grep -vE '^PASS: ' || true
@@ -75,7 +85,7 @@ fi
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer:
 # any report fails the test it happened in (configure makes them fatal).
-echo "== make check (ASan+UBSan) =="
+stage "make check (ASan+UBSan)"
 if ! (cd .. && BUILD_DIR=build-asan scripts/build.sh --enable-sanitizers --enable-werror >/dev/null); then
         echo "FAIL: building with --enable-sanitizers"
         failed=$((failed + 1))
@@ -92,7 +102,7 @@ fi
 
 # Each libFuzzer harness for FUZZ_SECONDS (CI: 10 s each, 90 s in all);
 # make fuzz FUZZ_SECONDS=... in build-fuzz/ is the long study.
-echo "== make fuzz (libFuzzer, ${FUZZ_SECONDS:=10} s each) =="
+stage "make fuzz (libFuzzer, ${FUZZ_SECONDS:=10} s each)"
 if ! (cd .. && BUILD_DIR=build-fuzz scripts/build.sh CC=clang --enable-fuzzing --enable-werror >/dev/null); then
         echo "FAIL: building the fuzz harnesses with clang"
         failed=$((failed + 1))
@@ -109,7 +119,7 @@ fi
 
 # The Debian package: built from this checkout, lintian-clean, holding what
 # make install installs; the systemd VM test below installs it with dpkg.
-echo "== Debian package (scripts/build-deb.sh, lintian) =="
+stage "Debian package (scripts/build-deb.sh, lintian)"
 if deb=$(../scripts/build-deb.sh "$PWD/deb" 2>deb.err | tail -n 1) && [ -f "$deb" ]; then
         echo "PASS: $(basename "$deb") builds, and lintian reports no error and no warning"
         passed=$((passed + 1))
@@ -125,7 +135,7 @@ fi
 
 # The Debian 13 package: built in the trixie root (made here if not
 # cached), lintian from trixie; the trixie VM test below installs it.
-echo "== Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian) =="
+stage "Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian)"
 if trixie_ready "the Debian 13 package"; then
         if deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
                 echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
@@ -148,7 +158,7 @@ fi
 
 # The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
 # leaves them out, and says so.
-echo "== make check-vm =="
+stage "make check-vm"
 if [ -n "${NUMASTATD_SKIP_VM:-}" ]; then
         echo "SKIP: make check-vm (NUMASTATD_SKIP_VM is set)"
         skipped=$((skipped + 1))
@@ -169,7 +179,7 @@ fi
 
 # Debian 13 (trixie): the same make check, built with trixie's gcc 14 and
 # libsystemd 257, in a trixie root (debootstrap, cached) on this kernel.
-echo "== make check in a Debian 13 (trixie) root =="
+stage "make check in a Debian 13 (trixie) root"
 if trixie_ready "Debian 13 make check"; then
         ../scripts/test-trixie.sh > trixie.out 2> trixie.err
         trixie_status=$?
@@ -183,5 +193,7 @@ if trixie_ready "Debian 13 make check"; then
         fi
 fi
 
+stage ""
+echo "# total time: $SECONDS s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
