@@ -265,11 +265,3 @@ int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const ch
         c->have_reply = false;
         return 0;
 }
-
-int varlink_client_call(VarlinkClient *c, const char *method, json_object *parameters,
-                        json_object **ret_parameters, const char **ret_error) {
-        int r = varlink_client_send(c, method, parameters, 0);
-        if (r < 0)
-                return r;
-        return varlink_client_wait(c, ret_parameters, ret_error, NULL);
-}

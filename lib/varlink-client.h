@@ -25,9 +25,14 @@ int varlink_client_send(VarlinkClient *c, const char *method, json_object *param
  * -ETIMEDOUT, -ECONNRESET (peer closed), -EBADMSG (not varlink). */
 int varlink_client_wait(VarlinkClient *c, json_object **ret_parameters, const char **ret_error,
                         bool *ret_continues);
-/* send + wait, for single-reply calls. */
-int varlink_client_call(VarlinkClient *c, const char *method, json_object *parameters,
-                        json_object **ret_parameters, const char **ret_error);
+/* send + wait, for single-reply calls: the same over either implementation. */
+static inline int varlink_client_call(VarlinkClient *c, const char *method, json_object *parameters,
+                                      json_object **ret_parameters, const char **ret_error) {
+        int r = varlink_client_send(c, method, parameters, 0);
+        if (r < 0)
+                return r;
+        return varlink_client_wait(c, ret_parameters, ret_error, NULL);
+}
 
 static inline void varlink_client_freep(VarlinkClient **c) {
         varlink_client_free(*c);
