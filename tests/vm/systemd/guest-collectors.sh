@@ -65,16 +65,9 @@ reader() {
                 '[.[] | select(.comm == $c and .path == $p)] | max_by(.last_seen) // {} | .[$f] // "none"'
 }
 seen() { [ "$(reader "$1" "$2" verdict)" != none ]; }
-# read_since COMM PATH USEC: COMM read PATH after USEC (realtime, as
-# last_seen): a restarted collector's new process has read.
-read_since() {
-        local t
-        t=$(reader "$1" "$2" last_seen)
-        [ "$t" != none ] && [ "$t" -gt "$3" ]
-}
-usec_now() { date +%s%6N; }
 # read_by_other COMM PATH PID: COMM's latest entry for PATH is another
-# process's than PID (a restart's old process may read while it stops).
+# process's than PID ("none": any process's): a (re)started collector's new
+# process has read (an old one may read while it stops, after any timestamp).
 read_by_other() {
         local p
         p=$(reader "$1" "$2" pid)
@@ -264,11 +257,11 @@ printf '%s\n' '[plugins]' 'apps = no' 'charts.d = no' 'python.d = no' 'go.d = no
         'tc = no' 'perf = no' 'slabinfo = no' 'ioping = no' 'fping = no' 'nfacct = no' 'cups = no' \
         'idlejitter = no' 'statsd = no' 'ebpf = no' 'diskspace = no' 'enable running new plugins = no' \
         '[health]' 'enabled = no' '[ml]' 'enabled = no' >> "$NDCONF"
-t=$(usec_now)
+old_pid=$(reader netdata /proc/vmstat pid)
 systemctl start netdata.service
 wait_for 60 is_active netdata.service
 ok $? "netdata.service is active (Debian's netdata.conf)"
-wait_for 240 read_since netdata /proc/vmstat "$t"
+wait_for 240 read_by_other netdata /proc/vmstat "$old_pid"
 ok $? "netdata reads /proc/vmstat"
 wait_for 30 numa_stat_is 1
 ok $? "netdata with Debian's netdata.conf turns counting on (2 nodes: its numa charts are auto)"
