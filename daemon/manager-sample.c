@@ -121,8 +121,9 @@ void manager_sample(Manager *m, bool reset) {
                                        "auto keeps counting on");
                 log_warning("%s.", m->counts.rate_error);
         }
-        if (r >= 0 && vs.has_pgalloc && rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval))
-                policy_on_rate(&m->engine, now, m->counts.rate.rate);
+        if (r >= 0 && vs.has_pgalloc &&
+            rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval))
+                policy_on_rate(&m->engine, now, m->counts.rate.rate, m->counts.rate.interval_rate);
         if (r >= 0 && vs.has_pgalloc)
                 ledger_sample(&m->counts.ledger, vs.pgalloc);
 

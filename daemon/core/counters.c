@@ -138,7 +138,7 @@ double on_time_share(const OnTime *o, uint64_t now) {
         return (double) c.on_usec / (double) c.total_usec;
 }
 
-bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec) {
+bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec, uint64_t window_usec) {
         double dt, instant;
 
         if (!m->have_sample || value < m->last_value || now < m->last_time) {
@@ -149,8 +149,9 @@ bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_
                  * and the next interval blends into it; but this sample
                  * produced no rate, so it returns false. */
                 m->have_sample = true;
-                m->last_time = now;
-                m->last_value = value;
+                m->last_time = m->window_time = now;
+                m->last_value = m->window_value = value;
+                m->have_window = false;
                 return false;
         }
 
@@ -170,6 +171,15 @@ bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_
         m->have_rate = true;
         m->last_time = now;
         m->last_value = value;
+
+        if (now - m->window_time >= window_usec / 2) {
+                m->interval_rate = (double) (value - m->window_value) /
+                                   ((double) (now - m->window_time) / (double) USEC_PER_SEC);
+                m->have_window = true;
+                m->window_time = now;
+                m->window_value = value;
+        } else if (!m->have_window)
+                m->interval_rate = m->rate;
         return true;
 }
 

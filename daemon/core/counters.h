@@ -67,19 +67,27 @@ double on_time_share(const OnTime *o, uint64_t now);
 void on_time_totals(const OnTime *o, uint64_t now, uint64_t *ret_on, uint64_t *ret_off);
 
 /* Allocation rate from successive pgalloc totals, smoothed with an
- * exponentially weighted moving average whose time constant is tau. */
+ * exponentially weighted moving average whose time constant is tau; and
+ * the rate over the last sampling interval. A sample taken off the
+ * sampling schedule (for a caller, at a switch) may come milliseconds
+ * after the previous one, where a rate is mostly noise: the interval rate
+ * is taken over at least half a window. */
 typedef struct RateMeter {
         bool have_sample, have_rate;
         uint64_t last_time;     /* µs */
         uint64_t last_value;
         double rate;            /* smoothed pages/s */
-        double instant;         /* the last interval's rate */
+        double instant;         /* since the previous sample */
+        bool have_window;       /* a window has closed since the (re)start */
+        uint64_t window_time;   /* µs: where the open window began */
+        uint64_t window_value;
+        double interval_rate;   /* over the last closed window (the smoothed rate before one closed) */
 } RateMeter;
 
 /* Returns true once a rate exists (from the second sample on). A total
  * that went backwards (cannot happen for pgalloc, but a tree can do it)
- * restarts the meter. */
-bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec);
+ * restarts the meter. window_usec: the sampling interval. */
+bool rate_meter_sample(RateMeter *m, uint64_t now, uint64_t value, uint64_t tau_usec, uint64_t window_usec);
 
 /* The benefit ledger: pages allocated (the pgalloc_* total, which no mode
  * affects) while the kernel counted and while it did not. Each reading's

@@ -147,11 +147,12 @@ void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader) {
         s->trigger_reader = reader && cause_has_reader(cause) ? *reader : (ReaderRef) {};
 }
 
-void policy_on_rate(PolicyState *s, usec_t now, double rate) {
+void policy_on_rate(PolicyState *s, usec_t now, double rate, double interval_rate) {
         /* 0 means "not now" in the since-times: never store it. */
-        rate_history_add(&s->rates, now > 0 ? now : 1, rate);
+        rate_history_add(&s->rates, now > 0 ? now : 1, rate, interval_rate);
         s->have_rate = true;
         s->rate = rate;
+        s->interval_rate = interval_rate;
 }
 
 void policy_on_external_change(PolicyState *s, const PolicyConfig *c, usec_t now, KernelMode found,
@@ -221,14 +222,17 @@ static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now
         usec_t above = above_since(s, c), below = below_since(s, c);
 
         d->rate = s->rate;
+        /* Below first: the last interval quiet means the load is gone, even
+         * while the smoothed rate still decays through coarse_above. */
         if (!s->have_rate)
                 d->pressure = PRESSURE_UNKNOWN;
-        else if (above != 0) {
+        else if (below != 0) {
+                d->pressure = PRESSURE_BELOW;
+                d->rate = s->interval_rate;
+                d->sustained = now >= usec_add(below, c->sustain);
+        } else if (above != 0) {
                 d->pressure = PRESSURE_ABOVE;
                 d->sustained = now >= usec_add(above, c->sustain);
-        } else if (below != 0) {
-                d->pressure = PRESSURE_BELOW;
-                d->sustained = now >= usec_add(below, c->sustain);
         } else
                 d->pressure = PRESSURE_BETWEEN;
         d->within_linger = read_within_linger(s, c, now);
@@ -400,8 +404,11 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
 
         if (s->counting) {
                 above = above_since(s, c);
-                if (above == 0 || s->holds > 0)
-                        return USEC_INFINITY;   /* a release or a sample brings the next evaluation */
+                /* Not above, or the last interval already quiet (which the
+                 * facts judge first): a sample brings the next evaluation,
+                 * as a release does for a hold. */
+                if (above == 0 || below_since(s, c) != 0 || s->holds > 0)
+                        return USEC_INFINITY;
                 return usec_max(usec_max(usec_add(s->linger_from, c->linger), s->expected_until),
                                 usec_max(usec_add(above, c->sustain), usec_add(s->last_switch, c->min_dwell)));
         }

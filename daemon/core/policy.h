@@ -58,9 +58,10 @@ typedef struct PolicyState {
         Cause floor_cause;
         ReaderRef floor_reader;
 
-        RateHistory rates;              /* smoothed samples: above/below since, for any threshold */
+        RateHistory rates;              /* samples: above/below since, for any threshold */
         bool have_rate;
         double rate;                    /* pages/s, smoothed: the latest sample */
+        double interval_rate;           /* pages/s over the latest sample's interval */
 
         /* A patched kernel's auto, which the engine asked for as "off": */
         bool triggered;                 /* a read turned counting on by itself since the last arm */
@@ -130,7 +131,7 @@ typedef struct Decision {
 
         /* The facts the rule looked at, for the reason. */
         PressureLevel pressure;
-        double rate;            /* pages/s, when pressure != UNKNOWN */
+        double rate;            /* pages/s, when pressure != UNKNOWN: the interval's when BELOW, else smoothed */
         bool sustained;         /* the pressure level has held for sustain */
         bool within_linger;     /* a counted read (or the start) within linger */
         bool held;              /* a hold exists */
@@ -192,9 +193,10 @@ void policy_on_armed(PolicyState *s, usec_t now);
  * READ, IGNORED_READ (with reader), UNSEEN_READ, ARMED_SAMPLE. */
 void policy_on_triggered(PolicyState *s, Cause cause, const ReaderRef *reader);
 
-/* An allocation-rate sample (pages/s, already smoothed), stamped with the
- * time it was measured. */
-void policy_on_rate(PolicyState *s, usec_t now, double rate);
+/* An allocation-rate sample (pages/s: smoothed, and over the interval
+ * that ended now), stamped with the time it was measured. Rises are judged
+ * on the first, falls on the second (rate-history.h). */
+void policy_on_rate(PolicyState *s, usec_t now, double rate, double interval_rate);
 
 /* Someone else wrote the kernel mode (found != what we last wrote). With
  * on_external_change=follow the engine pauses and leaves the kernel as

@@ -23,9 +23,9 @@ static void stack_push(RateRun *s, size_t *n, usec_t t, double rate, bool keep_m
         s[(*n)++] = (RateRun) { .start = start, .rate = rate };
 }
 
-void rate_history_add(RateHistory *h, usec_t t, double rate) {
-        stack_push(h->min, &h->n_min, t, rate, true);
-        stack_push(h->max, &h->n_max, t, rate, false);
+void rate_history_add(RateHistory *h, usec_t t, double smoothed, double interval_rate) {
+        stack_push(h->min, &h->n_min, t, smoothed, true);
+        stack_push(h->max, &h->n_max, t, interval_rate, false);
 }
 
 /* The run after the newest one that fails the test: the samples since its

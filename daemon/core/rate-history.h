@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The smoothed allocation rate's recent past, kept so that "above
- * coarse_above since when?" can be answered for any threshold, at any time:
- * a reload that changes a threshold re-judges at once with the samples'
- * own timestamps, rather than with a since-time set under the old one.
- * Pure.
+/* The allocation rate's recent past, kept so that "above coarse_above
+ * since when?" can be answered for any threshold, at any time: a reload
+ * that changes a threshold re-judges at once with the samples' own
+ * timestamps, rather than with a since-time set under the old one. Pure.
  *
- * Two monotonic stacks: the suffix minima (for "above T since") and the
- * suffix maxima (for "below T since"). Each entry is a run of samples: the
+ * A rise is judged on the smoothed rate (a burst must not switch counting
+ * off), a fall on each interval's own rate: the smoothing would see a quiet
+ * stretch begin a few intervals late, and sustain already guards against a
+ * momentary dip.
+ *
+ * Two monotonic stacks: the suffix minima of the smoothed rate (for "above
+ * T since") and the suffix maxima of the interval's rate (for "below T
+ * since"). Each entry is a run of samples: the
  * time of its first sample and the run's extreme. A monotone climb longer
  * than RATE_HISTORY_MAX drops the oldest entry, which can only make a
  * since-time later than the truth, never earlier: the slow, safe side. */
@@ -33,10 +38,12 @@ typedef struct RateHistory {
 } RateHistory;
 
 void rate_history_reset(RateHistory *h);
-/* A sample at time t (> 0; times never go backwards). */
-void rate_history_add(RateHistory *h, usec_t t, double rate);
-/* Since when every sample has been > threshold; 0 if the latest is not
- * (or there is none). */
+/* A sample at time t (> 0; times never go backwards): the smoothed rate
+ * and the rate over the interval that ended at t. */
+void rate_history_add(RateHistory *h, usec_t t, double smoothed, double interval_rate);
+/* Since when every smoothed sample has been > threshold; 0 if the latest
+ * is not (or there is none). */
 usec_t rate_history_above_since(const RateHistory *h, double threshold);
-/* Since when every sample has been < threshold; 0 if the latest is not. */
+/* Since when every interval's rate has been < threshold; 0 if the latest
+ * is not. */
 usec_t rate_history_below_since(const RateHistory *h, double threshold);

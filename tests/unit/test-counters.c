@@ -207,67 +207,102 @@ static void test_rate_meter(void) {
         uint64_t t = 10 * SEC, v = 5000;
         double prev;
 
-        ok(!rate_meter_sample(&m, t, v, TAU), "rate: first sample gives no rate");
+        ok(!rate_meter_sample(&m, t, v, TAU, SEC), "rate: first sample gives no rate");
         ok(m.have_sample && !m.have_rate, "rate: first sample stored, no rate yet");
 
         t += SEC, v += 1000;
-        ok(rate_meter_sample(&m, t, v, TAU), "rate: second sample gives a rate");
+        ok(rate_meter_sample(&m, t, v, TAU, SEC), "rate: second sample gives a rate");
         is_double(m.rate, 1000.0, 0, "rate: first rate is the instant rate");
         is_double(m.instant, 1000.0, 0, "rate: instant 1000 pages/s");
 
         for (int i = 0; i < 10; i++) {
                 t += SEC, v += 1000;
-                (void) rate_meter_sample(&m, t, v, TAU);
+                (void) rate_meter_sample(&m, t, v, TAU, SEC);
         }
         is_double(m.rate, 1000.0, 0, "rate: constant rate stays exactly");
 
         /* Step to 2000 pages/s: moves by 1 - exp(-1/3) of the gap. */
         t += SEC, v += 2000;
-        ok(rate_meter_sample(&m, t, v, TAU), "rate: step sample");
+        ok(rate_meter_sample(&m, t, v, TAU, SEC), "rate: step sample");
         is_double(m.instant, 2000.0, 0, "rate: step instant 2000");
         is_double(m.rate, 1283.4686894262109, 1e-9, "rate: 1000 + 1000 * (1 - exp(-1/3))");
 
         /* 59 more seconds at 2000: the gap shrinks by exp(-1/3) per step. */
         for (int i = 0; i < 59; i++) {
                 t += SEC, v += 2000;
-                (void) rate_meter_sample(&m, t, v, TAU);
+                (void) rate_meter_sample(&m, t, v, TAU, SEC);
         }
         is_double(m.rate, 1999.9999979388465, 1e-8, "rate: converges, 2000 - 1000 * exp(-20)");
 
         /* Zero interval: ignored, nothing changes. */
         prev = m.rate;
-        ok(!rate_meter_sample(&m, t, v + 777, TAU), "rate: dt 0 gives no rate");
+        ok(!rate_meter_sample(&m, t, v + 777, TAU, SEC), "rate: dt 0 gives no rate");
         is_u64(m.last_value, v, "rate: dt 0 keeps the last value");
         is_u64(m.last_time, t, "rate: dt 0 keeps the last time");
         is_double(m.rate, prev, 0, "rate: dt 0 keeps the rate");
 
         /* Interval other than a second: 5000 pages in 2.5 s. */
         m = (RateMeter) {};
-        ok(!rate_meter_sample(&m, 0, 0, 0), "rate tau 0: first sample");
-        ok(rate_meter_sample(&m, 2500 * 1000, 5000, 0), "rate tau 0: second sample");
+        ok(!rate_meter_sample(&m, 0, 0, 0, SEC), "rate tau 0: first sample");
+        ok(rate_meter_sample(&m, 2500 * 1000, 5000, 0, SEC), "rate tau 0: second sample");
         is_double(m.rate, 2000.0, 0, "rate tau 0: 5000 pages in 2.5 s");
-        ok(rate_meter_sample(&m, 3500 * 1000, 5300, 0), "rate tau 0: third sample");
+        ok(rate_meter_sample(&m, 3500 * 1000, 5300, 0, SEC), "rate tau 0: third sample");
         is_double(m.rate, 300.0, 0, "rate tau 0: no smoothing, rate = instant");
 
         /* Backwards total: restart from this sample, keep the smoothed rate. */
         m = (RateMeter) {};
-        (void) rate_meter_sample(&m, 0, 10000, TAU);
-        (void) rate_meter_sample(&m, SEC, 11000, TAU);
+        (void) rate_meter_sample(&m, 0, 10000, TAU, SEC);
+        (void) rate_meter_sample(&m, SEC, 11000, TAU, SEC);
         is_double(m.rate, 1000.0, 0, "rate backwards: rate before");
-        ok(!rate_meter_sample(&m, 2 * SEC, 400, TAU), "rate backwards: that sample gives no rate");
+        ok(!rate_meter_sample(&m, 2 * SEC, 400, TAU, SEC), "rate backwards: that sample gives no rate");
         ok(m.have_rate, "rate backwards: the previous rate is kept");
         is_double(m.rate, 1000.0, 0, "rate backwards: rate unchanged");
         is_u64(m.last_value, 400, "rate backwards: new origin value");
         is_u64(m.last_time, 2 * SEC, "rate backwards: new origin time");
-        ok(rate_meter_sample(&m, 3 * SEC, 900, TAU), "rate backwards: next sample gives a rate");
+        ok(rate_meter_sample(&m, 3 * SEC, 900, TAU, SEC), "rate backwards: next sample gives a rate");
         is_double(m.instant, 500.0, 0, "rate backwards: instant from the new origin");
         is_double(m.rate, 858.26565528689455, 1e-9, "rate backwards: 1000 - 500 * (1 - exp(-1/3))");
 
         /* The caller clearing have_sample restarts the same way. */
         m.have_sample = false;
-        ok(!rate_meter_sample(&m, 10 * SEC, 100000, TAU), "rate cleared: restart gives no rate");
-        ok(rate_meter_sample(&m, 11 * SEC, 100000, TAU), "rate cleared: next sample gives a rate");
+        ok(!rate_meter_sample(&m, 10 * SEC, 100000, TAU, SEC), "rate cleared: restart gives no rate");
+        ok(rate_meter_sample(&m, 11 * SEC, 100000, TAU, SEC), "rate cleared: next sample gives a rate");
         is_double(m.instant, 0.0, 0, "rate cleared: no growth, instant 0");
+}
+
+/* The interval rate: over the sampling window, not over the milliseconds
+ * between a scheduled sample and one a caller asked for. */
+static void test_rate_meter_window(void) {
+        RateMeter m = {};
+        uint64_t t = 10 * SEC, v = 0;
+
+        (void) rate_meter_sample(&m, t, v, TAU, SEC);
+        ok(rate_meter_sample(&m, t + 10 * 1000, v, TAU, SEC), "window: a sample 10 ms later gives a rate");
+        is_double(m.instant, 0.0, 0, "window:   its instant rate is 0 (the total had not moved)");
+        ok(!m.have_window, "window:   no window closed yet");
+        is_double(m.interval_rate, m.rate, 0, "window:   the interval rate is the smoothed one until one closes");
+        t += SEC, v += 50000;
+        (void) rate_meter_sample(&m, t, v, TAU, SEC);
+        is_double(m.interval_rate, 50000.0, 0, "window: a scheduled sample closes it: 50000 pages/s");
+        /* A caller's sample 2 ms later, the total unmoved: no new window. */
+        (void) rate_meter_sample(&m, t + 2000, v, TAU, SEC);
+        is_double(m.instant, 0.0, 0, "window: a caller's sample 2 ms later: instant 0");
+        is_double(m.interval_rate, 50000.0, 0, "window:   the interval rate stays 50000");
+        /* The next scheduled one, a little early (jitter): closes the window
+         * begun at the last closed one, over its whole length. */
+        t += SEC - 100 * 1000, v += 1000;
+        (void) rate_meter_sample(&m, t, v, TAU, SEC);
+        is_double(m.interval_rate, 1000.0 / 0.9, 1e-9, "window: 900 ms later (over half a window): 1000 pages in 0.9 s");
+        /* Long armed stretch without samples: one window over all of it. */
+        t += 30 * SEC, v += 30000;
+        (void) rate_meter_sample(&m, t, v, TAU, SEC);
+        is_double(m.interval_rate, 1000.0, 0, "window: 30 s without a sample: the rate over the 30 s");
+        /* A restart opens a new window and forgets the closed one. */
+        m.have_sample = false;
+        (void) rate_meter_sample(&m, t + SEC, v, TAU, SEC);
+        ok(!m.have_window, "window: a restart: no window closed");
+        (void) rate_meter_sample(&m, t + SEC + 1000, v + 5, TAU, SEC);
+        is_double(m.interval_rate, m.rate, 0, "window:   the smoothed rate until one closes");
 }
 
 static void test_ledger(void) {
@@ -303,6 +338,7 @@ int main(void) {
         test_overflow();
         test_on_time();
         test_rate_meter();
+        test_rate_meter_window();
         test_ledger();
         return tap_done();
 }

@@ -237,7 +237,7 @@ static void test_readers_die_and_return(void) {
         }
         (void) manager_apply(m);
         /* Pressure, no reader within linger (0): counting goes off. */
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6);
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
         (void) manager_apply(m);
         /* (After the read events of its own samples: never off while reads
          * are queued.) */

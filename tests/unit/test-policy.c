@@ -44,7 +44,9 @@ enum {
 typedef struct Step {
         int what;
         usec_t t;                       /* since the start */
-        double rate;                    /* RATE */
+        double rate;                    /* RATE: smoothed */
+        double interval_rate;           /* RATE: over its interval, if split (else the same) */
+        bool split;
         const char *text;               /* EVAL: the reason must contain it */
         const ReaderRef *reader;        /* READ: who read what */
         const char *lacks;              /* EVAL: the reason must not contain it */
@@ -65,6 +67,8 @@ typedef struct Step {
 
 #define READ(t_, who) { .what = STEP_READ, .t = (t_), .reader = &R_##who }
 #define RATE(t_, r) { .what = STEP_RATE, .t = (t_), .rate = (r) }
+/* A sample whose smoothed rate (sm) lags the interval's own (iv). */
+#define RATE_SPLIT(t_, sm, iv) { .what = STEP_RATE, .t = (t_), .rate = (sm), .interval_rate = (iv), .split = true }
 #define EXTERNAL(t_, f, e) \
         { .what = STEP_EXTERNAL, .t = (t_), .found = KERNEL_MODE_##f, .expected = KERNEL_MODE_##e }
 #define RESUME(t_) { .what = STEP_RESUME, .t = (t_) }
@@ -189,6 +193,43 @@ static const Scenario scenarios[] = {
                         EVAL(S(410), STRICT, true, true, "nothing to gain, counting on"),
                         /* Low rate, counting on: nothing left to wait for. */
                         DEADLINE(S(410), INF),
+                        END,
+                },
+        },
+        {
+                /* The load stops: the interval's rate falls at once, the
+                 * smoothed one decays through coarse_above for a few
+                 * samples. Sustain runs from the first quiet interval. */
+                "a fall is judged on the interval's rate, a rise on the smoothed one", AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        RATE_SPLIT(S(400), 140000, 1000),
+                        EVAL(S(400), COARSE, false, false,
+                             "below strict_below=20000 pages/s, not yet for sustain=10s"),
+                        DEADLINE(S(400), S(410)),
+                        RATE_SPLIT(S(401), 110000, 1000),
+                        RATE_SPLIT(S(402), 60000, 1000),
+                        RATE_SPLIT(S(403), 30000, 1000),
+                        DEADLINE(S(403), S(410)),
+                        EVAL(S(410), STRICT, true, true,
+                             "allocation rate 1000 pages/s below strict_below=20000 for 10s: nothing to gain, "
+                             "counting on"),
+                        /* A burst: the interval is busy, the smoothed rate
+                         * not yet above. Neither below nor above. */
+                        RATE_SPLIT(S(500), 40000, 300000),
+                        EVAL(S(500), STRICT, true, false, "counting on, allocation rate not above coarse_above"),
+                        DEADLINE(S(500), INF),
+                        RATE_SPLIT(S(501), 120000, 300000),
+                        DEADLINE(S(501), S(511)),
+                        RATE_SPLIT(S(505), 120000, 10000),      /* a quiet interval within the rise */
+                        /* Below wins while it lasts: nothing to wait for. */
+                        DEADLINE(S(505), INF),
+                        EVAL(S(505), STRICT, true, false, "not above coarse_above"),
+                        /* Busy again: the smoothed rate never fell, the
+                         * rise still dates from 501. */
+                        RATE_SPLIT(S(506), 130000, 200000),
+                        DEADLINE(S(506), S(511)),
+                        EVAL(S(511), COARSE, false, true, "above coarse_above=100000 for 10s"),
                         END,
                 },
         },
@@ -656,7 +697,7 @@ static void run_scenario(const Scenario *sc) {
                         policy_on_counted_read(&s, now, st->reader);
                         break;
                 case STEP_RATE:
-                        policy_on_rate(&s, now, st->rate);
+                        policy_on_rate(&s, now, st->rate, st->split ? st->interval_rate : st->rate);
                         break;
                 case STEP_ARMED:
                         policy_on_armed(&s, now);
@@ -765,7 +806,7 @@ static void test_fixed_policies(void) {
                                 continue;       /* auto: the scenarios */
 
                         policy_init(&s, T0);
-                        policy_on_rate(&s, T0, 500000);
+                        policy_on_rate(&s, T0, 500000, 500000);
                         for (usec_t t = 0; t <= S(1000); t += S(500)) {
                                 Decision d;
 
@@ -826,7 +867,7 @@ static unsigned count_switches(bool start_off, double (*rate)(unsigned t), usec_
         policy_init(&s, T0);
         if (start_off) {
                 /* Go off under steady pressure first, then play the pattern. */
-                policy_on_rate(&s, T0, 150000);
+                policy_on_rate(&s, T0, 150000, 150000);
                 policy_evaluate(&s, &c, T0, &d);
                 policy_evaluate(&s, &c, T0 + S(300), &d);
                 if (s.counting)
@@ -836,7 +877,7 @@ static unsigned count_switches(bool start_off, double (*rate)(unsigned t), usec_
         for (unsigned t = 1; t <= 1200; t++) {
                 bool before = s.counting;
 
-                policy_on_rate(&s, base + S(t), rate(t));
+                policy_on_rate(&s, base + S(t), rate(t), rate(t));
                 policy_evaluate(&s, &c, base + S(t), &d);
                 if (before != s.counting && n++ == 0)
                         *ret_first = S(t);
@@ -897,7 +938,7 @@ static void test_rate_at_time_zero(void) {
         Decision d;
 
         policy_init(&s, 0);
-        policy_on_rate(&s, 0, 150000);
+        policy_on_rate(&s, 0, 150000, 150000);
         ok(rate_history_above_since(&s.rates, (double) c.coarse_above) != 0, "a rate above at time 0 is remembered as above");
         is_u64(policy_next_deadline(&s, &c), S(300), "deadline from time 0: linger");
         policy_evaluate(&s, &c, S(300), &d);
@@ -912,7 +953,7 @@ static void test_readers_blind(void) {
 
         c.readers_unseen = true;
         policy_init(&s, T0);
-        policy_on_rate(&s, T0 + S(1), 500000);
+        policy_on_rate(&s, T0 + S(1), 500000, 500000);
         policy_evaluate(&s, &c, T0 + S(3600), &d);
         is_int(d.mode, KERNEL_MODE_STRICT, "blind: an hour of pressure and no read, still strict");
         ok(strstr(d.reason, "reader detection unavailable"), "  reason says why: %s", d.reason);
@@ -933,7 +974,7 @@ static void test_read_at_switch_time(void) {
         c.min_dwell = 0;
         c.sustain = S(1);
         policy_init(&s, T0);
-        policy_on_rate(&s, T0, 500000);
+        policy_on_rate(&s, T0, 500000, 500000);
         policy_evaluate(&s, &c, T0 + S(1), &d);
         is_int(d.mode, KERNEL_MODE_COARSE, "off after sustain with linger 0");
         policy_on_counted_read(&s, T0 + S(1), &R_CAT);
