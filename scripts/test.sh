@@ -59,7 +59,38 @@ stage() {
 }
 stage_name="install and build" stage_start=0
 
+# The caches the VM and Debian 13 stages need (two kernels, three
+# debootstrapped roots), made in the background at the lowest priority
+# while make check and the sanitizer and fuzz builds run: cold, that is
+# about 20 minutes of downloading, unpacking and compiling the later stages
+# would otherwise wait for. Each builder holds its cache's lock, so a stage
+# that gets there first waits for it; warm, it costs nothing. Whatever
+# fails here is built again, and reported, by the stage that needs it.
+prefetch() {
+        local vm=${NUMASTATD_SKIP_VM:-} trixie=${NUMASTATD_SKIP_TRIXIE:-}
+        [ -z "$vm" ] || [ -z "$trixie" ] || return 0
+        vm_deps || return 1
+        prefetch_start=$SECONDS
+        # Roots: mostly downloads and dpkg.
+        { [ -n "$trixie" ] || nice -n 19 ../scripts/test-trixie.sh --root-only
+          [ -n "$vm" ] || { nice -n 19 ../tests/vm/systemd/build-rootfs.sh &&
+                            nice -n 19 ../tests/vm/systemd/build-rootfs.sh collectors; }
+        } > prefetch-roots.out 2>&1 &
+        prefetch_roots=$!
+        # Kernels: compiling, on what make check leaves idle.
+        { [ -n "$vm" ] || { nice -n 19 ../tests/vm/build-kernel.sh 6.1 && nice -n 19 ../tests/vm/build-kernel.sh 5.10; }
+        } > prefetch-kernels.out 2>&1 &
+        prefetch_kernels=$!
+}
+prefetch_done() {  # says what the background builds took, once they are over
+        [ -n "${prefetch_start:-}" ] || return 0
+        wait "$prefetch_roots"; local roots=$?
+        wait "$prefetch_kernels"; local kernels=$?
+        echo "# prefetch: roots exit $roots, kernels exit $kernels, done within $((SECONDS - prefetch_start)) s"
+}
+
 cd build
+prefetch
 stage "make check"
 make -j"$(nproc)" check >check.out 2>&1
 check_status=$?
@@ -201,6 +232,7 @@ if trixie_ready "Debian 13 make check"; then
 fi
 
 stage ""
+prefetch_done
 echo "# total time: $SECONDS s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
