@@ -13,10 +13,10 @@
  *
  * Two monotonic stacks: the suffix minima of the smoothed rate (for "above
  * T since") and the suffix maxima of the interval's rate (for "below T
- * since"). Each entry is a run of samples: the
- * time of its first sample and the run's extreme. A monotone climb longer
- * than RATE_HISTORY_MAX drops the oldest entry, which can only make a
- * since-time later than the truth, never earlier: the slow, safe side. */
+ * since"). Each entry is a run of samples: the time of its first sample and
+ * the run's extreme. A monotone climb longer than RATE_HISTORY_MAX drops the
+ * oldest entry, which can only make a since-time later than the truth,
+ * never earlier: the slow, safe side. */
 
 #include <stdbool.h>
 #include <stddef.h>
