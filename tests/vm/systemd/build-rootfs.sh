@@ -14,9 +14,10 @@
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
 # prometheus-node-exporter, sysstat, collectd (with libmnl0, which its
 # default processes plugin needs), atop and numactl, plus curl to
-# scrape node_exporter; and pcp's packages in /var/lib/numastatd-vmtest/debs
-# for the guest to install with dpkg (pcp's postinst needs a running
-# systemd, which a debootstrap chroot has not).
+# scrape node_exporter; and pcp's own packages in
+# /var/lib/numastatd-vmtest/debs for the guest to install with apt (pcp's
+# postinst needs a running systemd, which a debootstrap chroot has not),
+# with their dependencies installed in the tree already.
 #
 # Needs: root, debootstrap (scripts/install-vm-deps.sh installs it), cpio,
 # flock, and the Debian archive
@@ -60,7 +61,7 @@ EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/
         var/cache/apt var/lib/apt/lists var/cache/debconf var/log)
 # Bump when the tweaks in configure_tree change (VARIANT_TWEAKS: the variant's own).
 TWEAKS_VERSION=1
-VARIANT_TWEAKS=2
+VARIANT_TWEAKS=3
 
 DIR=$CACHE/rootfs-$NAME
 CPIO=$DIR.cpio
@@ -101,13 +102,23 @@ configure_tree() {
         # An initramfs root: there is nothing to remount or to check.
         : >"$root/etc/fstab"
         if [ "$VARIANT" = collectors ]; then
-                # pcp and what it needs beyond the tree, for dpkg -i in the guest.
-                # (debootstrap's own downloads go first: only pcp's are wanted.)
+                # pcp's own packages, for apt to install in the guest under
+                # systemd; what else pcp needs (python3, gawk, ...) is
+                # installed in the tree now: in the guest, python3's
+                # byte-compiling alone took minutes under TCG. (debootstrap's
+                # own downloads go first: only pcp's are wanted.)
+                local deps
                 chroot "$root" apt-get clean && chroot "$root" apt-get update -qq >"$CACHE/apt-$NAME.log" 2>&1 &&
                         chroot "$root" apt-get install -y -qq --download-only --no-install-recommends pcp \
                                 >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download pcp"; }
+                deps=$(cd "$root/var/cache/apt/archives" && ls -- *.deb | sed 's/_.*//' |
+                        grep -vE '^(pcp|pcp-conf|python3-pcp|libpcp[a-z0-9-]*)$')
+                # shellcheck disable=SC2086 # package names
+                DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $deps \
+                        >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot install pcp's dependencies"; }
                 mkdir -p "$root/var/lib/numastatd-vmtest/debs"
-                mv "$root"/var/cache/apt/archives/*.deb "$root/var/lib/numastatd-vmtest/debs/"
+                mv "$root"/var/cache/apt/archives/pcp*.deb "$root"/var/cache/apt/archives/libpcp*.deb \
+                        "$root"/var/cache/apt/archives/python3-pcp*.deb "$root/var/lib/numastatd-vmtest/debs/"
                 chroot "$root" apt-get clean
         fi
         if [ "$VARIANT" = trixie ]; then
