@@ -204,12 +204,26 @@ static bool read_pending(const PolicyState *s, const PolicyConfig *c, usec_t now
         return s->last_counted_read >= s->last_switch || read_within_linger(s, c, now);
 }
 
-static usec_t above_since(const PolicyState *s, const PolicyConfig *c) {
-        return rate_history_above_since(&s->rates, (double) c->coarse_above);
-}
+/* The pressure now, under c's thresholds, and since when it has held.
+ * Below first: the last interval quiet means the load is gone, even while
+ * the smoothed rate still decays through coarse_above. */
+static PressureLevel pressure_since(const PolicyState *s, const PolicyConfig *c, usec_t *ret_since) {
+        usec_t since;
 
-static usec_t below_since(const PolicyState *s, const PolicyConfig *c) {
-        return rate_history_below_since(&s->rates, (double) c->strict_below);
+        *ret_since = 0;
+        if (!s->have_rate)
+                return PRESSURE_UNKNOWN;
+        since = rate_history_below_since(&s->rates, (double) c->strict_below);
+        if (since != 0) {
+                *ret_since = since;
+                return PRESSURE_BELOW;
+        }
+        since = rate_history_above_since(&s->rates, (double) c->coarse_above);
+        if (since != 0) {
+                *ret_since = since;
+                return PRESSURE_ABOVE;
+        }
+        return PRESSURE_BETWEEN;
 }
 
 static bool dwell_over(const PolicyState *s, const PolicyConfig *c, usec_t now) {
@@ -219,22 +233,12 @@ static bool dwell_over(const PolicyState *s, const PolicyConfig *c, usec_t now) 
 /* The facts every auto rule looks at, judged under c's thresholds now: a
  * reload that changed them is judged with the samples' own times. */
 static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now, Decision *d) {
-        usec_t above = above_since(s, c), below = below_since(s, c);
+        usec_t since;
 
-        d->rate = s->rate;
-        /* Below first: the last interval quiet means the load is gone, even
-         * while the smoothed rate still decays through coarse_above. */
-        if (!s->have_rate)
-                d->pressure = PRESSURE_UNKNOWN;
-        else if (below != 0) {
-                d->pressure = PRESSURE_BELOW;
-                d->rate = s->interval_rate;
-                d->sustained = now >= usec_add(below, c->sustain);
-        } else if (above != 0) {
-                d->pressure = PRESSURE_ABOVE;
-                d->sustained = now >= usec_add(above, c->sustain);
-        } else
-                d->pressure = PRESSURE_BETWEEN;
+        d->pressure = pressure_since(s, c, &since);
+        /* A fall is judged on the interval's rate: show that one. */
+        d->rate = d->pressure == PRESSURE_BELOW ? s->interval_rate : s->rate;
+        d->sustained = since != 0 && now >= usec_add(since, c->sustain);
         d->within_linger = read_within_linger(s, c, now);
         d->held = s->holds > 0;
         if (d->held) {
@@ -397,20 +401,20 @@ render:
 }
 
 usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
-        usec_t above, below, when = USEC_INFINITY;
+        usec_t since, when = USEC_INFINITY;
+        PressureLevel pressure;
 
         if (c->backend == BACKEND_NONE || c->policy != POLICY_AUTO || s->paused || c->readers_unseen)
                 return USEC_INFINITY;
 
+        pressure = pressure_since(s, c, &since);
         if (s->counting) {
-                above = above_since(s, c);
-                /* Not above, or the last interval already quiet (which the
-                 * facts judge first): a sample brings the next evaluation,
-                 * as a release does for a hold. */
-                if (above == 0 || below_since(s, c) != 0 || s->holds > 0)
+                /* Not above: a sample brings the next evaluation, as a
+                 * release does for a hold. */
+                if (pressure != PRESSURE_ABOVE || s->holds > 0)
                         return USEC_INFINITY;
                 return usec_max(usec_max(usec_add(s->linger_from, c->linger), s->expected_until),
-                                usec_max(usec_add(above, c->sustain), usec_add(s->last_switch, c->min_dwell)));
+                                usec_max(usec_add(since, c->sustain), usec_add(s->last_switch, c->min_dwell)));
         }
 
         /* A hold, or a read already in while off: due now (a past deadline
@@ -419,9 +423,8 @@ usec_t policy_next_deadline(const PolicyState *s, const PolicyConfig *c) {
                 return s->last_switch;
         if (s->last_counted_read >= s->last_switch)
                 return s->last_counted_read;
-        below = below_since(s, c);
-        if (below != 0)
-                when = usec_max(usec_add(below, c->sustain), usec_add(s->last_switch, c->min_dwell));
+        if (pressure == PRESSURE_BELOW)
+                when = usec_max(usec_add(since, c->sustain), usec_add(s->last_switch, c->min_dwell));
         if (s->triggered && policy_off_mode(c) == KERNEL_MODE_AUTO)
                 when = MIN(when, s->trigger_cause == CAUSE_ARMED_SAMPLE ? s->last_arm
                                                                         : usec_add(s->last_arm, c->min_dwell));
