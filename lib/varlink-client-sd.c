@@ -2,8 +2,8 @@
 /* The varlink client on systemd's own sd-varlink (libsystemd >= 257): the
  * interface of varlink-client.h, which varlink-client.c implements by hand
  * for older libsystemd (configure picks one). Parameters cross between
- * json-c, which the rest of numastatctl uses, and sd-json as text: replies
- * are small, and a printed object is the one form both libraries agree on. */
+ * json-c, which the rest of numastatctl uses, and sd-json as text
+ * (json-sd.c). */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <systemd/sd-json.h>
 #include <systemd/sd-varlink.h>
 
+#include "json-sd.h"
 #include "macro.h"
 #include "strutil.h"
 #include "time-util.h"
@@ -27,80 +28,6 @@ struct VarlinkClient {
         char *error_id;
         bool continues;
 };
-
-static int json_to_sd(json_object *o, sd_json_variant **ret) {
-        const char *text;
-
-        *ret = NULL;
-        if (!o)
-                return 0;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-        if (!text)
-                return -ENOMEM;
-        return sd_json_parse(text, 0, ret, NULL, NULL);
-}
-
-/* sd-json prints a double with all 21 digits (9.910350012917855666572e-01),
- * and json-c keeps a parsed number's text: each goes back to the shortest
- * form that reads the same, as the daemon sent it. */
-static int shortest_doubles(json_object *o) {
-        char buf[32];
-        char *text;
-        size_t n;
-        int r;
-
-        switch (json_object_get_type(o)) {
-        case json_type_double:
-                r = format_double_shortest(json_object_get_double(o), buf, sizeof buf);
-                if (r < 0)
-                        return r;
-                text = strdup(buf);
-                if (!text)
-                        return -ENOMEM;
-                json_object_set_serializer(o, json_object_userdata_to_json_string, text, json_object_free_userdata);
-                return 0;
-        case json_type_object:
-                json_object_object_foreach(o, key, value) {
-                        (void) key;
-                        r = shortest_doubles(value);
-                        if (r < 0)
-                                return r;
-                }
-                return 0;
-        case json_type_array:
-                n = json_object_array_length(o);
-                for (size_t i = 0; i < n; i++) {
-                        r = shortest_doubles(json_object_array_get_idx(o, i));
-                        if (r < 0)
-                                return r;
-                }
-                return 0;
-        default:
-                return 0;
-        }
-}
-
-static int sd_to_json(sd_json_variant *v, json_object **ret) {
-        _cleanup_free_ char *text = NULL;
-        int r;
-
-        if (!v) {
-                *ret = json_object_new_object();
-                return *ret ? 0 : -ENOMEM;
-        }
-        if (!sd_json_variant_is_object(v))
-                return -EBADMSG;
-        r = sd_json_variant_format(v, 0, &text);
-        if (r < 0)
-                return r;
-        *ret = varlink_message_parse(text, strlen(text));
-        if (!*ret)
-                return -EBADMSG;
-        r = shortest_doubles(*ret);
-        if (r < 0)
-                *ret = (json_object_put(*ret), NULL);
-        return r;
-}
 
 /* sd-varlink reports its own failures as errors of the reply: they are the
  * errnos the hand-written client returns. */
@@ -133,7 +60,7 @@ static int on_reply(sd_varlink *link, sd_json_variant *parameters, const char *e
                         return 0;
                 }
         }
-        r = sd_to_json(parameters, &c->reply);
+        r = sd_json_to_json_c(parameters, &c->reply);
         if (r < 0)
                 c->reply_errno = r;
         return 0;
@@ -218,7 +145,7 @@ int varlink_client_send(VarlinkClient *c, const char *method, json_object *param
         sd_json_variant *p = NULL;
         int r;
 
-        r = json_to_sd(parameters, &p);
+        r = json_c_to_sd_json(parameters, &p, NULL);
         if (r < 0)
                 return r;
         if (flags & VARLINK_METHOD_MORE)

@@ -8,14 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
 #include "time-util.h"
 #include "varlink-server.h"
+#include "varlink-socket.h"
 
 typedef enum VarlinkState {
         VARLINK_IDLE,           /* ready to take the next call from the input */
@@ -222,7 +221,8 @@ static int interface_name_from_description(const char *d, char **ret) {
         return -EINVAL;
 }
 
-int varlink_server_add_interface(VarlinkServer *s, const char *description) {
+int varlink_server_add_interface(VarlinkServer *s, const char *description,
+                                 const struct sd_varlink_interface *compiled) {
         _cleanup_free_ char *name = NULL;
         VarlinkInterface *n;
         int r;
@@ -995,32 +995,15 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd) {
 }
 
 int varlink_server_listen_at(VarlinkServer *s, int dir_fd, const char *name, mode_t mode) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = -1;
-        mode_t old_umask;
-        int r;
+        int fd, r;
 
-        /* bind() takes a path, not a directory fd: name the directory by its
-         * fd, so the path is not walked again. */
-        r = snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dir_fd, name);
-        if (r < 0 || (size_t) r >= sizeof sa.sun_path)
-                return -ENAMETOOLONG;
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        fd = varlink_socket_listen_at(dir_fd, name, mode);
         if (fd < 0)
-                return -errno;
-        /* Create the socket with its final mode: no window in which it has another. */
-        old_umask = umask(~mode & 0777);
-        r = bind(fd, (struct sockaddr *) &sa, sizeof sa);
-        umask(old_umask);
-        if (r < 0)
-                return -errno;
-        if (listen(fd, SOMAXCONN) < 0)
-                return -errno;
+                return fd;
         r = varlink_server_listen_fd(s, fd);
         if (r < 0)
-                return r;
-        TAKE_FD(fd);
-        return 0;
+                close(fd);
+        return r;
 }
 
 void varlink_server_shutdown(VarlinkServer *s) {

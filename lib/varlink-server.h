@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* A small varlink server, shaped after systemd's sd-varlink (systemd >= 257)
- * so it can be swapped for it where libsystemd is new enough: same split of
+/* The daemon's varlink server: hand-written in varlink-server.c (Debian 12's
+ * libsystemd, 252, has no public varlink), or on systemd's sd-varlink in
+ * varlink-server-sd.c where libsystemd is 257 or newer; configure picks
+ * one. The interface is shaped after sd-varlink's: same split of
  * server/connection, same method callback signature, same
- * reply/notify/error calls. It knows nothing of the service it carries.
- * Debian 12's libsystemd (252) has no public varlink. */
+ * reply/notify/error calls. It knows nothing of the service it carries. */
 
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -47,8 +48,12 @@ void varlink_server_set_userdata(VarlinkServer *s, void *userdata);
 int varlink_server_set_info(VarlinkServer *s, const char *vendor, const char *product,
                             const char *version, const char *url);
 /* Registers an interface by its description text (the .varlink file); the
- * name is taken from its "interface" line. */
-int varlink_server_add_interface(VarlinkServer *s, const char *description);
+ * name is taken from its "interface" line. The server on sd-varlink takes
+ * the same interface compiled instead (generated from that file at build
+ * time); the hand-written one takes the text and ignores compiled. */
+struct sd_varlink_interface;
+int varlink_server_add_interface(VarlinkServer *s, const char *description,
+                                 const struct sd_varlink_interface *compiled);
 int varlink_server_bind_method(VarlinkServer *s, const char *method, VarlinkMethod callback);
 int varlink_server_bind_disconnect(VarlinkServer *s, VarlinkDisconnect callback);
 /* The most a message may take; applies to connections accepted after. */

@@ -13,7 +13,12 @@
 #include "service.h"
 #include "time-util.h"
 #include "status.h"
-
+#if VARLINK_SERVER_SD
+#include "interface-sd.h"
+#define IO_NUMASTATD_COMPILED (&vl_interface_io_numastatd)
+#else
+#define IO_NUMASTATD_COMPILED NULL
+#endif
 
 #define SERVICE_ERROR_APPLY_FAILED "io.numastatd.ApplyFailed"
 #define SERVICE_ERROR_CONFIG_INVALID "io.numastatd.ConfigInvalid"
@@ -361,7 +366,7 @@ int service_setup(Manager *m) {
         r = varlink_server_set_info(m->clients.varlink, "numastatd project", PACKAGE_NAME, PACKAGE_VERSION,
                                     PACKAGE_URL);
         if (r >= 0)
-                r = varlink_server_add_interface(m->clients.varlink, io_numastatd_varlink);
+                r = varlink_server_add_interface(m->clients.varlink, io_numastatd_varlink, IO_NUMASTATD_COMPILED);
         if (r >= 0)
                 r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetStatus", method_get_status);
         if (r >= 0)

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The varlink server on systemd's own sd-varlink (libsystemd >= 257): the
+ * interface of varlink-server.h, which varlink-server.c implements by hand
+ * for older libsystemd (configure picks one). sd-varlink speaks the
+ * protocol, answers org.varlink.service and checks each call's parameters
+ * against the compiled interface; this file adds what a daemon running as
+ * root among other users needs and sd-varlink does not do:
+ *
+ *  - connection slots kept for root, and a per-uid cap: we accept() and
+ *    count ourselves, then hand the socket to sd-varlink;
+ *  - an idle timeout for a connection with no call in progress;
+ *  - a bound on the output queued for peers that do not read: sd-varlink
+ *    says only whether output is pending, so each connection counts what
+ *    was sent since its queue was last seen empty, an upper bound.
+ *
+ * Parameters cross between json-c, which the service uses, and sd-json as
+ * text (lib/json-sd.c). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <systemd/sd-json.h>
+#include <systemd/sd-varlink.h>
+
+#include "json-sd.h"
+#include "log.h"
+#include "macro.h"
+#include "strutil.h"
+#include "time-util.h"
+#include "varlink-server.h"
+#include "varlink-socket.h"
+
+/* sd-varlink passes a method callback neither the method's name nor our
+ * binding: one trampoline per slot, so this many methods may be bound. */
+#define METHODS_MAX 16
+
+struct Varlink {
+        unsigned n_ref;
+        VarlinkServer *server;
+        sd_varlink *link;               /* NULL once disconnected */
+        struct ucred ucred;
+        sd_event_source *idle;
+        bool in_call;                   /* a call awaits its final reply */
+        bool call_more;
+        size_t sent_unseen;             /* bytes sent since the queue was last seen empty */
+        void *userdata;
+        Varlink *next, *prev;
+};
+
+typedef struct VarlinkListener {
+        int fd;
+        sd_event_source *io;
+} VarlinkListener;
+
+struct VarlinkServer {
+        unsigned n_ref;
+        sd_varlink_server *sd;
+        void *userdata;
+        sd_event *event;
+        int64_t priority;
+
+        struct {
+                char *method;
+                VarlinkMethod callback;
+        } bindings[METHODS_MAX];
+        size_t n_bindings;
+        VarlinkDisconnect on_disconnect;
+
+        VarlinkListener *listeners;
+        size_t n_listeners;
+
+        Varlink *connections;
+        unsigned n_connections;
+        unsigned connections_max, connections_per_uid_max, connections_root_reserved;
+        size_t output_max, output_per_uid_max, output_others_max;
+        uint64_t idle_timeout;
+        uint64_t refused_logged_at;
+        unsigned refused_since_log;
+};
+
+static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *userdata);
+
+int varlink_server_new(VarlinkServer **ret) {
+        VarlinkServer *s = calloc(1, sizeof *s);
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        r = sd_varlink_server_new(&s->sd, 0);
+        if (r < 0) {
+                free(s);
+                return r;
+        }
+        sd_varlink_server_set_userdata(s->sd, s);
+        r = sd_varlink_server_bind_disconnect(s->sd, on_sd_disconnect);
+        if (r < 0) {
+                sd_varlink_server_unref(s->sd);
+                free(s);
+                return r;
+        }
+        s->n_ref = 1;
+        s->idle_timeout = VARLINK_IDLE_TIMEOUT_DEFAULT;
+        s->output_max = VARLINK_OUTPUT_MAX_DEFAULT;
+        s->output_per_uid_max = VARLINK_OUTPUT_PER_UID_MAX_DEFAULT;
+        s->output_others_max = VARLINK_OUTPUT_OTHERS_MAX_DEFAULT;
+        s->connections_max = VARLINK_CONNECTIONS_MAX_DEFAULT;
+        s->connections_per_uid_max = VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT;
+        s->connections_root_reserved = VARLINK_CONNECTIONS_ROOT_RESERVED_DEFAULT;
+        *ret = s;
+        return 0;
+}
+
+VarlinkServer *varlink_server_ref(VarlinkServer *s) {
+        if (s)
+                s->n_ref++;
+        return s;
+}
+
+VarlinkServer *varlink_server_unref(VarlinkServer *s) {
+        if (!s || --s->n_ref > 0)
+                return NULL;
+        varlink_server_shutdown(s);
+        sd_varlink_server_unref(s->sd);
+        sd_event_unref(s->event);
+        for (size_t i = 0; i < s->n_bindings; i++)
+                free(s->bindings[i].method);
+        free(s->listeners);
+        free(s);
+        return NULL;
+}
+
+void varlink_server_set_userdata(VarlinkServer *s, void *userdata) {
+        s->userdata = userdata;
+}
+
+int varlink_server_set_info(VarlinkServer *s, const char *vendor, const char *product,
+                            const char *version, const char *url) {
+        return sd_varlink_server_set_info(s->sd, vendor, product, version, url ?: "");
+}
+
+int varlink_server_add_interface(VarlinkServer *s, const char *description,
+                                 const struct sd_varlink_interface *compiled) {
+        /* sd-varlink describes the interface from the compiled form. */
+        if (!compiled)
+                return -EINVAL;
+        return sd_varlink_server_add_interface(s->sd, compiled);
+}
+
+void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes) {
+        /* sd-varlink's own: 16 MiB a message, not settable. */
+}
+
+void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec) {
+        s->idle_timeout = usec;
+}
+
+void varlink_server_set_output_max(VarlinkServer *s, size_t bytes) {
+        s->output_max = bytes;
+}
+
+void varlink_server_set_output_shared_max(VarlinkServer *s, size_t per_uid, size_t others) {
+        s->output_per_uid_max = per_uid;
+        s->output_others_max = others;
+}
+
+void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid) {
+        s->connections_max = total;
+        s->connections_per_uid_max = per_uid;
+}
+
+void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n) {
+        s->connections_root_reserved = n;
+}
+
+unsigned varlink_server_current_connections(VarlinkServer *s) {
+        return s->n_connections;
+}
+
+/* ---- methods ---- */
+
+static VarlinkMethodFlags flags_from_sd(sd_varlink_method_flags_t f) {
+        return (f & SD_VARLINK_METHOD_MORE ? VARLINK_METHOD_MORE : 0) |
+               (f & SD_VARLINK_METHOD_ONEWAY ? VARLINK_METHOD_ONEWAY : 0);
+}
+
+static void varlink_arm_idle(Varlink *v);
+
+static int dispatch_slot(size_t slot, sd_varlink *link, sd_json_variant *parameters,
+                         sd_varlink_method_flags_t flags) {
+        _cleanup_(varlink_unrefp) Varlink *v = varlink_ref(sd_varlink_get_userdata(link));
+        _cleanup_json_ json_object *p = NULL;
+        VarlinkServer *s = v->server;
+        int r;
+
+        r = sd_json_to_json_c(parameters, &p);
+        if (r < 0)
+                return r;
+        v->in_call = !(flags & SD_VARLINK_METHOD_ONEWAY);
+        v->call_more = flags & SD_VARLINK_METHOD_MORE;
+        varlink_arm_idle(v);
+        r = s->bindings[slot].callback(v, p, flags_from_sd(flags), s->userdata);
+        if (r < 0) {
+                log_debug_errno(r, "varlink: %s failed: %m", s->bindings[slot].method);
+                v->in_call = false;     /* sd-varlink answers it: io.systemd.System */
+        }
+        if (!v->in_call)
+                varlink_arm_idle(v);
+        return r;
+}
+
+#define TRAMPOLINE(n)                                                                              \
+        static int method_slot_##n(sd_varlink *link, sd_json_variant *parameters,                 \
+                                   sd_varlink_method_flags_t flags, void *userdata) {             \
+                return dispatch_slot(n, link, parameters, flags);                                 \
+        }
+TRAMPOLINE(0) TRAMPOLINE(1) TRAMPOLINE(2) TRAMPOLINE(3) TRAMPOLINE(4) TRAMPOLINE(5) TRAMPOLINE(6)
+TRAMPOLINE(7) TRAMPOLINE(8) TRAMPOLINE(9) TRAMPOLINE(10) TRAMPOLINE(11) TRAMPOLINE(12)
+TRAMPOLINE(13) TRAMPOLINE(14) TRAMPOLINE(15)
+
+static const sd_varlink_method_t method_slots[METHODS_MAX] = {
+        method_slot_0,  method_slot_1,  method_slot_2,  method_slot_3,  method_slot_4,  method_slot_5,
+        method_slot_6,  method_slot_7,  method_slot_8,  method_slot_9,  method_slot_10, method_slot_11,
+        method_slot_12, method_slot_13, method_slot_14, method_slot_15,
+};
+
+int varlink_server_bind_method(VarlinkServer *s, const char *method, VarlinkMethod callback) {
+        size_t slot = s->n_bindings;
+        int r;
+
+        if (slot >= METHODS_MAX)
+                return -E2BIG;
+        for (size_t i = 0; i < s->n_bindings; i++)
+                if (streq(s->bindings[i].method, method))
+                        return -EEXIST;
+        s->bindings[slot].method = strdup(method);
+        if (!s->bindings[slot].method)
+                return -ENOMEM;
+        r = sd_varlink_server_bind_method(s->sd, method, method_slots[slot]);
+        if (r < 0) {
+                s->bindings[slot].method = mfree(s->bindings[slot].method);
+                return r;
+        }
+        s->bindings[slot].callback = callback;
+        s->n_bindings++;
+        return 0;
+}
+
+int varlink_server_bind_disconnect(VarlinkServer *s, VarlinkDisconnect callback) {
+        s->on_disconnect = callback;
+        return 0;
+}
+
+/* ---- connections ---- */
+
+Varlink *varlink_ref(Varlink *v) {
+        if (v)
+                v->n_ref++;
+        return v;
+}
+
+Varlink *varlink_unref(Varlink *v) {
+        if (!v || --v->n_ref > 0)
+                return NULL;
+        sd_event_source_disable_unref(v->idle);
+        sd_varlink_unref(v->link);
+        free(v);
+        return NULL;
+}
+
+void *varlink_get_userdata(Varlink *v) {
+        return v->userdata;
+}
+
+void varlink_set_userdata(Varlink *v, void *userdata) {
+        v->userdata = userdata;
+}
+
+VarlinkServer *varlink_get_server(Varlink *v) {
+        return v->server;
+}
+
+int varlink_get_peer_uid(Varlink *v, uid_t *ret) {
+        if (v->ucred.pid <= 0)
+                return -ENODATA;
+        *ret = v->ucred.uid;
+        return 0;
+}
+
+int varlink_get_peer_pid(Varlink *v, pid_t *ret) {
+        if (v->ucred.pid <= 0)
+                return -ENODATA;
+        *ret = v->ucred.pid;
+        return 0;
+}
+
+size_t varlink_input_allocated(Varlink *v) {
+        return 0;       /* sd-varlink's, not visible */
+}
+
+bool varlink_is_connected(Varlink *v) {
+        return v->link != NULL;
+}
+
+/* sd-varlink tells of a connection gone, closed by either side. */
+static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *userdata) {
+        VarlinkServer *s = userdata;
+        Varlink *v = sd_varlink_get_userdata(link);
+
+        if (!v || v->link != link)
+                return;
+        v->idle = sd_event_source_disable_unref(v->idle);
+        if (v->prev)
+                v->prev->next = v->next;
+        else
+                s->connections = v->next;
+        if (v->next)
+                v->next->prev = v->prev;
+        v->next = v->prev = NULL;
+        s->n_connections--;
+        sd_varlink_set_userdata(link, NULL);
+        v->link = sd_varlink_unref(v->link);
+        if (s->on_disconnect)
+                s->on_disconnect(s, v, s->userdata);
+        varlink_unref(v);       /* the server's reference */
+}
+
+void varlink_close(Varlink *v) {
+        if (v->link)
+                (void) sd_varlink_close(v->link);      /* calls on_sd_disconnect */
+}
+
+/* A connection with no call in progress must complete a call within the
+ * idle timeout, or it goes (see varlink-server.c). */
+static void varlink_arm_idle(Varlink *v) {
+        if (!v->idle)
+                return;
+        if (v->in_call) {
+                (void) sd_event_source_set_enabled(v->idle, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time_relative(v->idle, v->server->idle_timeout);
+        (void) sd_event_source_set_enabled(v->idle, SD_EVENT_ONESHOT);
+}
+
+static int varlink_idle_handler(sd_event_source *source, uint64_t usec, void *userdata) {
+        Varlink *v = userdata;
+
+        log_debug("varlink: peer pid " PID_FMT " sent no complete call in time, disconnecting.", v->ucred.pid);
+        varlink_close(v);
+        return 0;
+}
+
+/* What may still be queued for v's peer: nothing if sd-varlink has no
+ * output pending, else at most what was sent since it last had none. */
+static size_t output_queued(Varlink *v) {
+        int events;
+
+        if (!v->link)
+                return 0;
+        events = sd_varlink_get_events(v->link);
+        if (events >= 0 && !(events & EPOLLOUT))
+                v->sent_unseen = 0;
+        return v->sent_unseen;
+}
+
+static bool output_over(Varlink *v, size_t len) {
+        VarlinkServer *s = v->server;
+        size_t uid_total = 0, others_total = 0;
+
+        if (output_queued(v) + len > s->output_max)
+                return true;
+        if (v->ucred.uid == 0)
+                return false;
+        for (Varlink *c = s->connections; c; c = c->next) {
+                if (c->ucred.uid == 0)
+                        continue;
+                others_total += output_queued(c);
+                if (c->ucred.uid == v->ucred.uid)
+                        uid_total += output_queued(c);
+        }
+        return uid_total + len > s->output_per_uid_max || others_total + len > s->output_others_max;
+}
+
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_(sd_json_variant_unrefp) sd_json_variant *p = NULL;
+        size_t len;
+        int r;
+
+        if (!v->link)
+                return -ENOTCONN;
+        if (!v->in_call)
+                return -EBUSY;
+        if (continues && !v->call_more)
+                return -EPROTO;
+        r = json_c_to_sd_json(parameters, &p, &len);
+        if (r < 0)
+                return r;
+        if (output_over(v, len)) {
+                log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
+                            "disconnecting.", v->ucred.pid, (unsigned) v->ucred.uid, output_queued(v) / 1024);
+                varlink_close(v);
+                return 0;       /* a dropped peer is not the method's failure */
+        }
+        if (error_id)
+                r = sd_varlink_error(v->link, error_id, p);
+        else if (continues)
+                r = sd_varlink_notify(v->link, p);
+        else
+                r = sd_varlink_reply(v->link, p);
+        if (r < 0)
+                return r;
+        v->sent_unseen += len;
+        if (!continues) {
+                v->in_call = false;
+                varlink_arm_idle(v);
+        }
+        return 0;
+}
+
+int varlink_reply(Varlink *v, json_object *parameters) {
+        return varlink_send(v, NULL, parameters, false);
+}
+
+int varlink_notify(Varlink *v, json_object *parameters) {
+        return varlink_send(v, NULL, parameters, true);
+}
+
+int varlink_error(Varlink *v, const char *error_id, json_object *parameters) {
+        return varlink_send(v, error_id, parameters, false);
+}
+
+int varlink_error_invalid_parameter(Varlink *v, const char *name) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+
+        if (!p)
+                return -ENOMEM;
+        json_object_object_add(p, "parameter", json_object_new_string(name));
+        return varlink_error(v, VARLINK_ERROR_INVALID_PARAMETER, p);
+}
+
+/* ---- accepting ---- */
+
+#define REFUSED_LOG_INTERVAL (10 * USEC_PER_SEC)
+
+static void server_log_refused(VarlinkServer *s, const struct ucred *ucred) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (s->refused_logged_at != 0 && now < s->refused_logged_at + REFUSED_LOG_INTERVAL) {
+                s->refused_since_log++;
+                return;
+        }
+        log_warning("varlink: connection limit reached, refusing pid " PID_FMT " (uid %u)%s%.0u%s.", ucred->pid,
+                    (unsigned) ucred->uid, s->refused_since_log ? "; refused " : "", s->refused_since_log,
+                    s->refused_since_log ? " more since the last such line" : "");
+        s->refused_logged_at = now;
+        s->refused_since_log = 0;
+}
+
+static bool connection_allowed(VarlinkServer *s, const struct ucred *ucred) {
+        unsigned cap = s->connections_max, of_uid = 0;
+
+        if (ucred->uid != 0)
+                cap -= MIN(s->connections_root_reserved, s->connections_max);
+        for (Varlink *c = s->connections; c; c = c->next)
+                of_uid += c->ucred.uid == ucred->uid;
+        return s->n_connections < cap && of_uid < s->connections_per_uid_max;
+}
+
+int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
+        socklen_t sl = sizeof(struct ucred);
+        sd_varlink *link = NULL;
+        Varlink *v;
+        int r;
+
+        if (!s->event)
+                return -ENXIO;
+        v = calloc(1, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        v->n_ref = 1;   /* the server's reference, dropped at disconnect */
+        v->server = s;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &v->ucred, &sl) < 0)
+                v->ucred = (struct ucred) { .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
+        if (!connection_allowed(s, &v->ucred)) {
+                server_log_refused(s, &v->ucred);
+                free(v);
+                return -EMFILE;
+        }
+        if (s->idle_timeout > 0) {
+                r = sd_event_add_time_relative(s->event, &v->idle, CLOCK_MONOTONIC, s->idle_timeout, 0,
+                                               varlink_idle_handler, v);
+                if (r < 0) {
+                        free(v);
+                        return r;
+                }
+        }
+        r = sd_varlink_server_add_connection(s->sd, fd, &link);
+        if (r < 0) {
+                sd_event_source_disable_unref(v->idle);
+                free(v);
+                return r;       /* the caller still owns fd */
+        }
+        v->link = sd_varlink_ref(link);
+        sd_varlink_set_userdata(link, v);
+        v->next = s->connections;
+        if (s->connections)
+                s->connections->prev = v;
+        s->connections = v;
+        s->n_connections++;
+        if (ret)
+                *ret = v;
+        return 0;
+}
+
+static int accept_handler(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        VarlinkServer *s = userdata;
+        int cfd, r;
+
+        cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+                if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+                        log_warning_errno(errno, "varlink: accept() failed: %m");
+                return 0;
+        }
+        r = varlink_server_add_connection(s, cfd, NULL);
+        if (r < 0) {
+                close(cfd);
+                if (r != -EMFILE)
+                        log_warning_errno(r, "varlink: cannot take connection: %m");
+        }
+        return 0;
+}
+
+static int listener_attach(VarlinkServer *s, VarlinkListener *l) {
+        int r = sd_event_add_io(s->event, &l->io, l->fd, EPOLLIN, accept_handler, s);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_priority(l->io, s->priority);
+}
+
+int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority) {
+        int r;
+
+        if (s->event)
+                return -EBUSY;
+        r = sd_varlink_server_attach_event(s->sd, event, priority);
+        if (r < 0)
+                return r;
+        s->event = sd_event_ref(event);
+        s->priority = priority;
+        for (size_t i = 0; i < s->n_listeners; i++) {
+                r = listener_attach(s, &s->listeners[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int varlink_server_listen_fd(VarlinkServer *s, int fd) {
+        VarlinkListener *n;
+        int r;
+
+        r = fcntl(fd, F_GETFL);
+        if (r < 0 || fcntl(fd, F_SETFL, r | O_NONBLOCK) < 0)
+                return -errno;
+        n = reallocarray(s->listeners, s->n_listeners + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        s->listeners = n;
+        n[s->n_listeners] = (VarlinkListener) { .fd = fd };
+        if (s->event) {
+                r = listener_attach(s, &n[s->n_listeners]);
+                if (r < 0)
+                        return r;
+        }
+        s->n_listeners++;
+        return 0;
+}
+
+int varlink_server_listen_at(VarlinkServer *s, int dir_fd, const char *name, mode_t mode) {
+        int fd, r;
+
+        fd = varlink_socket_listen_at(dir_fd, name, mode);
+        if (fd < 0)
+                return fd;
+        r = varlink_server_listen_fd(s, fd);
+        if (r < 0)
+                close(fd);
+        return r;
+}
+
+void varlink_server_shutdown(VarlinkServer *s) {
+        while (s->connections)
+                varlink_close(s->connections);
+        for (size_t i = 0; i < s->n_listeners; i++) {
+                sd_event_source_disable_unref(s->listeners[i].io);
+                close(s->listeners[i].fd);
+        }
+        s->n_listeners = 0;
+}
