@@ -12,9 +12,10 @@ require_root "fanotify_init needs CAP_SYS_ADMIN"
 fake_kernel_tree patched v3
 
 status() { ctl --json=short | json_get "$1"; }
-# An ignored reader's read: head stays alive on its stdin for a second, so
-# the daemon can name it (a reader gone before it looks cannot be ignored).
-ignored_read() { sleep 1 | head -c 10 "$1" - >/dev/null & }
+# An ignored reader's read: head stays alive on its stdin for a while, so
+# the daemon can name it (a reader gone before it looks cannot be ignored);
+# 3 s, as a machine loaded by the VM tests may take a second to look.
+ignored_read() { sleep 3 | head -c 10 "$1" - >/dev/null & }
 armed() { status_is kernel_state.auto armed; }
 resets_above() { [ "$(fake_state resets)" -gt "$1" ]; }
 
