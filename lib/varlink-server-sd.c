@@ -17,7 +17,6 @@
  * text (lib/json-sd.c). */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -29,7 +28,7 @@
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
-#include "time-util.h"
+#include "varlink-limits.h"
 #include "varlink-server.h"
 #include "varlink-socket.h"
 
@@ -50,17 +49,11 @@ struct Varlink {
         Varlink *next, *prev;
 };
 
-typedef struct VarlinkListener {
-        int fd;
-        sd_event_source *io;
-} VarlinkListener;
-
 struct VarlinkServer {
         unsigned n_ref;
         sd_varlink_server *sd;
         void *userdata;
         sd_event *event;
-        int64_t priority;
 
         struct {
                 char *method;
@@ -69,19 +62,17 @@ struct VarlinkServer {
         size_t n_bindings;
         VarlinkDisconnect on_disconnect;
 
-        VarlinkListener *listeners;
-        size_t n_listeners;
-
+        VarlinkListeners listeners;
         Varlink *connections;
         unsigned n_connections;
-        unsigned connections_max, connections_per_uid_max, connections_root_reserved;
-        size_t output_max, output_per_uid_max, output_others_max;
-        uint64_t idle_timeout;
-        uint64_t refused_logged_at;
-        unsigned refused_since_log;
+        VarlinkLimits limits;
 };
 
 static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *userdata);
+
+static int server_accept(void *userdata, int fd) {
+        return varlink_server_add_connection(userdata, fd, NULL);
+}
 
 int varlink_server_new(VarlinkServer **ret) {
         VarlinkServer *s = calloc(1, sizeof *s);
@@ -102,13 +93,8 @@ int varlink_server_new(VarlinkServer **ret) {
                 return r;
         }
         s->n_ref = 1;
-        s->idle_timeout = VARLINK_IDLE_TIMEOUT_DEFAULT;
-        s->output_max = VARLINK_OUTPUT_MAX_DEFAULT;
-        s->output_per_uid_max = VARLINK_OUTPUT_PER_UID_MAX_DEFAULT;
-        s->output_others_max = VARLINK_OUTPUT_OTHERS_MAX_DEFAULT;
-        s->connections_max = VARLINK_CONNECTIONS_MAX_DEFAULT;
-        s->connections_per_uid_max = VARLINK_CONNECTIONS_PER_UID_MAX_DEFAULT;
-        s->connections_root_reserved = VARLINK_CONNECTIONS_ROOT_RESERVED_DEFAULT;
+        varlink_limits_init(&s->limits);
+        varlink_listeners_init(&s->listeners, server_accept, s);
         *ret = s;
         return 0;
 }
@@ -127,7 +113,6 @@ VarlinkServer *varlink_server_unref(VarlinkServer *s) {
         sd_event_unref(s->event);
         for (size_t i = 0; i < s->n_bindings; i++)
                 free(s->bindings[i].method);
-        free(s->listeners);
         free(s);
         return NULL;
 }
@@ -154,25 +139,25 @@ void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes) {
 }
 
 void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec) {
-        s->idle_timeout = usec;
+        s->limits.idle_timeout = usec;
 }
 
 void varlink_server_set_output_max(VarlinkServer *s, size_t bytes) {
-        s->output_max = bytes;
+        s->limits.output_max = bytes;
 }
 
 void varlink_server_set_output_shared_max(VarlinkServer *s, size_t per_uid, size_t others) {
-        s->output_per_uid_max = per_uid;
-        s->output_others_max = others;
+        s->limits.output_per_uid_max = per_uid;
+        s->limits.output_others_max = others;
 }
 
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid) {
-        s->connections_max = total;
-        s->connections_per_uid_max = per_uid;
+        s->limits.connections_max = total;
+        s->limits.connections_per_uid_max = per_uid;
 }
 
 void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n) {
-        s->connections_root_reserved = n;
+        s->limits.connections_root_reserved = n;
 }
 
 unsigned varlink_server_current_connections(VarlinkServer *s) {
@@ -341,7 +326,7 @@ static void varlink_arm_idle(Varlink *v) {
                 (void) sd_event_source_set_enabled(v->idle, SD_EVENT_OFF);
                 return;
         }
-        (void) sd_event_source_set_time_relative(v->idle, v->server->idle_timeout);
+        (void) sd_event_source_set_time_relative(v->idle, v->server->limits.idle_timeout);
         (void) sd_event_source_set_enabled(v->idle, SD_EVENT_ONESHOT);
 }
 
@@ -367,21 +352,16 @@ static size_t output_queued(Varlink *v) {
 }
 
 static bool output_over(Varlink *v, size_t len) {
-        VarlinkServer *s = v->server;
-        size_t uid_total = 0, others_total = 0;
+        size_t of_uid = 0, of_others = 0;
 
-        if (output_queued(v) + len > s->output_max)
-                return true;
-        if (v->ucred.uid == 0)
-                return false;
-        for (Varlink *c = s->connections; c; c = c->next) {
+        for (Varlink *c = v->server->connections; c; c = c->next) {
                 if (c->ucred.uid == 0)
                         continue;
-                others_total += output_queued(c);
+                of_others += output_queued(c);
                 if (c->ucred.uid == v->ucred.uid)
-                        uid_total += output_queued(c);
+                        of_uid += output_queued(c);
         }
-        return uid_total + len > s->output_per_uid_max || others_total + len > s->output_others_max;
+        return varlink_limits_output_over(&v->server->limits, v->ucred.uid, output_queued(v), of_uid, of_others, len);
 }
 
 static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
@@ -443,30 +423,13 @@ int varlink_error_invalid_parameter(Varlink *v, const char *name) {
 
 /* ---- accepting ---- */
 
-#define REFUSED_LOG_INTERVAL (10 * USEC_PER_SEC)
 
-static void server_log_refused(VarlinkServer *s, const struct ucred *ucred) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+static unsigned connections_of_uid(VarlinkServer *s, uid_t uid) {
+        unsigned n = 0;
 
-        if (s->refused_logged_at != 0 && now < s->refused_logged_at + REFUSED_LOG_INTERVAL) {
-                s->refused_since_log++;
-                return;
-        }
-        log_warning("varlink: connection limit reached, refusing pid " PID_FMT " (uid %u)%s%.0u%s.", ucred->pid,
-                    (unsigned) ucred->uid, s->refused_since_log ? "; refused " : "", s->refused_since_log,
-                    s->refused_since_log ? " more since the last such line" : "");
-        s->refused_logged_at = now;
-        s->refused_since_log = 0;
-}
-
-static bool connection_allowed(VarlinkServer *s, const struct ucred *ucred) {
-        unsigned cap = s->connections_max, of_uid = 0;
-
-        if (ucred->uid != 0)
-                cap -= MIN(s->connections_root_reserved, s->connections_max);
         for (Varlink *c = s->connections; c; c = c->next)
-                of_uid += c->ucred.uid == ucred->uid;
-        return s->n_connections < cap && of_uid < s->connections_per_uid_max;
+                n += c->ucred.uid == uid;
+        return n;
 }
 
 int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
@@ -484,13 +447,12 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         v->server = s;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &v->ucred, &sl) < 0)
                 v->ucred = (struct ucred) { .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
-        if (!connection_allowed(s, &v->ucred)) {
-                server_log_refused(s, &v->ucred);
+        if (!varlink_limits_admit(&s->limits, s->n_connections, connections_of_uid(s, v->ucred.uid), &v->ucred)) {
                 free(v);
                 return -EMFILE;
         }
-        if (s->idle_timeout > 0) {
-                r = sd_event_add_time_relative(s->event, &v->idle, CLOCK_MONOTONIC, s->idle_timeout, 0,
+        if (s->limits.idle_timeout > 0) {
+                r = sd_event_add_time_relative(s->event, &v->idle, CLOCK_MONOTONIC, s->limits.idle_timeout, 0,
                                                varlink_idle_handler, v);
                 if (r < 0) {
                         free(v);
@@ -515,32 +477,6 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         return 0;
 }
 
-static int accept_handler(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        VarlinkServer *s = userdata;
-        int cfd, r;
-
-        cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (cfd < 0) {
-                if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-                        log_warning_errno(errno, "varlink: accept() failed: %m");
-                return 0;
-        }
-        r = varlink_server_add_connection(s, cfd, NULL);
-        if (r < 0) {
-                close(cfd);
-                if (r != -EMFILE)
-                        log_warning_errno(r, "varlink: cannot take connection: %m");
-        }
-        return 0;
-}
-
-static int listener_attach(VarlinkServer *s, VarlinkListener *l) {
-        int r = sd_event_add_io(s->event, &l->io, l->fd, EPOLLIN, accept_handler, s);
-        if (r < 0)
-                return r;
-        return sd_event_source_set_priority(l->io, s->priority);
-}
-
 int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority) {
         int r;
 
@@ -550,54 +486,19 @@ int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t prior
         if (r < 0)
                 return r;
         s->event = sd_event_ref(event);
-        s->priority = priority;
-        for (size_t i = 0; i < s->n_listeners; i++) {
-                r = listener_attach(s, &s->listeners[i]);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return varlink_listeners_attach(&s->listeners, event, priority);
 }
 
 int varlink_server_listen_fd(VarlinkServer *s, int fd) {
-        VarlinkListener *n;
-        int r;
-
-        r = fcntl(fd, F_GETFL);
-        if (r < 0 || fcntl(fd, F_SETFL, r | O_NONBLOCK) < 0)
-                return -errno;
-        n = reallocarray(s->listeners, s->n_listeners + 1, sizeof *n);
-        if (!n)
-                return -ENOMEM;
-        s->listeners = n;
-        n[s->n_listeners] = (VarlinkListener) { .fd = fd };
-        if (s->event) {
-                r = listener_attach(s, &n[s->n_listeners]);
-                if (r < 0)
-                        return r;
-        }
-        s->n_listeners++;
-        return 0;
+        return varlink_listeners_add_fd(&s->listeners, fd);
 }
 
 int varlink_server_listen_at(VarlinkServer *s, int dir_fd, const char *name, mode_t mode) {
-        int fd, r;
-
-        fd = varlink_socket_listen_at(dir_fd, name, mode);
-        if (fd < 0)
-                return fd;
-        r = varlink_server_listen_fd(s, fd);
-        if (r < 0)
-                close(fd);
-        return r;
+        return varlink_listeners_add_at(&s->listeners, dir_fd, name, mode);
 }
 
 void varlink_server_shutdown(VarlinkServer *s) {
         while (s->connections)
                 varlink_close(s->connections);
-        for (size_t i = 0; i < s->n_listeners; i++) {
-                sd_event_source_disable_unref(s->listeners[i].io);
-                close(s->listeners[i].fd);
-        }
-        s->n_listeners = 0;
+        varlink_listeners_done(&s->listeners);
 }
