@@ -75,6 +75,7 @@ prefetch() {
         { [ -n "$trixie" ] || nice -n 19 ../scripts/test-trixie.sh --root-only
           [ -n "$vm" ] || { nice -n 19 ../tests/vm/systemd/build-rootfs.sh &&
                             nice -n 19 ../tests/vm/systemd/build-rootfs.sh collectors; }
+          [ -n "$vm" ] || [ -n "$trixie" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh trixie
         } > prefetch-roots.out 2>&1 &
         prefetch_roots=$!
         # Kernels: compiling, on what make check leaves idle.

@@ -17,6 +17,11 @@ ok() {  # ok STATUS DESCRIPTION
 is() {  # is GOT EXPECTED DESCRIPTION
         if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', expected '$2'" >"$OUT"; fi
 }
+skip() {  # skip DESCRIPTION REASON: a check not run, and why
+        tap_n=$((tap_n + 1))
+        echo "ok $tap_n - $1 # SKIP $2" >"$OUT"
+        echo "[$tap_n] $1: skipped ($2)"
+}
 diag() { echo "# $*" >"$OUT"; echo "# $*"; }
 done_testing() { echo "1..$tap_n" >"$OUT"; [ "$tap_failed" -eq 0 ]; }
 # wait_for SECONDS COMMAND...: timed in hundredths from /proc/uptime, not

@@ -13,8 +13,10 @@
 # known-readers catalogue judging them under their own units. With "trixie"
 # it is Debian 13 (systemd 257) on Debian 13's stock 6.12 kernel, the
 # package (NUMASTATD_VM_DEB_TRIXIE, from scripts/build-deb.sh
-# --suite=trixie; required) installed with apt, the same guest-test.sh with
-# fewer soak kills (NUMASTATD_SOAK, default 20 there) and, since the guest
+# --suite=trixie; required) installed with apt, the same guest-test.sh
+# without the soak by default (NUMASTATD_SOAK=N asks for one: under TCG
+# it has panicked the stock 6.12 kernel; the one kill -9 and its restart
+# are checked all the same, and Debian 12's VM soaks) and, since the guest
 # has it, systemd's own varlink client varlinkctl.
 #
 # Prints TAP on stdout (the guest's checks, renumbered, plus this script's own;
@@ -65,7 +67,7 @@ case $VARIANT in
 "") GUEST=guest-test.sh MEM=1024 ;;
 collectors) GUEST=guest-collectors.sh MEM=2048 TIMEOUT_DEFAULT=1500 ;;
 trixie)
-        GUEST=guest-test.sh MEM=1024 SUITE=trixie SUITE_NAME="Debian 13" SOAK_DEFAULT=20 INSTALL_WITH=apt SECURITY_MAX=2.0
+        GUEST=guest-test.sh MEM=1024 SUITE=trixie SUITE_NAME="Debian 13" SOAK_DEFAULT=0 INSTALL_WITH=apt SECURITY_MAX=2.0
         NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_TRIXIE:-} ;;
 *) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
 esac
