@@ -539,6 +539,27 @@ static void print_status_service(json_object *s) {
                 printf("\n");
 }
 
+/* Known readers on but none loaded: every read counts, so counting never
+ * goes off on a monitored host. Says where the daemon looked; a directory
+ * it could not read is worth a warning even when another had entries. */
+static void print_catalogue_warning(json_object *sources) {
+        json_object *n = jget(sources, "known_readers"), *dirs = jget(sources, "known_readers_dirs"),
+                    *unreadable = jget(sources, "known_readers_unreadable");
+        size_t n_unreadable = unreadable ? json_object_array_length(unreadable) : 0;
+
+        if (!n || (json_object_get_int64(n) > 0 && n_unreadable == 0))
+                return;
+        if (json_object_get_int64(n) == 0) {
+                printf("     Warning: known readers are on, but no catalogue entry is loaded: every read counts\n"
+                       "              looked in:");
+                for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
+                        printf("%s %s", i ? "," : "", jsafe(json_object_array_get_idx(dirs, i)));
+                printf("\n");
+        }
+        for (size_t i = 0; i < n_unreadable; i++)
+                printf("     Warning: known readers: cannot read %s\n", jsafe(json_object_array_get_idx(unreadable, i)));
+}
+
 static void print_status_sources(json_object *s) {
         json_object *sources = jget(s, "sources");
 
@@ -571,6 +592,7 @@ static void print_status_sources(json_object *s) {
                 printf("     Warning: %s\n", jstr(sources, "rate_error"));
         if (jstr(sources, "uevents_error"))
                 printf("     Warning: %s\n", jstr(sources, "uevents_error"));
+        print_catalogue_warning(sources);
 }
 
 static void print_status_nodes(json_object *s) {
@@ -780,8 +802,14 @@ static int verb_known_readers(const Args *a) {
                 printf("Known readers are off ([readers] known = no): every read counts unless a rule ignores it.\n");
                 return EXIT_OK;
         }
-        if (!list || json_object_array_length(list) == 0)
-                printf("No known readers: every read counts unless a rule ignores it.\n");
+        if (!list || json_object_array_length(list) == 0) {
+                json_object *dirs = jget(reply, "dirs");
+
+                printf("No known readers");
+                for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
+                        printf("%s %s", i ? "," : " in", jsafe(json_object_array_get_idx(dirs, i)));
+                printf(": every read counts unless a rule ignores it.\n");
+        }
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 if (i > 0)
                         printf("\n");

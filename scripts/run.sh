@@ -15,6 +15,8 @@ if [ -f /run/numastatd/numastatd.pid ] && kill -0 "$(cat /run/numastatd/numastat
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 fi
 # The repo's config is the documented defaults; /etc/numastatd.conf wins if present.
+# The daemon judges readers by the source tree's catalogue, conf/readers.d
+# (build/numastatd-uninstalled says where it is), as the package by its own.
 config=/etc/numastatd.conf
 [ -f "$config" ] || config=conf/numastatd.conf
 build/numastatd --config="$config" >/run/numastatd/numastatd.log 2>&1 &

@@ -61,6 +61,8 @@ void catalogue_done(Catalogue *c) {
                 known_reader_done(&c->readers[i]);
         free(c->readers);
         strv_free(c->masked);
+        strv_free(c->dirs);
+        strv_free(c->unreadable);
         *c = (Catalogue) {};
 }
 

@@ -54,6 +54,8 @@ typedef struct Catalogue {
         KnownReader *readers;
         size_t n;
         char **masked;          /* names masked by an empty file */
+        char **dirs;            /* where it was looked for, highest precedence first */
+        char **unreadable;      /* "DIR: why" for each of dirs that could not be read */
 } Catalogue;
 
 /* Parses one entry; name is its file name without ".conf", path names it

@@ -128,6 +128,7 @@ static int method_list_known_readers(Varlink *link, json_object *p, VarlinkMetho
         json_object_object_add(r, "enabled", json_object_new_boolean(st.known_readers != NULL));
         json_object_object_add(r, "known_readers", catalogue_to_json(st.known_readers));
         json_object_object_add(r, "masked", masked);
+        json_object_object_add(r, "dirs", catalogue_dirs_json(st.known_readers));
         return varlink_reply(link, r);
 }
 

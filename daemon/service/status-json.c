@@ -297,6 +297,15 @@ static json_object *precision_json(const Status *s) {
 
 /* Containers' procfs instances. Who shows them (a process of any user) is
  * for root only. */
+/* Paths the daemon chose (its own configuration), not another user's. */
+static json_object *strv_json(char *const *l) {
+        json_object *a = json_object_new_array();
+
+        for (; a && l && *l; l++)
+                json_object_array_add(a, json_object_new_string(*l));
+        return a;
+}
+
 static json_object *instances_json(const ProcInstances *p, const StatusViewer *v) {
         json_object *a = json_object_new_array();
 
@@ -360,6 +369,10 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "overflows", json_u64(s->readers->overflows));
         json_object_object_add(o, "readers_evicted", json_u64(s->readers->evicted));
         json_object_object_add(o, "reads_coalesced", json_u64(src->reads_coalesced));
+        json_object_object_add(o, "known_readers", s->known_readers ? json_u64(s->known_readers->n) : NULL);
+        json_object_object_add(o, "known_readers_dirs", strv_json(s->known_readers ? s->known_readers->dirs : NULL));
+        json_object_object_add(o, "known_readers_unreadable",
+                               strv_json(s->known_readers ? s->known_readers->unreadable : NULL));
         return o;
 }
 
@@ -494,6 +507,10 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "config_value", json_untrusted(f->config_value));
         json_object_object_add(o, "source", json_untrusted(source));
         return o;
+}
+
+json_object *catalogue_dirs_json(const Catalogue *c) {
+        return strv_json(c ? c->dirs : NULL);
 }
 
 json_object *catalogue_to_json(const Catalogue *c) {

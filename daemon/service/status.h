@@ -168,6 +168,8 @@ json_object *status_to_json(const Status *s, const StatusViewer *viewer);
 
 /* ListKnownReaders' known_readers: the catalogue's entries. NULL on OOM. */
 json_object *catalogue_to_json(const Catalogue *c);
+/* ListKnownReaders' dirs: where the catalogue was looked for. */
+json_object *catalogue_dirs_json(const Catalogue *c);
 
 /* GetCounters' object: the counters as the kernel would show them had
  * nothing been reset since the daemon started. fresh: read for this call. */

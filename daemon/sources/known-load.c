@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +19,52 @@
 #include "macro.h"
 #include "strutil.h"
 
-#ifndef KNOWN_READERS_DIRS
-#define KNOWN_READERS_DIRS "/etc/numastatd/readers.d:/usr/lib/numastatd/readers.d"
+#ifndef KNOWN_READERS_ETC_DIR
+#define KNOWN_READERS_ETC_DIR "/etc/numastatd/readers.d"
+#endif
+#ifndef KNOWN_READERS_LIB_DIR
+#define KNOWN_READERS_LIB_DIR "/usr/lib/numastatd/readers.d"
 #endif
 /* An entry is a few hundred bytes; this bounds what a stray file costs. */
 #define ENTRY_SIZE_MAX (64 * 1024)
 #define ENTRIES_MAX 256
 
-int catalogue_dirs(char ***ret) {
-        const char *e = getenv("NUMASTATD_KNOWN_READERS_PATH");
+/* The source tree's catalogue when the daemon runs from its build tree:
+ * the build writes its path to CATALOGUE_UNINSTALLED_MARKER beside the daemon (as
+ * pkg-config's -uninstalled files do); make install copies no such file. */
+static int uninstalled_catalogue(const char *exe_dir, char **ret) {
+        _cleanup_free_ char *marker = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        char line[PATH_MAX + 2];
+
+        *ret = NULL;
+        if (!exe_dir || asprintf(&marker, "%s/" CATALOGUE_UNINSTALLED_MARKER, exe_dir) < 0)
+                return exe_dir ? -ENOMEM : 0;
+        f = fopen(marker, "re");
+        if (!f)
+                return 0;
+        if (!fgets(line, sizeof line, f))
+                return 0;
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] != '/')
+                return 0;       /* relative would depend on the cwd */
+        *ret = strdup(line);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int catalogue_dirs_for(const char *path, const char *exe_dir, char ***ret) {
         _cleanup_strv_free_ char **l = NULL;
-        _cleanup_free_ char *copy = strdup(e ?: KNOWN_READERS_DIRS);
+        _cleanup_free_ char *copy = NULL, *uninstalled = NULL;
         char *save = NULL;
         int r;
 
-        if (!copy)
+        if (!path) {
+                r = uninstalled_catalogue(exe_dir, &uninstalled);
+                if (r < 0)
+                        return r;
+                if (asprintf(&copy, "%s:%s", KNOWN_READERS_ETC_DIR, uninstalled ?: KNOWN_READERS_LIB_DIR) < 0)
+                        return -ENOMEM;
+        } else if (!(copy = strdup(path)))
                 return -ENOMEM;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
                 if (d[0] != '/')
@@ -47,6 +79,17 @@ int catalogue_dirs(char ***ret) {
         return 0;
 }
 
+int catalogue_dirs(char ***ret) {
+        /* The daemon's own executable, not the observed system's: --root
+         * does not apply. */
+        _cleanup_free_ char *exe = realpath("/proc/self/exe", NULL);
+        char *slash = exe ? strrchr(exe, '/') : NULL;
+
+        if (slash)
+                *slash = '\0';
+        return catalogue_dirs_for(getenv("NUMASTATD_KNOWN_READERS_PATH"), slash ? exe : NULL, ret);
+}
+
 static bool is_entry_name(const char *n) {
         size_t l = strlen(n);
 
@@ -57,8 +100,10 @@ static int compare_names(const void *a, const void *b) {
         return strcmp(*(char * const *) a, *(char * const *) b);
 }
 
-/* Every NAME.conf in dirs, each name once, sorted. */
-static int collect_names(char * const *dirs, char ***ret) {
+/* Every NAME.conf in dirs, each name once, sorted. A directory that is
+ * there but cannot be read is no error either: it goes to *unreadable as
+ * "DIR: why", for the status to show. */
+static int collect_names(char * const *dirs, char ***ret, char ***unreadable) {
         _cleanup_strv_free_ char **names = NULL;
         int r;
 
@@ -66,8 +111,18 @@ static int collect_names(char * const *dirs, char ***ret) {
                 DIR *dir = opendir(*d);
                 struct dirent *de;
 
-                if (!dir)
-                        continue;       /* a missing directory is no error */
+                if (!dir) {
+                        char *why;
+
+                        if (errno == ENOENT)
+                                continue;       /* a missing directory is no error */
+                        if (asprintf(&why, "%s: %s", *d, strerror(errno)) < 0)
+                                return -ENOMEM;
+                        r = strv_push(unreadable, why);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 while ((de = readdir(dir))) {
                         bool seen = false;
 
@@ -165,7 +220,11 @@ int catalogue_load(char * const *dirs, Catalogue *ret, char **ret_error) {
 
         if (ret_error)
                 *ret_error = NULL;
-        r = collect_names(dirs, &names);
+        r = 0;
+        for (char * const *d = dirs; r >= 0 && *d; d++)
+                r = strv_extend(&c.dirs, *d);
+        if (r >= 0)
+                r = collect_names(dirs, &names, &c.unreadable);
         if (r < 0) {
                 if (ret_error && asprintf(ret_error, "known readers: %s", strerror(-r)) < 0)
                         *ret_error = NULL;

@@ -217,6 +217,34 @@ static void test_load(void) {
         catalogue_done(&c);
 }
 
+static void test_dirs(void) {
+        char exe_dir[] = "/tmp/test-known-XXXXXX";
+        _cleanup_free_ char *d0 = NULL;
+        char **d = NULL;
+
+        if (!mkdtemp(exe_dir))
+                abort();
+        ok(catalogue_dirs_for("/a:rel:/b", exe_dir, &d) == 0 && strv_length(d) == 2 && streq(d[0], "/a") &&
+           streq(d[1], "/b"), "a path wins; its relative entries are dropped");
+        d = strv_free(d);
+        ok(catalogue_dirs_for("", exe_dir, &d) == 0 && strv_length(d) == 1 && streq(d[0], "/nonexistent"),
+           "an empty path: no catalogue");
+        d = strv_free(d);
+        ok(catalogue_dirs_for(NULL, exe_dir, &d) == 0 && strv_length(d) == 2 && streq(d[0], KNOWN_READERS_ETC_DIR) &&
+           streq(d[1], KNOWN_READERS_LIB_DIR), "installed: /etc's, then the package's (%s)", d ? d[1] : "");
+        d = strv_free(d);
+        write_file(exe_dir, CATALOGUE_UNINSTALLED_MARKER, "/src/conf/readers.d\n");
+        ok(catalogue_dirs_for(NULL, exe_dir, &d) == 0 && strv_length(d) == 2 && streq(d[0], KNOWN_READERS_ETC_DIR) &&
+           streq(d[1], "/src/conf/readers.d"), "in a build tree: /etc's, then the source tree's");
+        d = strv_free(d);
+        write_file(exe_dir, CATALOGUE_UNINSTALLED_MARKER, "src/conf/readers.d\n");
+        ok(catalogue_dirs_for(NULL, exe_dir, &d) == 0 && streq_ptr(d[1], KNOWN_READERS_LIB_DIR),
+           "a relative marker is ignored");
+        d = strv_free(d);
+        if (asprintf(&d0, "%s/" CATALOGUE_UNINSTALLED_MARKER, exe_dir) < 0 || unlink(d0) < 0 || rmdir(exe_dir) < 0)
+                abort();
+}
+
 /* The test program itself as a known reader. */
 static void self_catalogue(Catalogue *c, KnownFile *f, KnownExe *e, KnownReader *k) {
         struct stat st;
@@ -308,6 +336,7 @@ int main(void) {
         test_conditions();
         test_file_counts();
         test_load();
+        test_dirs();
         test_judge();
         return tap_done();
 }
