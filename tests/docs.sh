@@ -2,7 +2,9 @@
 # The docs and the tree agree: every configuration section and key, every
 # cause, every history kind and every varlink method, read from the code
 # (the tables the daemon itself uses), is named where a user looks for it.
-# A key, a cause or a method added without its words fails here.
+# A key, a cause or a method added without its words fails here. And the
+# README stays a five-minute read: short, its links to docs/ resolve, and
+# each study in docs/ says the command that reproduces its figures.
 SRCDIR=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 n=0 failed=0
 check() {  # check DESCRIPTION COMMAND...
@@ -73,6 +75,33 @@ varlink_readme=$(between "$readme" '^### Varlink' '^##')
 for m in $methods; do
         check "numastatd(8) documents io.numastatd.$m" grep -qE "^\.B $m\(" <<<"$d8"
         check "the README's Varlink section names $m" grep -qF "\`$m\`" <<<"$varlink_readme"
+done
+
+# ---- the README and docs/ ----
+# At most 260 lines: reference belongs in the man pages, studies in docs/.
+readme_lines=$(wc -l <"$SRCDIR/README.md")
+check "README.md has at most 260 lines ($readme_lines)" test "$readme_lines" -le 260
+# Every docs/ file the README links exists, and so does every file one docs/
+# page links in docs/.
+links=$(grep -o '](docs/[^)#]*' "$SRCDIR/README.md" | sed 's/^](//' | sort -u)
+check "README.md links docs/" test -n "$links"
+for l in $links; do
+        check "$l, linked from README.md, exists" test -f "$SRCDIR/$l"
+done
+for f in "$SRCDIR"/docs/*.md; do
+        for l in $(grep -o '](\(\./\)\?[a-z0-9-]*\.md' "$f" | sed 's/^](//' | sort -u); do
+                check "docs/$l, linked from docs/$(basename "$f"), exists" test -f "$SRCDIR/docs/$l"
+        done
+done
+# Each study names the command that reproduces its figures in a paragraph
+# that starts with "Reproduce:". Every docs/ page is a study but these.
+reference_docs="install.md layout.md testing.md"
+reproduce_re='make (-C build )?(bench-[a-z]+|check-vm|check TESTS=)|scripts/[a-z-]+\.sh|tests/[a-z/-]+\.sh'
+for f in "$SRCDIR"/docs/*.md; do
+        name=$(basename "$f")
+        grep -qxF "$name" <<<"$(tr ' ' '\n' <<<"$reference_docs")" && continue
+        reproduce=$(awk '/^Reproduce:/ { on = 1 } on && /^$/ { exit } on' "$f" | tr '\n' ' ')
+        check "docs/$name names the command that reproduces it" grep -qE "$reproduce_re" <<<"$reproduce"
 done
 
 echo "1..$n"

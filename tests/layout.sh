@@ -1,21 +1,31 @@
 #!/bin/bash
-# The README's Layout section names every source file of the daemon, the
-# client and lib/: a module added without a line there fails here.
+# docs/layout.md names every source file of the daemon, the client and lib/,
+# and the README's Layout section points at it: a module added without a
+# line there fails here, and so does a line for a file that is gone.
 SRCDIR=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-layout=$(awk '/^## Layout$/ { on = 1; next } /^## / { on = 0 } on' "$SRCDIR/README.md")
+layout_md=$SRCDIR/docs/layout.md
 n=0 failed=0
-if [ -z "$layout" ]; then
-        echo "not ok 1 - README.md has a Layout section"
+if [ ! -s "$layout_md" ]; then
+        echo "not ok 1 - docs/layout.md exists"
         echo "1..1"
         exit 1
+fi
+layout=$(cat "$layout_md")
+readme_layout=$(awk '/^## Layout$/ { on = 1; next } /^## / { on = 0 } on' "$SRCDIR/README.md")
+n=$((n + 1))
+if grep -qF '](docs/layout.md)' <<<"$readme_layout"; then
+        echo "ok $n - the README's Layout section links docs/layout.md"
+else
+        echo "not ok $n - the README's Layout section links docs/layout.md"
+        failed=$((failed + 1))
 fi
 for f in "$SRCDIR"/daemon/*.c "$SRCDIR"/daemon/*/*.c "$SRCDIR"/client/*.c "$SRCDIR"/lib/*.c; do
         name=$(basename "$f")
         n=$((n + 1))
         if grep -qF "\`$name\`" <<<"$layout"; then
-                echo "ok $n - the Layout section names ${f#"$SRCDIR"/}"
+                echo "ok $n - docs/layout.md names ${f#"$SRCDIR"/}"
         else
-                echo "not ok $n - the Layout section names ${f#"$SRCDIR"/}"
+                echo "not ok $n - docs/layout.md names ${f#"$SRCDIR"/}"
                 failed=$((failed + 1))
         fi
 done
@@ -25,9 +35,9 @@ for name in $(grep -o '`[a-z0-9-]*\.c`' <<<"$layout" | tr -d '`' | sort -u); do
         if compgen -G "$SRCDIR/daemon/$name" >/dev/null || compgen -G "$SRCDIR/daemon/*/$name" >/dev/null ||
                 compgen -G "$SRCDIR/client/$name" >/dev/null ||
                 compgen -G "$SRCDIR/lib/$name" >/dev/null || compgen -G "$SRCDIR/tests/*/$name" >/dev/null; then
-                echo "ok $n - $name, named in the Layout section, exists"
+                echo "ok $n - $name, named in docs/layout.md, exists"
         else
-                echo "not ok $n - $name, named in the Layout section, exists"
+                echo "not ok $n - $name, named in docs/layout.md, exists"
                 failed=$((failed + 1))
         fi
 done
