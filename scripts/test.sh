@@ -1,16 +1,32 @@
 #!/bin/bash
-# Installs dependencies, builds with -Werror and runs every test: the unit
-# and integration tests (make check, out of tree); make distcheck, which
-# rebuilds from the release tarball and runs its unit and static checks;
-# make check once more built with ASan+UBSan (build-asan/); each fuzz
-# harness for a short, fixed time (build-fuzz/, clang); the Debian package
-# (built, lintian, its file list); the real kernels in qemu (make
-# check-vm), whose Debian 12 VM installs that package; and make check again
-# in a Debian 13 (trixie) root (scripts/test-trixie.sh), where the trixie
-# package is built too.
-# Ends with one line "N passed, N failed, N skipped" over every check.
+# Installs dependencies, builds with -Werror and runs the tests; ends with
+# one line "N passed, N failed, N skipped" over every check.
+#
+#   scripts/test.sh [--full]
+#
+# The quick run (what CI runs as .ci/run; cold, about 30 minutes): the unit
+# and integration tests (make check, out of tree, which also replays each
+# fuzz harness's corpus); make distcheck, which rebuilds from the release
+# tarball and runs its unit and static checks; make check once more built
+# with ASan+UBSan (build-asan/); the Debian 12 and 13 packages (built,
+# lintian, the file list); the real kernels in qemu (make check-vm: every
+# kernel booted at least once with its scenario checks; the Debian 12 and 13
+# VMs install those packages); and make check again in a Debian 13 (trixie)
+# root (scripts/test-trixie.sh).
+#
+# --full adds the long studies and soaks: each libFuzzer harness for
+# FUZZ_SECONDS (60 s; build-fuzz/, clang) and make check-vm-full (the kill
+# soaks, the benches in the guest, the instruction counts on every kernel,
+# the macro study, the collectors VM). docs/testing.md says what each part
+# takes.
 set -u
 cd "$(dirname "$0")/.."
+full=
+case "${1:-}" in
+--full) full=1 ;;
+"") ;;
+*) echo "usage: scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 scripts/install-deps.sh --test || exit 1
 scripts/build.sh --enable-werror || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -73,8 +89,8 @@ prefetch() {
         prefetch_start=$SECONDS
         # Roots: mostly downloads and dpkg.
         { [ -n "$trixie" ] || nice -n 19 ../scripts/test-trixie.sh --root-only
-          [ -n "$vm" ] || { nice -n 19 ../tests/vm/systemd/build-rootfs.sh &&
-                            nice -n 19 ../tests/vm/systemd/build-rootfs.sh collectors; }
+          [ -n "$vm" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh
+          [ -n "$vm" ] || [ -z "$full" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh collectors
           [ -n "$vm" ] || [ -n "$trixie" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh trixie
         } > prefetch-roots.out 2>&1 &
         prefetch_roots=$!
@@ -90,10 +106,12 @@ prefetch_done() {  # says what the background builds took, once they are over
         echo "# prefetch: roots exit $roots, kernels exit $kernels, done within $((SECONDS - prefetch_start)) s"
 }
 
+# The integration tests mostly wait for the daemon's timers: two per core.
+check_jobs=$((2 * $(nproc)))
 cd build
 prefetch
 stage "make check"
-make -j"$(nproc)" check >check.out 2>&1
+make -j"$check_jobs" check >check.out 2>&1
 check_status=$?
 cat check.out
 count check.out
@@ -127,7 +145,7 @@ if ! (cd .. && BUILD_DIR=build-asan scripts/build.sh --enable-sanitizers --enabl
         echo "FAIL: building with --enable-sanitizers"
         failed=$((failed + 1))
 else
-        make -C ../build-asan -j"$(nproc)" check >../build-asan/check.out 2>&1
+        make -C ../build-asan -j"$check_jobs" check >../build-asan/check.out 2>&1
         asan_status=$?
         grep -E '^(FAIL|XPASS|ERROR|SKIP): |^# [A-Z]+: ' ../build-asan/check.out || true
         count ../build-asan/check.out
@@ -137,20 +155,23 @@ else
         fi
 fi
 
-# Each libFuzzer harness for FUZZ_SECONDS (CI: 10 s each, 90 s in all);
-# make fuzz FUZZ_SECONDS=... in build-fuzz/ is the long study.
-stage "make fuzz (libFuzzer, ${FUZZ_SECONDS:=10} s each)"
-if ! (cd .. && BUILD_DIR=build-fuzz scripts/build.sh CC=clang --enable-fuzzing --enable-werror >/dev/null); then
-        echo "FAIL: building the fuzz harnesses with clang"
-        failed=$((failed + 1))
-else
-        make -s -C ../build-fuzz fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >../build-fuzz/fuzz.out 2>&1
-        fuzz_status=$?
-        cat ../build-fuzz/fuzz.out
-        count_tap ../build-fuzz/fuzz.out
-        if [ $fuzz_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
-                echo "FAIL: make fuzz stopped before its harnesses ran"
+# The full run: each libFuzzer harness for FUZZ_SECONDS (60 s each). The
+# quick run replays each harness's corpus in make check (plain and under
+# ASan+UBSan) instead.
+if [ -n "$full" ]; then
+        stage "make fuzz (libFuzzer, ${FUZZ_SECONDS:=60} s each)"
+        if ! (cd .. && BUILD_DIR=build-fuzz scripts/build.sh CC=clang --enable-fuzzing --enable-werror >/dev/null); then
+                echo "FAIL: building the fuzz harnesses with clang"
                 failed=$((failed + 1))
+        else
+                make -s -C ../build-fuzz fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >../build-fuzz/fuzz.out 2>&1
+                fuzz_status=$?
+                cat ../build-fuzz/fuzz.out
+                count_tap ../build-fuzz/fuzz.out
+                if [ $fuzz_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
+                        echo "FAIL: make fuzz stopped before its harnesses ran"
+                        failed=$((failed + 1))
+                fi
         fi
 fi
 
@@ -193,29 +214,6 @@ if trixie_ready "the Debian 13 package"; then
         fi
 fi
 
-# The real-kernel tests: kernels in qemu (tests/vm/). NUMASTATD_SKIP_VM=1
-# leaves them out, and says so.
-stage "make check-vm"
-if [ -n "${NUMASTATD_SKIP_VM:-}" ]; then
-        echo "SKIP: make check-vm (NUMASTATD_SKIP_VM is set)"
-        skipped=$((skipped + 1))
-elif ! vm_deps; then
-        echo "FAIL: installing the VM test dependencies"
-        failed=$((failed + 1))
-else
-        # The systemd VM's soak: 30 kills here (about 2.5 min), 100 in
-        # make check-vm on its own.
-        NUMASTATD_SOAK=${NUMASTATD_SOAK:-30} make check-vm > check-vm.out 2> check-vm.err
-        vm_status=$?
-        cat check-vm.out
-        count_tap check-vm.out
-        if [ $vm_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
-                tail -40 check-vm.err
-                echo "FAIL: make check-vm stopped before its checks (see above)"
-                failed=$((failed + 1))
-        fi
-fi
-
 # Debian 13 (trixie): the same make check, built with trixie's gcc 14 and
 # libsystemd 257, in a trixie root (debootstrap, cached) on this kernel.
 stage "make check in a Debian 13 (trixie) root"
@@ -228,6 +226,30 @@ if trixie_ready "Debian 13 make check"; then
         if [ $trixie_status -ne 0 ] && [ "$(grep -cE '^(FAIL|XPASS|ERROR): ' trixie.out)" -eq 0 ]; then
                 tail -40 trixie.out
                 echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
+                failed=$((failed + 1))
+        fi
+fi
+
+# The real-kernel tests: kernels in qemu (tests/vm/), last, so that on a
+# cold machine the background builds have every stage before to finish in.
+# NUMASTATD_SKIP_VM=1 leaves them out, and says so.
+vm_target=check-vm
+[ -z "$full" ] || vm_target=check-vm-full
+stage "make $vm_target"
+if [ -n "${NUMASTATD_SKIP_VM:-}" ]; then
+        echo "SKIP: make $vm_target (NUMASTATD_SKIP_VM is set)"
+        skipped=$((skipped + 1))
+elif ! vm_deps; then
+        echo "FAIL: installing the VM test dependencies"
+        failed=$((failed + 1))
+else
+        make "$vm_target" > check-vm.out 2> check-vm.err
+        vm_status=$?
+        cat check-vm.out
+        count_tap check-vm.out
+        if [ $vm_status -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
+                tail -40 check-vm.err
+                echo "FAIL: make $vm_target stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
 fi
