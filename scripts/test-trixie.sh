@@ -111,7 +111,7 @@ mkdir build && cd build
 ../configure --sysconfdir=/etc --enable-werror > configure.out 2>&1 || { tail -30 configure.out; exit 1; }
 make -j"$(nproc)" > make.out 2>&1 || { tail -50 make.out; exit 1; }
 rc=0
-make -j"$((2 * $(nproc)))" check ${NUMASTATD_TRIXIE_TESTS:+"TESTS=$NUMASTATD_TRIXIE_TESTS"} > check.out 2>&1 || rc=$?
+make -j"$(nproc)" check ${NUMASTATD_TRIXIE_TESTS:+"TESTS=$NUMASTATD_TRIXIE_TESTS"} > check.out 2>&1 || rc=$?
 cat check.out
 [ $rc -eq 0 ] || cat test-suite.log
 exit $rc
