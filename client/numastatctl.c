@@ -539,6 +539,12 @@ static void print_status_service(json_object *s) {
                 printf("\n");
 }
 
+/* " a, b, c": the strings of a JSON array, escaped. */
+static void print_joined(json_object *a) {
+        for (size_t i = 0; a && i < json_object_array_length(a); i++)
+                printf("%s %s", i ? "," : "", jsafe(json_object_array_get_idx(a, i)));
+}
+
 /* Known readers on but none loaded: every read counts, so counting never
  * goes off on a monitored host. Says where the daemon looked; a directory
  * it could not read is worth a warning even when another had entries. */
@@ -552,8 +558,7 @@ static void print_catalogue_warning(json_object *sources) {
         if (json_object_get_int64(n) == 0) {
                 printf("     Warning: known readers are on, but no catalogue entry is loaded: every read counts\n"
                        "              looked in:");
-                for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
-                        printf("%s %s", i ? "," : "", jsafe(json_object_array_get_idx(dirs, i)));
+                print_joined(dirs);
                 printf("\n");
         }
         for (size_t i = 0; i < n_unreadable; i++)
@@ -806,8 +811,10 @@ static int verb_known_readers(const Args *a) {
                 json_object *dirs = jget(reply, "dirs");
 
                 printf("No known readers");
-                for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
-                        printf("%s %s", i ? "," : " in", jsafe(json_object_array_get_idx(dirs, i)));
+                if (dirs && json_object_array_length(dirs) > 0) {
+                        printf(" in");
+                        print_joined(dirs);
+                }
                 printf(": every read counts unless a rule ignores it.\n");
         }
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {

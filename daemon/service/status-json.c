@@ -295,8 +295,6 @@ static json_object *precision_json(const Status *s) {
         return o;
 }
 
-/* Containers' procfs instances. Who shows them (a process of any user) is
- * for root only. */
 /* Paths the daemon chose (its own configuration), not another user's. */
 static json_object *strv_json(char *const *l) {
         json_object *a = json_object_new_array();
@@ -306,6 +304,8 @@ static json_object *strv_json(char *const *l) {
         return a;
 }
 
+/* Containers' procfs instances. Who shows them (a process of any user) is
+ * for root only. */
 static json_object *instances_json(const ProcInstances *p, const StatusViewer *v) {
         json_object *a = json_object_new_array();
 

@@ -30,8 +30,9 @@
 #define ENTRIES_MAX 256
 
 /* The source tree's catalogue when the daemon runs from its build tree:
- * the build writes its path to CATALOGUE_UNINSTALLED_MARKER beside the daemon (as
- * pkg-config's -uninstalled files do); make install copies no such file. */
+ * the build writes its path to CATALOGUE_UNINSTALLED_MARKER beside the
+ * daemon (as pkg-config's -uninstalled files do); make install copies no
+ * such file. */
 static int uninstalled_catalogue(const char *exe_dir, char **ret) {
         _cleanup_free_ char *marker = NULL;
         _cleanup_fclose_ FILE *f = NULL;

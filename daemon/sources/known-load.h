@@ -22,6 +22,7 @@ int catalogue_dirs(char ***ret);
 
 /* Loads every entry in effect, sorted by name, and resolves each exe path
  * on the daemon's own root (device and inode). The catalogue keeps dirs
- * and the directories it could not read. A missing directory is fine; an entry that does not parse fails the whole load with
+ * and those of them it could not read. A missing directory is fine; an
+ * entry that does not parse fails the whole load with
  * *ret_error = "FILE:LINE: why". */
 int catalogue_load(char * const *dirs, Catalogue *ret, char **ret_error);
