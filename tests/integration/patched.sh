@@ -49,15 +49,20 @@ ok $? "pressure, no reader within linger: the kernel's auto is armed"
 kernel_is() { [ "$(fake_state mode) $(fake_state counting)" = "$1" ]; }
 wait_for 5 kernel_is "auto 0"
 is "$(fake_state mode) $(fake_state counting)" "auto 0" "the kernel really stopped counting (coarse, then auto)"
-S=$(ctl --json=short)
-is "$(echo "$S" | json_get counting)" false "status: counting off"
-is "$(echo "$S" | json_get kernel_state.text)" "auto (armed)" "status: auto (armed)"
-is "$(echo "$S" | json_get transitions.-1.to_text)" "auto (armed)" "history: strict -> auto (armed)"
-is "$(echo "$S" | json_get transitions.-1.cause)" pressure-above "  caused by pressure"
+# One status, its fields in one call: the ignored read below must come
+# within min_dwell (6 s) of the arm on a loaded machine too.
+IFS='|' read -r COUNTING KTEXT TO_TEXT CAUSE TOTAL0 < <(ctl --json=short | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+t = s["transitions"][-1]
+print("|".join(str(x).lower() if isinstance(x, bool) else str(x) for x in
+      (s["counting"], s["kernel_state"]["text"], t["to_text"], t["cause"], s["counters"]["total"]["numa_hit"])))')
+is "$COUNTING" false "status: counting off"
+is "$KTEXT" "auto (armed)" "status: auto (armed)"
+is "$TO_TEXT" "auto (armed)" "history: strict -> auto (armed)"
+is "$CAUSE" pressure-above "  caused by pressure"
 H0=$(fake_state hit)
 sleep 0.5
 is "$(fake_state hit)" "$H0" "numa_hit does not move while armed, under allocation load ($H0)"
-TOTAL0=$(status counters.total.numa_hit)
 
 # ---- an ignored reader triggers it: re-armed, but not sooner than min_dwell ----
 # Judged by the daemon's own history, which a loaded machine cannot
@@ -89,8 +94,15 @@ is "$5" head "  by head"
 # in time shows it; a read later than that (a loaded machine) re-arms at once.
 if [ "$(echo "$S" | json_get kernel_state.auto)" = triggered ]; then
         is "$(echo "$S" | json_get counting)" true "  counting is on (the kernel said yes to head)"
-        wait_for 2 fake_state_is counting 1
-        ok $? "  as the fake kernel says"
+        # The fake kernel takes the read a moment later, from inotify; the
+        # re-arm at min_dwell may come first on a loaded machine.
+        if wait_for 2 fake_state_is counting 1; then
+                ok 0 "  as the fake kernel says"
+        elif set -- $(trigger_times) 0 0 0 && [ "$3" -gt 0 ]; then
+                skip "  as the fake kernel says: re-armed before the fake kernel published its trigger"
+        else
+                ok 1 "  as the fake kernel says"
+        fi
         is "$(echo "$S" | json_get rule)" rearm-held "  re-arm held back (min_dwell since the last arm)"
         contains "$(echo "$S" | json_get reason)" "re-arm held back until" "  the reason says until when"
 else
