@@ -9,8 +9,7 @@
 unset NUMASTATD_KNOWN_READERS_PATH
 
 T=$(make_tree mainline)
-cleanup() { [ -z "${DAEMON_PID:-}" ] || stop_daemon; rm -rf "$T"; }
-trap cleanup EXIT
+cleanup_trees+=("$T")
 
 shipped=$(cd "$SRCDIR/conf/readers.d" && ls -- *.conf | sed 's/\.conf$//' | sort)
 is "$(cat "$BUILDDIR/numastatd-uninstalled" 2>/dev/null)" "$SRCDIR/conf/readers.d" \
@@ -28,7 +27,7 @@ case "$status" in
 *Warning:*known*) ok 1 "status has no catalogue warning"; printf '%s\n' "$status" | sed 's/^/#   /' ;;
 *) ok 0 "status has no catalogue warning" ;;
 esac
-stop_daemon; DAEMON_PID=
+stop_daemon
 
 # A copy elsewhere: its marker file names an empty directory.
 mkdir -p "$T/bin" "$T/empty"
@@ -43,7 +42,7 @@ contains "$status" "looked in: /etc/numastatd/readers.d, $T/empty" "  saying whe
 contains "$(ctl known-readers)" "No known readers in /etc/numastatd/readers.d, $T/empty" \
         "  known-readers says where it looked"
 is "$(ctl --json=short status | json_get sources.known_readers)" 0 "  GetStatus: known_readers 0"
-stop_daemon; DAEMON_PID=
+stop_daemon
 
 # Its marker names a file, not a directory: unreadable, and said so.
 echo x > "$T/not-a-dir"
@@ -51,7 +50,7 @@ echo "$T/not-a-dir" > "$T/bin/numastatd-uninstalled"
 NUMASTATD=$T/bin/numastatd start_daemon "$T" --config="$SRCDIR/conf/numastatd.conf"
 contains "$(ctl status)" "Warning: known readers: cannot read $T/not-a-dir: Not a directory" \
         "an unreadable catalogue directory is named in status"
-stop_daemon; DAEMON_PID=
+stop_daemon
 
 # With known = no, nothing to warn about.
 printf '[readers]\nknown = no\n' > "$T/known-off.conf"
@@ -60,13 +59,13 @@ case "$(ctl status)" in
 *Warning:*known*) ok 1 "known = no: no catalogue warning" ;;
 *) ok 0 "known = no: no catalogue warning" ;;
 esac
-stop_daemon; DAEMON_PID=
+stop_daemon
 
 # The environment wins over the marker.
 NUMASTATD_KNOWN_READERS_PATH=$SRCDIR/conf/readers.d NUMASTATD=$T/bin/numastatd start_daemon "$T" \
         --config="$SRCDIR/conf/numastatd.conf"
 is "$(ctl --json=short status | json_get sources.known_readers)" "$(echo "$shipped" | wc -l)" \
         "NUMASTATD_KNOWN_READERS_PATH wins over the marker file"
-stop_daemon; DAEMON_PID=
+stop_daemon
 
 done_testing
