@@ -46,6 +46,11 @@ struct Taskstats {
 
         TaskExit recent[TASKSTATS_RECENT];     /* a ring of process exits */
         size_t n_recent;                       /* ever added; the ring holds the last TASKSTATS_RECENT */
+        /* An index by pid, newest first: bucket[hash] and older[slot] hold
+         * an entry's sequence number + 1 (0: none). A link to an entry the
+         * ring has overwritten since is seen as stale by its number. */
+        size_t bucket[TASKSTATS_BUCKETS];
+        size_t older[TASKSTATS_RECENT];
         TaskstatsStats stats;
         bool logged_error;
 };
@@ -124,29 +129,46 @@ int taskstats_parse_datagram(const void *buf, size_t len, int family,
 
 /* ---- the listener ---- */
 
+static size_t pid_bucket(pid_t pid) {
+        return (size_t) pid * 2654435761u % TASKSTATS_BUCKETS;
+}
+
+/* Whether sequence number seq is still in the ring. */
+static bool kept(const Taskstats *t, size_t seq) {
+        return seq < t->n_recent && t->n_recent - seq <= TASKSTATS_RECENT;
+}
+
 static void taskstats_keep(const TaskExit *e, void *userdata) {
         Taskstats *t = userdata;
+        size_t slot = t->n_recent % TASKSTATS_RECENT, *head = &t->bucket[pid_bucket(e->pid)];
 
         t->stats.records++;
         t->stats.version = e->version;
         if (!task_exit_is_process(e))
                 return;         /* another thread: nothing a read event names */
-        t->recent[t->n_recent % TASKSTATS_RECENT] = *e;
-        t->recent[t->n_recent % TASKSTATS_RECENT].received = now_usec(CLOCK_MONOTONIC);
+        t->recent[slot] = *e;
+        t->recent[slot].received = now_usec(CLOCK_MONOTONIC);
+        t->older[slot] = *head;
+        *head = t->n_recent + 1;
         t->n_recent++;
         t->stats.processes++;
 }
 
+/* The io source reads a batch per wakeup: a fork/exit flood does not hold
+ * the loop. */
 #define TASKSTATS_BATCH_MAX 256
+/* A drain for a lookup reads on until the queue is empty, which the socket
+ * buffer bounds; this bounds it too, should exits come faster than they
+ * are read. */
+#define TASKSTATS_DRAIN_MAX (2 * TASKSTATS_RECENT)
 
-void taskstats_drain(Taskstats *t) {
+static void taskstats_read(Taskstats *t, unsigned max) {
         uint64_t before;
 
         if (!t)
                 return;
         before = t->stats.processes;
-        /* Bounded: a fork/exit flood is read a batch per wakeup. */
-        for (unsigned i = 0; i < TASKSTATS_BATCH_MAX; i++) {
+        for (unsigned i = 0; i < max; i++) {
                 _cleanup_free_ unsigned char *buf = NULL;
                 struct sockaddr_nl nla = {};
                 int n;
@@ -176,25 +198,28 @@ void taskstats_drain(Taskstats *t) {
                 t->callback(t, t->userdata);
 }
 
+void taskstats_drain(Taskstats *t) {
+        taskstats_read(t, TASKSTATS_DRAIN_MAX);
+}
+
 static int on_taskstats_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        taskstats_drain(userdata);
+        taskstats_read(userdata, TASKSTATS_BATCH_MAX);
         return 0;
 }
 
 const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_before) {
-        size_t n;
-
         if (!t)
                 return NULL;
-        n = MIN(t->n_recent, (size_t) TASKSTATS_RECENT);
-        /* Newest first. */
-        for (size_t k = 1; k <= n; k++) {
-                const TaskExit *e = &t->recent[(t->n_recent - k) % TASKSTATS_RECENT];
+        /* Newest first: the chain's entries grow older. */
+        for (size_t link = t->bucket[pid_bucket(pid)]; link > 0 && kept(t, link - 1);) {
+                size_t slot = (link - 1) % TASKSTATS_RECENT;
+                const TaskExit *e = &t->recent[slot];
 
                 if (e->received < not_before)
                         break;
                 if (e->pid == pid)
                         return e;
+                link = t->older[slot];
         }
         return NULL;
 }

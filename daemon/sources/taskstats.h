@@ -9,16 +9,19 @@
  * record arrives.
  *
  * The daemon receives every exit on the system. Records are read in
- * batches (the io source is rate-limited; taskstats_drain() reads at once
- * when a read waits for one), filtered to main threads at once, and only
- * the last TASKSTATS_RECENT are kept. */
+ * batches (the io source is rate-limited; taskstats_drain() reads all that
+ * is queued when a read waits for one), filtered to main threads at once,
+ * and only the last TASKSTATS_RECENT are kept: as many as the socket's
+ * buffer holds, so that a drain after the daemon was slow or stopped loses
+ * none of the records it was behind on. */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#define TASKSTATS_RECENT 256
+#define TASKSTATS_RECENT 8192
+#define TASKSTATS_BUCKETS 1024
 #define TASKSTATS_COMM_MAX 32           /* TS_COMM_LEN */
 
 typedef struct TaskExit {
@@ -60,7 +63,10 @@ typedef void (*TaskstatsCallback)(Taskstats *t, void *userdata);
 int taskstats_new(sd_event *event, TaskstatsCallback cb, void *userdata, Taskstats **ret);
 Taskstats *taskstats_free(Taskstats *t);
 
-/* Reads every record queued now; cb runs if any process's arrived. */
+/* Reads every record queued now; cb runs if any process's arrived. A
+ * process's record is queued before its parent can reap it, so after a
+ * drain the records of every process gone from /proc are kept (unless
+ * more than TASKSTATS_RECENT exited since, or the queue overflowed). */
 void taskstats_drain(Taskstats *t);
 
 /* The newest exit record of process pid received at or after not_before

@@ -165,6 +165,37 @@ static bool kernel_has_taskstats(void) {
         return has;
 }
 
+/* A daemon that fell behind (stopped, or starved under load) finds, with
+ * one drain, the records of processes that exited long before and just
+ * before: a held command's shell, and its first child 1,500 exits ago. */
+static void test_backlog(Taskstats *t) {
+        enum { N = 1500 };
+        pid_t first = 0, last = 0;
+        uint64_t start, overflows;
+
+        taskstats_drain(t);
+        overflows = taskstats_stats(t).overflows;
+        start = now_usec(CLOCK_MONOTONIC);
+        for (int i = 0; i < N; i++) {
+                pid_t pid = fork();
+
+                if (pid == 0)
+                        _exit(0);
+                if (pid < 0)
+                        break;
+                waitpid(pid, NULL, 0);
+                if (i == 0)
+                        first = pid;
+                last = pid;
+        }
+        taskstats_drain(t);
+        if (taskstats_stats(t).overflows > overflows)
+                return tap_skip("the receive queue overflowed before the drain (its buffer could not be enlarged?)");
+        ok(last > 0 && taskstats_find(t, last, start), "after %d exits queued, one drain finds the last one's record", N);
+        ok(first > 0 && taskstats_find(t, first, start), "  and the first one's");
+        ok(first > 0 && !taskstats_find(t, first, now_usec(CLOCK_MONOTONIC) + 1), "  but not as a record newer than it is");
+}
+
 static void test_live(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(taskstats_freep) Taskstats *t = NULL;
@@ -213,6 +244,7 @@ static void test_live(void) {
                 tap_skip("taskstats version < 12: no exe fields");
         ok(!taskstats_find(t, pid, now_usec(CLOCK_MONOTONIC) + 1), "a record older than asked for is not found");
         ok(taskstats_stats(t).processes >= 1, "counted in the stats");
+        test_backlog(t);
 }
 
 int main(void) {
