@@ -183,6 +183,11 @@ static int64_t jint(json_object *o, const char *key) {
         return json_object_get_int64(v);
 }
 
+/* The noun for a count: "1 reset", "0 resets". */
+static const char *plural(int64_t n, const char *one, const char *many) {
+        return n == 1 ? one : many;
+}
+
 static bool jbool(json_object *o, const char *key) {
         json_object *v = NULL;
         return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
@@ -314,7 +319,8 @@ static void print_reader_line(json_object *x, const char *indent) {
         if (jint(x, "served") + jint(x, "unserved") > 0)
                 printf(", served %" PRId64 " of %" PRId64, jint(x, "served"), jint(x, "served") + jint(x, "unserved"));
         if (jint(x, "first_reads_counting_off") > 0)
-                printf(", %" PRId64 " first read(s) found counting off", jint(x, "first_reads_counting_off"));
+                printf(", %" PRId64 " %s found counting off", jint(x, "first_reads_counting_off"),
+                       plural(jint(x, "first_reads_counting_off"), "first read", "first reads"));
         printf("%s\n", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 
@@ -369,7 +375,7 @@ static void print_kept_on_by(json_object *readers, json_object *s) {
                         printf("every %s", format_duration_approx(every, sizeof every, (usec_t) jint(x, "period"),
                                                                   PERIOD_ACCURACY) ?: "?");
                 else
-                        printf("%" PRId64 " read(s)", jint(x, "count"));
+                        printf("%" PRId64 " %s", jint(x, "count"), plural(jint(x, "count"), "read", "reads"));
                 if (why)
                         printf("; %s", why);
                 else if (strcmp(jstr(x, "verdict") ?: "unknown", "unknown") == 0)
@@ -533,8 +539,8 @@ static void print_status_service(json_object *s) {
                 }
         }
         if (first_off > 0)
-                printf("%s%" PRId64 " first read(s) found counting off", judged > 0 ? "; " : "     Service: ",
-                       first_off);
+                printf("%s%" PRId64 " %s found counting off", judged > 0 ? "; " : "     Service: ", first_off,
+                       plural(first_off, "first read", "first reads"));
         if (judged > 0 || first_off > 0)
                 printf("\n");
 }
@@ -877,8 +883,9 @@ static int verb_counters(const Args *a) {
                 printf("\n");
         }
         printf("\n# Never reset: the kernel's values when numastatd started (%s) plus all counted since,\n"
-               "# across %" PRId64 " reset(s) by numastatd and %" PRId64 " by others; counting %.0f%% of that time.\n",
+               "# across %" PRId64 " %s by numastatd and %" PRId64 " by others; counting %.0f%% of that time.\n",
                format_time(when, sizeof when, jint(c, "started")), jint(c, "resets_compensated"),
+               plural(jint(c, "resets_compensated"), "reset", "resets"),
                jint(c, "external_resets"), 100.0 * json_object_get_double(jget(c, "counting_share")));
         if (!jbool(c, "fresh"))
                 printf("# As last read: the kernel's armed auto would turn counting on if read now.\n");

@@ -84,10 +84,10 @@ newcomer 1 0 0
 quiet 0 0 0" "GetStatus: each reader's own figures"
 
 TEXT=$(ctl status)
-contains "$TEXT" "Service: 66% of counted reads found counting on since their previous read (1 of 3 did not: collector 1); 1 first read(s) found counting off" \
+contains "$TEXT" "Service: 66% of counted reads found counting on since their previous read (1 of 3 did not: collector 1); 1 first read found counting off" \
         "status says the service, floored, and who was not served"
 contains "$(ctl readers)" "collector (pid" "readers lists collector"
-ok $(ctl readers | grep "^collector" | grep -q "served 1 of 2, 1 first read(s) found counting off"; echo $?) \
+ok $(ctl readers | grep "^collector" | grep -q "served 1 of 2, 1 first read found counting off"; echo $?) \
         "  with its service"
 
 M=$(ctl metrics)
