@@ -297,6 +297,7 @@ static void print_verdict(json_object *x) {
 
 static void print_reader_line(json_object *x, const char *indent) {
         char when[64], uid[24];
+        int64_t first_off;
 
         if (jbool(x, "redacted"))
                 printf("%s%s (another user's process)", indent, jstr(x, "comm") ?: "?");
@@ -318,9 +319,9 @@ static void print_reader_line(json_object *x, const char *indent) {
         print_verdict(x);
         if (jint(x, "served") + jint(x, "unserved") > 0)
                 printf(", served %" PRId64 " of %" PRId64, jint(x, "served"), jint(x, "served") + jint(x, "unserved"));
-        if (jint(x, "first_reads_counting_off") > 0)
-                printf(", %" PRId64 " %s found counting off", jint(x, "first_reads_counting_off"),
-                       plural(jint(x, "first_reads_counting_off"), "first read", "first reads"));
+        first_off = jint(x, "first_reads_counting_off");
+        if (first_off > 0)
+                printf(", %" PRId64 " %s found counting off", first_off, plural(first_off, "first read", "first reads"));
         printf("%s\n", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 

@@ -37,6 +37,8 @@
 #define TASKSTATS_RATELIMIT_INTERVAL (100 * USEC_PER_MSEC)
 #define TASKSTATS_RATELIMIT_BURST 10
 
+#define TASKSTATS_BUCKETS 1024          /* of the pid index */
+
 struct Taskstats {
         struct nl_sock *sk;
         int family;

@@ -21,7 +21,6 @@
 #include <systemd/sd-event.h>
 
 #define TASKSTATS_RECENT 8192
-#define TASKSTATS_BUCKETS 1024
 #define TASKSTATS_COMM_MAX 32           /* TS_COMM_LEN */
 
 typedef struct TaskExit {
