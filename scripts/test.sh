@@ -76,26 +76,33 @@ stage() {
 stage_name="install and build" stage_start=0
 
 # The caches the VM and Debian 13 stages need (two kernels, three
-# debootstrapped roots), made in the background at the lowest priority
-# while make check and the sanitizer and fuzz builds run: cold, that is
-# about 20 minutes of downloading, unpacking and compiling the later stages
-# would otherwise wait for. Each builder holds its cache's lock, so a stage
-# that gets there first waits for it; warm, it costs nothing. Whatever
-# fails here is built again, and reported, by the stage that needs it.
+# debootstrapped roots), made in the background while make check and the
+# sanitizer and fuzz builds run: cold, that is about 30 core-minutes of
+# downloading, unpacking and compiling the later stages would otherwise
+# wait for. Each builder holds its cache's lock, so a stage that gets there
+# first waits for it; warm, it costs nothing. Whatever fails here is built
+# again, and reported, by the stage that needs it. At nice 19 they got only
+# what the tests left idle and were a cold run's critical path (42 min); at
+# nice 5 they get about a quarter of a busy core, and the tests hold under
+# heavier load than that (two nice-0 CPU hogs).
+PREFETCH_NICE=5
 prefetch() {
         local vm=${NUMASTATD_SKIP_VM:-} trixie=${NUMASTATD_SKIP_TRIXIE:-}
+        local nice=(nice -n "$PREFETCH_NICE")
         [ -z "$vm" ] || [ -z "$trixie" ] || return 0
         vm_deps || return 1
         prefetch_start=$SECONDS
         # Roots: mostly downloads and dpkg.
-        { [ -n "$trixie" ] || nice -n 19 ../scripts/test-trixie.sh --root-only
-          [ -n "$vm" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh
-          [ -n "$vm" ] || [ -z "$full" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh collectors
-          [ -n "$vm" ] || [ -n "$trixie" ] || nice -n 19 ../tests/vm/systemd/build-rootfs.sh trixie
+        { [ -n "$trixie" ] || "${nice[@]}" ../scripts/test-trixie.sh --root-only
+          [ -n "$vm" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh
+          [ -n "$vm" ] || [ -z "$full" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh collectors
+          [ -n "$vm" ] || [ -n "$trixie" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh trixie
+          echo "roots done after $((SECONDS - prefetch_start)) s"
         } > prefetch-roots.out 2>&1 &
         prefetch_roots=$!
-        # Kernels: compiling, on what make check leaves idle.
-        { [ -n "$vm" ] || { nice -n 19 ../tests/vm/build-kernel.sh 6.1 && nice -n 19 ../tests/vm/build-kernel.sh 5.10; }
+        # Kernels: compiling, about 13 core-minutes each.
+        { [ -n "$vm" ] || { "${nice[@]}" ../tests/vm/build-kernel.sh 6.1 && "${nice[@]}" ../tests/vm/build-kernel.sh 5.10; }
+          echo "kernels done after $((SECONDS - prefetch_start)) s"
         } > prefetch-kernels.out 2>&1 &
         prefetch_kernels=$!
 }
@@ -103,7 +110,8 @@ prefetch_done() {  # says what the background builds took, once they are over
         [ -n "${prefetch_start:-}" ] || return 0
         wait "$prefetch_roots"; local roots=$?
         wait "$prefetch_kernels"; local kernels=$?
-        echo "# prefetch: roots exit $roots, kernels exit $kernels, done within $((SECONDS - prefetch_start)) s"
+        echo "# prefetch: roots exit $roots, kernels exit $kernels;" \
+                "$(tail -n 1 prefetch-roots.out), $(tail -n 1 prefetch-kernels.out) (of $((SECONDS - prefetch_start)) s)"
 }
 
 # One test per core: two per core (they mostly wait on the daemon's
