@@ -228,8 +228,9 @@ typedef struct Manager {
 #define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)         /* records come 50 µs to 20 ms after the read */
 #define PARK_POLL_USEC (2 * USEC_PER_MSEC)
 #define PARK_LOOKBACK_USEC USEC_PER_SEC                 /* a record received before the event was handled */
-/* The carried counters are saved at most this often (manager-sample.c). */
-#define CARRY_SAVE_USEC USEC_PER_SEC
+/* The carried counters are saved at most this often, unless their meaning
+ * changed (manager-sample.c): an idle daemon need not write every second. */
+#define CARRY_SAVE_USEC (60 * USEC_PER_SEC)
 /* Container scans (manager-sources.c). */
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */

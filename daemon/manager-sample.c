@@ -37,33 +37,40 @@ static void track_begin(Manager *m, CounterTrack *t, int id, const NumaCounters 
                 counter_track_start(t, reading);
 }
 
-static void track_feed(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what) {
+/* Returns true when the carried state changed meaning: a source begun, or
+ * a reset by someone else. */
+static bool track_feed(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what) {
         if (!t->started) {
                 track_begin(m, t, id, reading);
-                return;
+                return true;
         }
-        if (counter_track_update(t, reading)) {
-                m->counts.external_resets++;
-                log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.",
-                           what);
-        }
+        if (!counter_track_update(t, reading))
+                return false;
+        m->counts.external_resets++;
+        log_notice("NUMA counters of %s went backwards: reset by someone else; kept what was counted before.", what);
+        return true;
 }
 
 /* A reading for track t: the counters before a reset we cause (the next
- * reading continues from them), or one more reading to follow. */
-static void track_take(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what,
+ * reading continues from them), or one more reading to follow. Returns
+ * true when the carried state must be saved now (see manager_carry_save()). */
+static bool track_take(Manager *m, CounterTrack *t, int id, const NumaCounters *reading, const char *what,
                        bool reset) {
-        if (!reset) {
-                track_feed(m, t, id, reading, what);
-                return;
-        }
+        if (!reset)
+                return track_feed(m, t, id, reading, what);
         if (!t->started)
                 track_begin(m, t, id, reading);
         counter_track_reset(t, reading);
+        return true;
 }
 
-/* For the next daemon of this boot (carry.h): right at a reset, else at most
- * every CARRY_SAVE_USEC. A failure costs only continuity after a restart. */
+/* For the next daemon of this boot (carry.h): now, when the state changed
+ * meaning (a reset, a source begun, exit), else at most every
+ * CARRY_SAVE_USEC. Between saves nothing is lost: the kernel keeps counting,
+ * and the next daemon adds what it counted since the saved reading. Only a
+ * reset by someone else after the last save, with every counter grown back
+ * past its saved reading before a restart, would pass for growth. A failure
+ * costs only continuity after a restart. */
 void manager_carry_save(Manager *m, bool now) {
         _cleanup_(carry_state_done) CarryState s = {};
         usec_t t = now_usec(CLOCK_MONOTONIC);
@@ -102,7 +109,7 @@ void manager_carry_save(Manager *m, bool now) {
  * snapshot that keeps what they held. Reads nothing a patched kernel's
  * armed auto would take as a reader. */
 void manager_sample(Manager *m, bool reset) {
-        bool counters = reset || manager_counting(m);
+        bool counters = reset || manager_counting(m), save_now = false;
         usec_t now;
         VmStat vs;
         int r;
@@ -132,7 +139,7 @@ void manager_sample(Manager *m, bool reset) {
         if (!counters)
                 return;
         if (r >= 0 && vs.has_numa)
-                track_take(m, &m->counts.vmstat, CARRY_VMSTAT, &vs.numa, "/proc/vmstat", reset);
+                save_now |= track_take(m, &m->counts.vmstat, CARRY_VMSTAT, &vs.numa, "/proc/vmstat", reset);
         for (size_t i = 0; i < m->hotplug.topology.n_nodes; i++) {
                 int id = m->hotplug.topology.nodes[i].id;
                 NodeTrack *nt = manager_node_track(m, id);
@@ -142,11 +149,11 @@ void manager_sample(Manager *m, bool reset) {
                 if (!nt || stats_read_node_numastat(m->root, id, &c) < 0)
                         continue;
                 snprintf(what, sizeof what, "node%d", id);
-                track_take(m, &nt->track, id, &c, what, reset);
+                save_now |= track_take(m, &nt->track, id, &c, what, reset);
         }
         if (reset)
                 m->counts.resets++;
-        manager_carry_save(m, reset);
+        manager_carry_save(m, save_now);
 }
 
 bool manager_sample_for_caller(Manager *m) {

@@ -69,7 +69,25 @@ stop_daemon
 is "$DAEMON_STATUS" 0 "clean stop"
 start
 ok $([ "$(hits)" -ge "$H4" ]; echo $?) "after a clean stop too ($(hits) >= $H4)"
+
+# The file is rewritten when its meaning changes, not at every sample: an
+# idle daemon need not write, fsync and rename once a second. A save
+# renames a new file into place: a new inode and a new mtime.
+carry_version() { stat -c '%i %y' "$CARRY"; }
+samples() { ctl --json=short | json_get sources.samples_total; }
+samples_past() { [ "$(samples)" -ge "$1" ]; }
+rewritten() { [ "$(carry_version)" != "$1" ]; }
+fake rate 2000
+V0=$(carry_version) S0=$(samples)
+wait_for 10 samples_past $((S0 + 20))
+ok $? "20 more samples while the counters grow"
+is "$(carry_version)" "$V0" "  leave the counters file as it was (it is saved at most once a minute)"
+fake hit 10 10
+wait_for 10 rewritten "$V0"
+ok $? "someone else zeroes the counters: the file is saved at once"
 stop_daemon
+fake rate 0
+fake hit 40 60   # what the checks below start over at
 
 # What is not safe to obey, or is another boot's, is refused: start over.
 refused() {  # refused WHY: the daemon starts, says it, and counts from the kernel's value
