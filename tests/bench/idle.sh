@@ -20,13 +20,8 @@ SRCDIR=$(cd "$HERE/../.." && pwd)
 BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 NUMASTATD=$BUILDDIR/numastatd NUMASTATCTL=$BUILDDIR/numastatctl
 SECONDS_IDLE=${IDLE_SECONDS:-60}
-[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP bench-idle needs root (fanotify)"; exit 0; }
-WORK=$(mktemp -d /dev/shm/numastatd-idle-XXXXXX)
-DPID=
-trap '[ -n "$DPID" ] && kill $DPID 2>/dev/null; rm -rf "$WORK"' EXIT
-
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+. "$HERE/lib.sh"
+bench_init idle
 # Summed over the daemon's threads.
 cpu_ns() { cat /proc/"$DPID"/task/*/schedstat | awk '{ s += $1 } END { print s }'; }
 switches() { cat /proc/"$DPID"/task/*/status | awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s }'; }

@@ -16,13 +16,8 @@ BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 NUMASTATD=$BUILDDIR/numastatd NUMASTATCTL=$BUILDDIR/numastatctl
 SIZES=${SCALE_SIZES:-"4:2 16:4 64:8 256:16 1024:16"}
 READS=${SCALE_READS:-500}
-[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP bench-scale needs root (fanotify)"; exit 0; }
-WORK=$(mktemp -d /dev/shm/numastatd-scale-XXXXXX)
-DPID=
-trap '[ -n "$DPID" ] && kill $DPID 2>/dev/null; rm -rf "$WORK"' EXIT
-
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+. "$HERE/lib.sh"
+bench_init scale
 cpu_ns() { cut -d' ' -f1 "/proc/$DPID/schedstat"; }
 field() { "$NUMASTATCTL" --socket="$SOCK" --json=short status | python3 -c 'import json,sys
 v=json.load(sys.stdin)
