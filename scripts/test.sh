@@ -81,10 +81,10 @@ stage_name="install and build" stage_start=0
 # downloading, unpacking and compiling the later stages would otherwise
 # wait for. Each builder holds its cache's lock, so a stage that gets there
 # first waits for it; warm, it costs nothing. Whatever fails here is built
-# again, and reported, by the stage that needs it. At nice 19 they got only
-# what the tests left idle and were a cold run's critical path (42 min); at
-# nice 5 they get about a quarter of a busy core, and the tests hold under
-# heavier load than that (two nice-0 CPU hogs).
+# again, and reported, by the stage that needs it. Cold, the two cores are
+# busy from start to end, so the priority only decides who waits: at nice 19
+# the builds got only what the tests left idle; at nice 5 they get a share,
+# and the tests hold under heavier load than that (two nice-0 CPU hogs).
 PREFETCH_NICE=5
 prefetch() {
         local vm=${NUMASTATD_SKIP_VM:-} trixie=${NUMASTATD_SKIP_TRIXIE:-}
@@ -97,12 +97,16 @@ prefetch() {
           [ -n "$vm" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh
           [ -n "$vm" ] || [ -z "$full" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh collectors
           [ -n "$vm" ] || [ -n "$trixie" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh trixie
+          rc=$?
           echo "roots done after $((SECONDS - prefetch_start)) s"
+          exit $rc
         } > prefetch-roots.out 2>&1 &
         prefetch_roots=$!
         # Kernels: compiling, about 13 core-minutes each.
         { [ -n "$vm" ] || { "${nice[@]}" ../tests/vm/build-kernel.sh 6.1 && "${nice[@]}" ../tests/vm/build-kernel.sh 5.10; }
+          rc=$?
           echo "kernels done after $((SECONDS - prefetch_start)) s"
+          exit $rc
         } > prefetch-kernels.out 2>&1 &
         prefetch_kernels=$!
 }
