@@ -100,7 +100,6 @@ typedef struct ExitNaming {
         char *error;                    /* why unavailable, if it is */
         ParkedRead parked[PARKED_MAX];  /* oldest first */
         size_t n_parked;
-        bool resolving;                 /* manager_resolve_parked() runs */
         sd_event_source *timer;
         uint64_t named;                 /* parked reads named by their exit record */
         uint64_t missed;                /* ...whose record did not come in time */

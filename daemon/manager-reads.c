@@ -89,7 +89,7 @@ static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
         if (process_parent(pid, ret) >= 0)
                 return 0;
         if (m->exits.taskstats) {
-                taskstats_drain(m->exits.taskstats);    /* its record may be queued still */
+                taskstats_fetch(m->exits.taskstats);    /* its record may be queued still */
                 e = taskstats_find(m->exits.taskstats, pid, 0);
         }
         if (!e || e->ppid <= 0)
@@ -121,7 +121,7 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
 
         if (ev->comm || ev->from_exit_record || !m->exits.taskstats || ev->pid <= 0)
                 return;
-        taskstats_drain(m->exits.taskstats);
+        taskstats_fetch(m->exits.taskstats);
         now = now_usec(CLOCK_MONOTONIC);
         /* In the first second after boot there is nothing older. */
         e = taskstats_find(m->exits.taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
@@ -333,7 +333,7 @@ static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
         };
 
         if (e) {
-                /* A copy: handling the read may drain more records into the ring. */
+                /* A copy: handling the read may fetch more records into the ring. */
                 memcpy(comm, e->comm, sizeof comm);
                 read_event_name_from(&ev, e, comm);
         }
@@ -354,9 +354,8 @@ static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
 void manager_resolve_parked(Manager *m) {
         usec_t now = now_usec(CLOCK_MONOTONIC), next = USEC_INFINITY;
 
-        if (m->exits.resolving)
-                return;         /* handling a read drained the records: the outer loop goes on */
-        m->exits.resolving = true;
+        /* Never nested: handling a read fetches exit records, but they are
+         * news to on_task_exits only on the loop's next turn. */
         for (size_t i = 0; i < m->exits.n_parked;) {
                 const ParkedRead *p = &m->exits.parked[i];
                 const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
@@ -369,14 +368,13 @@ void manager_resolve_parked(Manager *m) {
                         i++;
                 }
         }
-        m->exits.resolving = false;
         timer_at(m->exits.timer, next);
 }
 
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        taskstats_drain(m->exits.taskstats);  /* runs on_task_exits if records came */
+        taskstats_fetch(m->exits.taskstats);
         manager_resolve_parked(m);
         return 0;
 }
@@ -413,7 +411,7 @@ static bool manager_park(Manager *m, ReadEvent *ev) {
                 return false;   /* handled now, unnamed */
         }
         m->exits.parked[m->exits.n_parked++] = p;
-        taskstats_drain(m->exits.taskstats);  /* its record may be queued already */
+        taskstats_fetch(m->exits.taskstats);  /* its record may be queued already */
         manager_resolve_parked(m);
         return true;
 }
@@ -445,7 +443,7 @@ void manager_flush_reads(Manager *m) {
         if (m->watch.source && readers_pending(m->watch.source) > 0)
                 (void) readers_flush(m->watch.source);
         if (m->exits.taskstats && m->exits.n_parked > 0) {
-                taskstats_drain(m->exits.taskstats);
+                taskstats_fetch(m->exits.taskstats);
                 manager_resolve_parked(m);
         }
 }

@@ -43,6 +43,7 @@ struct Taskstats {
         struct nl_sock *sk;
         int family;
         sd_event_source *io;
+        sd_event_source *news;  /* one-shot: tells the owner of records a fetch read */
         TaskstatsCallback callback;
         void *userdata;
 
@@ -164,12 +165,11 @@ static void taskstats_keep(const TaskExit *e, void *userdata) {
  * are read. */
 #define TASKSTATS_DRAIN_MAX (2 * TASKSTATS_RECENT)
 
-static void taskstats_read(Taskstats *t, unsigned max) {
-        uint64_t before;
+/* Reads up to max datagrams into the ring. Returns whether a process's
+ * record came. */
+static bool taskstats_read(Taskstats *t, unsigned max) {
+        uint64_t before = t->stats.processes;
 
-        if (!t)
-                return;
-        before = t->stats.processes;
         for (unsigned i = 0; i < max; i++) {
                 _cleanup_free_ unsigned char *buf = NULL;
                 struct sockaddr_nl nla = {};
@@ -196,16 +196,32 @@ static void taskstats_read(Taskstats *t, unsigned max) {
                 if (taskstats_parse_datagram(buf, (size_t) n, t->family, taskstats_keep, t) < 0)
                         log_debug("Ignoring a malformed taskstats datagram (%d bytes).", n);
         }
-        if (t->stats.processes != before && t->callback)
-                t->callback(t, t->userdata);
+        return t->stats.processes != before;
 }
 
-void taskstats_drain(Taskstats *t) {
-        taskstats_read(t, TASKSTATS_DRAIN_MAX);
+/* A fetch runs inside someone else's handling (a lookup for the read being
+ * handled): calling back there would handle other reads nested in it. The
+ * news waits for the loop's next turn, as the io source's would. */
+void taskstats_fetch(Taskstats *t) {
+        if (t && taskstats_read(t, TASKSTATS_DRAIN_MAX))
+                (void) sd_event_source_set_enabled(t->news, SD_EVENT_ONESHOT);
+}
+
+static int on_taskstats_news(sd_event_source *s, void *userdata) {
+        Taskstats *t = userdata;
+
+        if (t->callback)
+                t->callback(t, t->userdata);
+        return 0;
 }
 
 static int on_taskstats_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        taskstats_read(userdata, TASKSTATS_BATCH_MAX);
+        Taskstats *t = userdata;
+
+        if (taskstats_read(t, TASKSTATS_BATCH_MAX) && t->callback) {
+                (void) sd_event_source_set_enabled(t->news, SD_EVENT_OFF);      /* told now */
+                t->callback(t, t->userdata);
+        }
         return 0;
 }
 
@@ -234,6 +250,7 @@ Taskstats *taskstats_free(Taskstats *t) {
         if (!t)
                 return NULL;
         sd_event_source_disable_unref(t->io);
+        sd_event_source_disable_unref(t->news);
         /* Closing the socket deregisters it: the kernel drops listeners
          * whose socket is gone. */
         if (t->sk)
@@ -326,6 +343,13 @@ int taskstats_new(sd_event *event, TaskstatsCallback cb, void *userdata, Tasksta
         r = sd_event_source_set_ratelimit(t->io, TASKSTATS_RATELIMIT_INTERVAL, TASKSTATS_RATELIMIT_BURST);
         if (r < 0)
                 log_debug_errno(r, "Cannot rate-limit the taskstats source: %m");
+        r = sd_event_add_defer(event, &t->news, on_taskstats_news, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(t->news, "taskstats-news");
+        r = sd_event_source_set_enabled(t->news, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
 
         *ret = TAKE_PTR(t);
         return 0;

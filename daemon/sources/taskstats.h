@@ -9,7 +9,7 @@
  * record arrives.
  *
  * The daemon receives every exit on the system. Records are read in
- * batches (the io source is rate-limited; taskstats_drain() reads all that
+ * batches (the io source is rate-limited; taskstats_fetch() reads all that
  * is queued when a read waits for one), filtered to main threads at once,
  * and only the last TASKSTATS_RECENT are kept: as many as the socket's
  * buffer holds, so that a drain after the daemon was slow or stopped loses
@@ -62,11 +62,13 @@ typedef void (*TaskstatsCallback)(Taskstats *t, void *userdata);
 int taskstats_new(sd_event *event, TaskstatsCallback cb, void *userdata, Taskstats **ret);
 Taskstats *taskstats_free(Taskstats *t);
 
-/* Reads every record queued now; cb runs if any process's arrived. A
+/* Reads every record queued now into what taskstats_find() looks in. A
  * process's record is queued before its parent can reap it, so after a
- * drain the records of every process gone from /proc are kept (unless
- * more than TASKSTATS_RECENT exited since, or the queue overflowed). */
-void taskstats_drain(Taskstats *t);
+ * fetch the records of every process gone from /proc are kept (unless
+ * more than TASKSTATS_RECENT exited since, or the queue overflowed). cb
+ * never runs inside a fetch: if a process's record came, the loop runs it
+ * on its next turn. */
+void taskstats_fetch(Taskstats *t);
 
 /* The newest exit record of process pid received at or after not_before
  * (CLOCK_MONOTONIC µs: a pid reused since is not mistaken), or NULL. */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -278,6 +279,66 @@ static void test_readers_die_and_return(void) {
         manager_free(m);
 }
 
+static bool nothing_parked(Manager *m) {
+        return m->exits.n_parked == 0;
+}
+
+/* Whether pid is a reader in the table. */
+static bool in_readertab(const Manager *m, pid_t pid) {
+        for (size_t i = 0; i < m->readertab.n; i++)
+                if (m->readertab.entries[i].last_pid == pid)
+                        return true;
+        return false;
+}
+
+/* One read at a time: a read handled now looks up exit records (its reader
+ * is unnamed), which may bring the news another parked read waited for;
+ * that read is handled on the loop's next turn, never inside this one. */
+static void test_no_read_inside_another(void) {
+        pid_t gone, child;
+        Manager *m;
+        ReadEvent now_read = {
+                .pid = getpid(),
+                .has_uid = true,
+                .uid = getuid(),
+                .path = "/proc/vmstat",
+        };
+
+        m = start(POLICY_STRICT);
+        if (!m->exits.taskstats) {
+                tap_skip("no exit records here (taskstats needs CAP_NET_ADMIN and the kernel's support)");
+                manager_free(m);
+                return;
+        }
+        /* A reader gone, parked past its deadline, that the next look at
+         * the exit records resolves (unnamed). */
+        gone = fork();
+        if (gone == 0)
+                _exit(0);
+        waitpid(gone, NULL, 0);
+        m->exits.parked[0] = (ParkedRead) {
+                .pid = gone,
+                .since = now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC,
+                .path = strdup("/proc/zoneinfo"),
+                .has_uid = true,
+                .uid = getuid(),
+        };
+        m->exits.n_parked = 1;
+        /* An exit record queued, not yet read. */
+        child = fork();
+        if (child == 0)
+                _exit(0);
+        waitpid(child, NULL, 0);
+
+        on_read(NULL, &now_read, m);
+        ok(in_readertab(m, getpid()), "a read by a running reader is handled");
+        is_int(m->exits.n_parked, 1, "  the parked read its record lookup made due waits for the loop");
+        ok(!in_readertab(m, gone), "  and is not handled inside it");
+        ok(run_until(m, nothing_parked, 5 * USEC_PER_SEC), "the loop's next turns handle it");
+        ok(in_readertab(m, gone), "  as a read");
+        manager_free(m);
+}
+
 int main(void) {
         sigset_t mask;
 
@@ -290,9 +351,10 @@ int main(void) {
         alarm(60);
         make_tree();
         test_exit_path_on_failure();
-        if (geteuid() == 0)
+        if (geteuid() == 0) {
                 test_readers_die_and_return();
-        else
+                test_no_read_inside_another();
+        } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
         return tap_done();
