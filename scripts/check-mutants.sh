@@ -66,6 +66,10 @@ mutant taskstats-register-fails daemon/sources/taskstats.c \
         '        r = possible_cpus(&cpus);' \
         $'        return -EINVAL;\n        r = possible_cpus(&cpus);' \
         tests/unit/test-taskstats tests/integration/exits.sh
+mutant fetch-calls-back daemon/sources/taskstats.c \
+        '                (void) sd_event_source_set_enabled(t->news, SD_EVENT_ONESHOT);' \
+        '                t->callback(t, t->userdata);' \
+        tests/unit/test-manager tests/unit/test-taskstats
 mutant linger-max-zero-unbounded daemon/manager.c \
         'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
         'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
