@@ -324,8 +324,10 @@ int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         /* The kernel logged a trigger and no read event claimed it. */
-        KernelState armed = m->kernel;
+        KernelState armed;
 
+        take_kernel_log(m);
+        armed = m->kernel;
         if (m->kauto.trigger_pending && read_triggered(m)) {
                 manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, true);
                 (void) manager_apply(m);

@@ -291,7 +291,8 @@ int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);
 void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata);
 
 /* manager-reads.c */
-bool read_triggered(Manager *m);
+bool read_triggered(const Manager *m);
+void take_kernel_log(Manager *m);
 void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed);
 void parked_read_free(ParkedRead *p);
 void manager_resolve_parked(Manager *m);

@@ -33,17 +33,23 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
 }
 
 /* Whether the read being handled turned an armed auto on. The kernel logs
- * the trigger inside the read, before the read's event is queued: drained
- * now, the log answers exactly. Without it, any read while armed is taken
- * to have triggered it (reads queued at arming were handled first). */
-bool read_triggered(Manager *m) {
+ * the trigger inside the read, before the read's event is queued, and the
+ * log is read before each read is handled (take_kernel_log): the log
+ * answers exactly. Without it, any read while armed is taken to have
+ * triggered it (reads queued at arming were handled first). */
+bool read_triggered(const Manager *m) {
         if (!(m->kernel.mode == KERNEL_MODE_AUTO &&
               (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN)))
                 return false;
         if (!m->kauto.kmsg)
                 return m->kernel.auto_state == AUTO_STATE_ARMED;
-        kmsg_monitor_drain(m->kauto.kmsg);
         return m->kauto.trigger_pending;
+}
+
+/* Before a read is handled, what the kernel logged before it (its trigger,
+ * if it caused one): events in the order the kernel produced them. */
+void take_kernel_log(Manager *m) {
+        kmsg_monitor_drain(m->kauto.kmsg);
 }
 
 /* Counting is on and known to be: strict, or an auto the kernel's log
@@ -344,6 +350,7 @@ static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
                 m->exits.named++;
         else
                 m->exits.missed++;
+        take_kernel_log(m);
         manager_handle_read(m, &ev);
         parked_read_free(&p);
 }
@@ -451,6 +458,7 @@ void manager_flush_reads(Manager *m) {
 void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 
+        take_kernel_log(m);
         if (!manager_park(m, ev))
                 manager_handle_read(m, ev);
 }
