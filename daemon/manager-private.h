@@ -160,6 +160,7 @@ typedef struct Clients {
         uint64_t hold_ids;
         usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
         uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
+        sd_event_source *announce;      /* one-shot: announce the status once this loop turn is done */
 } Clients;
 
 typedef struct Manager {
@@ -252,6 +253,9 @@ bool manager_may_read_stats(const Manager *m);
 /* Something status shows may have changed: if it did (status_fingerprint()),
  * tell Monitor clients and systemd. */
 void manager_state_changed(Manager *m);
+int manager_add_announce(Manager *m);
+void manager_announce_now(Manager *m);
+void manager_announce_pending(Manager *m);
 
 /* manager.c */
 void timer_at(sd_event_source *s, usec_t when);

@@ -339,6 +339,76 @@ static void test_no_read_inside_another(void) {
         manager_free(m);
 }
 
+/* Monitor messages that came (each ends in a NUL), and whether the last
+ * said counting is on. */
+static unsigned monitor_messages(int fd, bool *last_counting) {
+        static char buf[1 << 16];
+        unsigned n = 0;
+        ssize_t got;
+
+        while ((got = recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0) {
+                buf[got] = 0;
+                for (ssize_t i = 0; i < got; i++)
+                        if (buf[i] == 0)
+                                n++;
+                if (memmem(buf, got, "\"counting\":true", 15))
+                        *last_counting = true;
+                else if (memmem(buf, got, "\"counting\":false", 16))
+                        *last_counting = false;
+        }
+        return n;
+}
+
+/* Runs the loop until nothing is pending. */
+static void run_idle(Manager *m) {
+        for (int i = 0; i < 1000 && sd_event_run(m->event, 0) > 0; i++)
+                ;
+}
+
+static bool counting_on(Manager *m) {
+        return !counting_off(m);
+}
+
+/* A read that switches counting on changes the decision, the history and
+ * the reader table: Monitor hears of it once. */
+static void test_one_status_per_read(void) {
+        static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
+        ReadEvent read = {
+                .pid = getpid(),
+                .comm = "reader",
+                .has_uid = true,
+                .uid = getuid(),
+                .path = "/proc/vmstat",
+        };
+        bool counting = false;
+        int pair[2];
+        Manager *m;
+
+        m = start(POLICY_AUTO);
+        (void) manager_apply(m);
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        (void) manager_apply(m);
+        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
+                manager_free(m);
+                return;
+        }
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 ||
+            varlink_server_add_connection(m->clients.varlink, pair[0], NULL) < 0 ||
+            send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
+                abort();
+        run_idle(m);
+        is_int(monitor_messages(pair[1], &counting), 1, "a Monitor client gets the status");
+
+        m->config.linger = 3600 * USEC_PER_SEC;        /* the read keeps counting on while we look */
+        on_read(NULL, &read, m);
+        run_idle(m);
+        ok(counting_on(m), "a read: counting on");
+        is_int(monitor_messages(pair[1], &counting), 1, "  Monitor hears of it once");
+        ok(counting, "  saying counting is on");
+        close(pair[1]);
+        manager_free(m);
+}
+
 int main(void) {
         sigset_t mask;
 
@@ -354,6 +424,7 @@ int main(void) {
         if (geteuid() == 0) {
                 test_readers_die_and_return();
                 test_no_read_inside_another();
+                test_one_status_per_read();
         } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
