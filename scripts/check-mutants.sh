@@ -70,6 +70,10 @@ mutant fetch-calls-back daemon/sources/taskstats.c \
         '                (void) sd_event_source_set_enabled(t->news, SD_EVENT_ONESHOT);' \
         '                t->callback(t, t->userdata);' \
         tests/unit/test-manager tests/unit/test-taskstats
+mutant announce-at-once daemon/manager-record.c \
+        'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0)' \
+        'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0 || true)' \
+        tests/unit/test-manager
 mutant linger-max-zero-unbounded daemon/manager.c \
         'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
         'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
