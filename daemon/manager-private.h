@@ -2,10 +2,13 @@
 #pragma once
 
 /* The manager's state, and what its files (manager.c, manager-*.c) share
- * with one another. Also read by status.c (the snapshot) and service.c
- * (the clients it owns); nothing else includes it. Events are stamped with the clock itself, not
- * sd_event_now(): events handled in one loop turn must keep their order (a
- * read handled after a switch is after it). */
+ * with one another. Also read by status.c (the snapshot), service.c (the
+ * clients it owns) and test-manager.c: one object across these files,
+ * still to be split into units that keep their state private.
+ *
+ * Events are stamped with the clock itself, not sd_event_now(): events
+ * handled in one loop turn must keep their order (a read handled after a
+ * switch is after it). */
 
 #include "manager.h"
 
@@ -59,7 +62,7 @@ typedef struct ReaderWatch {
 } ReaderWatch;
 
 /* The topology and the counters' precision, re-read after hotplug
- * (manager-sources.c). */
+ * (manager-sources.c; the precision, from zoneinfo, by manager-sample.c). */
 typedef struct Hotplug {
         Topology topology;
         uint64_t changes;               /* uevents about CPUs, memory, nodes */
@@ -131,7 +134,8 @@ typedef struct MetricsFile {
         char *error;
 } MetricsFile;
 
-/* The allocation rate and the continuous counters (manager-sample.c). */
+/* The allocation rate and the continuous counters (manager-sample.c; the
+ * time shares and the ledger's state also by manager-apply.c, at a switch). */
 typedef struct Counts {
         RateMeter rate;
         char *rate_error;               /* why there is no allocation rate, if known */
