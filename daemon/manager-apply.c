@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Deciding and applying: check the kernel, decide, write the mode or arm the
- * patched kernel's auto, then commit the record. What a reader waits for
- * is all in manager_decide(). */
-#include <errno.h>
+/* Deciding and applying: check the kernel, decide, carry out the plan that
+ * gets the kernel there (kernel_state_plan()), then commit the record.
+ * What a reader waits for is all in manager_decide(). */
 #include <string.h>
 
 #include "log.h"
@@ -29,24 +28,23 @@ void manager_save_restore_state(Manager *m) {
                 log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->runtime_dir);
 }
 
-/* One write of the sysctl, read back. Entering a state that zeroes the
- * counters (coarse, mainline 0) snapshots them first. */
-static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
+/* One write of the sysctl, read back; the counters first, when the write
+ * zeroes them. */
+static int manager_write(Manager *m, KernelWrite w, const char *why) {
         _cleanup_free_ char *error = NULL;
         int r;
 
         if (!m->wrote_kernel)
                 manager_save_restore_state(m);
-
-        if (to == KERNEL_MODE_COARSE && m->kernel.mode != KERNEL_MODE_COARSE && manager_counting(m))
+        if (w.snapshot)
                 manager_sample(m, true);
 
-        r = backend_write(m->root, m->backend, to, &error);
+        r = backend_write(m->root, m->backend, w.mode, &error);
         if (r < 0) {
                 KernelMode now = KERNEL_MODE_UNKNOWN;
 
                 log_error_errno(r, "Cannot switch NUMA statistics to %s (%s): %s",
-                                kernel_mode_to_string(to), why, error ? error : "unknown error");
+                                kernel_mode_to_string(w.mode), why, error ? error : "unknown error");
                 if (!error)
                         error = strdup("cannot write the kernel mode");
                 manager_set_error(m, r, &error);
@@ -58,10 +56,10 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         m->wrote_kernel = true;
         /* auto over coarse: armed, counting off until the next read. */
         m->kernel = (KernelState) {
-                .mode = to,
-                .auto_state = to == KERNEL_MODE_AUTO && m->kernel.mode == KERNEL_MODE_COARSE ? AUTO_STATE_ARMED
-                              : to == KERNEL_MODE_AUTO                                    ? AUTO_STATE_UNKNOWN
-                                                                                          : AUTO_STATE_NONE,
+                .mode = w.mode,
+                .auto_state = w.mode == KERNEL_MODE_AUTO && m->kernel.mode == KERNEL_MODE_COARSE ? AUTO_STATE_ARMED
+                              : w.mode == KERNEL_MODE_AUTO                                    ? AUTO_STATE_UNKNOWN
+                                                                                              : AUTO_STATE_NONE,
         };
         /* Our writes log too; a read that triggered the auto just written
          * logs after them: read the log now, with the state set. */
@@ -69,29 +67,22 @@ static int manager_write_mode(Manager *m, KernelMode to, const char *why) {
         return 0;
 }
 
-/* Arms a patched kernel's auto: counting off until the next read of a
- * statistics file. "auto" written over a counting kernel keeps counting,
- * so: snapshot, coarse (off, counters zeroed), then auto. -EAGAIN when
- * read events are still queued: they may have triggered the state being
- * left, and are handled first (the loop comes back at once). */
-static int manager_arm(Manager *m, const char *why) {
+/* Carries out a plan (kernel_state_plan()): its writes in order, up to the
+ * first that fails. Arming leaves a patched kernel's auto counting off
+ * until the next read of a statistics file, and samples it now and then. */
+static int manager_carry_out(Manager *m, const KernelPlan *plan, const char *why) {
         usec_t now;
         int r;
 
-        if (readers_pending(m->watch.source) > 0) {
-                log_debug("Read events queued: arming after they are handled.");
-                return -EAGAIN;
-        }
-        /* A trigger logged before now is one this arming supersedes. */
-        m->kauto.trigger_pending = false;
-        if (m->kernel.mode != KERNEL_MODE_COARSE) {
-                r = manager_write_mode(m, KERNEL_MODE_COARSE, why);
+        if (plan->action == KERNEL_ACTION_ARM)
+                m->kauto.trigger_pending = false;       /* one logged before now: this arming supersedes it */
+        for (size_t i = 0; i < plan->n_writes; i++) {
+                r = manager_write(m, plan->writes[i], why);
                 if (r < 0)
                         return r;
         }
-        r = manager_write_mode(m, KERNEL_MODE_AUTO, why);
-        if (r < 0)
-                return r;
+        if (plan->action != KERNEL_ACTION_ARM)
+                return 0;
         now = now_usec(CLOCK_MONOTONIC);
         m->kauto.arms++;
         policy_on_armed(&m->engine, now);
@@ -145,7 +136,7 @@ static void manager_check_kernel(Manager *m) {
  * The record (history, journal, status, timers) is manager_commit()'s. */
 int manager_decide(Manager *m, usec_t now, Step *step) {
         bool decided_before = policy_have_decision(&m->engine), mode_changed;
-        KernelAction action;
+        KernelPlan plan;
         PolicyConfig pc;
         Decision d;
         int r;
@@ -158,8 +149,8 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
         m->decision = d;
         step->from = m->kernel;
 
-        action = kernel_state_action(&m->kernel, d.mode, d.rearm);
-        if (action == KERNEL_ACTION_NONE) {
+        plan = kernel_state_plan(&m->kernel, d.mode, d.rearm, readers_pending(m->watch.source) > 0);
+        if (plan.kind == KERNEL_PLAN_NONE) {
                 if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
                         manager_clear_error(m);
                 return 0;
@@ -172,21 +163,15 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
                 step->kind = TRANSITION_DRY_RUN;
                 step->to = (KernelState) {
                         .mode = d.mode,
-                        .auto_state = action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
+                        .auto_state = plan.action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
                 };
                 return 0;
         }
-        /* Never off while reads are queued: a counted one among them turns
-         * it on again, and its reader would have found it off. */
-        if (d.mode == KERNEL_MODE_COARSE && readers_pending(m->watch.source) > 0) {
-                log_debug("Read events queued: switching counting off after they are handled.");
-                r = -EAGAIN;
-        } else
-                r = action == KERNEL_ACTION_ARM ? manager_arm(m, d.reason) : manager_write_mode(m, d.mode, d.reason);
-        if (r == -EAGAIN) {
-                /* Arming (or off) waits for queued read events: right after
-                 * them. The switch's reason is this decision's, kept for the
-                 * record. */
+        if (plan.kind == KERNEL_PLAN_WAIT_READS) {
+                /* Off (or arming) waits for the queued read events: right
+                 * after them (the loop comes back at once). The switch's
+                 * reason is this decision's, kept for the record. */
+                log_debug("Read events queued: counting off after they are handled.");
                 timer_at(m->deadline_timer, step->now);
                 m->kauto.arm_deferred = true;
                 if (!m->kauto.have_deferred)
@@ -194,6 +179,7 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
                 m->kauto.have_deferred = true;
                 return 0;
         }
+        r = manager_carry_out(m, &plan, d.reason);
         if (m->kauto.have_deferred && d.mode == m->kauto.deferred.mode) {
                 m->decision.cause = m->kauto.deferred.cause;
                 memcpy(m->decision.reason, m->kauto.deferred.reason, sizeof m->decision.reason);
@@ -202,7 +188,7 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
         if (r < 0)
                 return r;
         manager_clear_error(m);
-        if (action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
+        if (plan.action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
                 m->kauto.rearms++;
         step->to = m->kernel;
         /* Re-arming after our own sample is routine: counted in status, not
@@ -310,7 +296,7 @@ int manager_restore(Manager *m) {
         before = m->kernel;
         /* "previous" may be auto: written over strict, it keeps counting on,
          * which is what a stopping daemon should leave. */
-        r = manager_write_mode(m, to, "daemon stopping");
+        r = manager_write(m, kernel_state_write(&m->kernel, to), "daemon stopping");
         if (r < 0)
                 return r;
         snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));

@@ -90,3 +90,30 @@ KernelAction kernel_state_action(const KernelState *k, KernelMode want, bool rea
                 return k->mode == want ? KERNEL_ACTION_NONE : KERNEL_ACTION_WRITE;
         }
 }
+
+KernelWrite kernel_state_write(const KernelState *k, KernelMode to) {
+        return (KernelWrite) {
+                .snapshot = to == KERNEL_MODE_COARSE && k->mode != KERNEL_MODE_COARSE && kernel_state_counting(k),
+                .mode = to,
+        };
+}
+
+KernelPlan kernel_state_plan(const KernelState *k, KernelMode want, bool rearm, bool reads_queued) {
+        KernelPlan p = { .action = kernel_state_action(k, want, rearm) };
+
+        if (p.action == KERNEL_ACTION_NONE)
+                return p;
+        if (reads_queued && (p.action == KERNEL_ACTION_ARM || want == KERNEL_MODE_COARSE)) {
+                p.kind = KERNEL_PLAN_WAIT_READS;
+                return p;
+        }
+        p.kind = KERNEL_PLAN_WRITES;
+        if (p.action == KERNEL_ACTION_WRITE) {
+                p.writes[p.n_writes++] = kernel_state_write(k, want);
+                return p;
+        }
+        if (k->mode != KERNEL_MODE_COARSE)
+                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);
+        p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_AUTO };
+        return p;
+}

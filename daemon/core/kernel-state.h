@@ -63,3 +63,34 @@ typedef enum KernelAction {
  * trigger is not trusted to count, so strict is written: a read in the
  * moment of arming resolves towards counting on. */
 KernelAction kernel_state_action(const KernelState *k, KernelMode want, bool rearm);
+
+/* One write of the mode. Entering coarse from a counting kernel zeroes the
+ * counters: snapshot them first, so that they stay continuous. */
+typedef struct KernelWrite {
+        bool snapshot;
+        KernelMode mode;
+} KernelWrite;
+
+KernelWrite kernel_state_write(const KernelState *k, KernelMode to);
+
+typedef enum KernelPlanKind {
+        KERNEL_PLAN_NONE,       /* nothing to write */
+        KERNEL_PLAN_WAIT_READS, /* counting off waits until the queued read events are handled */
+        KERNEL_PLAN_WRITES,     /* writes[0 .. n_writes), in order */
+} KernelPlanKind;
+
+/* How a decision is carried out, as data: the executor writes (and reads
+ * back) each in order and stops at the first that fails. */
+typedef struct KernelPlan {
+        KernelPlanKind kind;
+        KernelAction action;
+        size_t n_writes;
+        KernelWrite writes[2];
+} KernelPlan;
+
+/* The plan for kernel_state_action(k, want, rearm). Counting off (coarse,
+ * or arming) never goes ahead while read events are queued: a counted one
+ * among them wants counting on, and its reader would have found it off.
+ * Arming over anything but coarse is coarse (snapshot first when counting),
+ * then auto: "auto" written over a counting kernel keeps counting. */
+KernelPlan kernel_state_plan(const KernelState *k, KernelMode want, bool rearm, bool reads_queued);

@@ -3,6 +3,7 @@
  * it where a decision wants it (arming from a counting kernel is coarse,
  * then auto; an unconfirmed trigger is not trusted to count). */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel-state.h"
@@ -86,9 +87,65 @@ static void test_triggered(void) {
            "armed does not");
 }
 
+/* A plan in words: "wait", "none", or its writes, e.g. "snapshot coarse, auto". */
+static const char *plan_words(const KernelPlan *p, char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        if (p->kind == KERNEL_PLAN_NONE)
+                return "none";
+        if (p->kind == KERNEL_PLAN_WAIT_READS)
+                return "wait";
+        for (size_t i = 0; i < p->n_writes && n < size; i++)
+                n += snprintf(buf + n, size - n, "%s%s%s", i ? ", " : "", p->writes[i].snapshot ? "snapshot " : "",
+                              kernel_mode_to_string(p->writes[i].mode));
+        return buf;
+}
+
+static void test_plans(void) {
+        static const struct {
+                KernelState k;
+                KernelMode want;
+                bool rearm, queued;
+                const char *plan, *what;
+        } cases[] = {
+                { K(STRICT, NONE, false), KERNEL_MODE_AUTO, false, false, "snapshot coarse, auto",
+                  "arming a counting kernel: snapshot, coarse, then auto" },
+                { K(AUTO, TRIGGERED, true), KERNEL_MODE_AUTO, true, false, "snapshot coarse, auto",
+                  "re-arming a triggered auto: the same three" },
+                { K(AUTO, UNKNOWN, false), KERNEL_MODE_AUTO, true, false, "snapshot coarse, auto",
+                  "arming an auto found unknown (taken as counting): the same" },
+                { K(COARSE, NONE, false), KERNEL_MODE_AUTO, false, false, "auto",
+                  "arming from coarse: auto alone (counters zero already)" },
+                { K(STRICT, NONE, false), KERNEL_MODE_COARSE, false, false, "snapshot coarse",
+                  "coarse over strict: snapshot first" },
+                { K(AUTO, ARMED, false), KERNEL_MODE_COARSE, false, false, "coarse",
+                  "coarse over an armed auto: not counting, no snapshot" },
+                { K(COARSE, NONE, false), KERNEL_MODE_STRICT, false, false, "strict", "strict over coarse" },
+                { K(STRICT, NONE, false), KERNEL_MODE_AUTO, false, true, "wait",
+                  "arming while reads are queued: wait for them" },
+                { K(STRICT, NONE, false), KERNEL_MODE_COARSE, false, true, "wait",
+                  "off while reads are queued: wait for them" },
+                { K(COARSE, NONE, false), KERNEL_MODE_STRICT, false, true, "strict",
+                  "counting on never waits for queued reads" },
+                { K(AUTO, ARMED, false), KERNEL_MODE_AUTO, false, true, "none", "armed already: nothing to wait for" },
+                { K(AUTO, ARMED, false), KERNEL_MODE_UNKNOWN, false, false, "none", "leave alone" },
+        };
+        char buf[128];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                KernelPlan p = kernel_state_plan(&cases[i].k, cases[i].want, cases[i].rearm, cases[i].queued);
+
+                is_str(plan_words(&p, buf, sizeof buf), cases[i].plan, cases[i].what);
+                is_int(p.action, kernel_state_action(&cases[i].k, cases[i].want, cases[i].rearm),
+                       "  with the action it carries out");
+        }
+}
+
 int main(void) {
         test_counting_and_words();
         test_actions();
         test_triggered();
+        test_plans();
         return tap_done();
 }
