@@ -74,6 +74,14 @@ mutant announce-at-once daemon/manager-record.c \
         'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0)' \
         'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0 || true)' \
         tests/unit/test-manager
+mutant off-past-queued-reads daemon/core/kernel-state.c \
+        'if (reads_queued && (p.action == KERNEL_ACTION_ARM || want == KERNEL_MODE_COARSE)) {' \
+        'if (reads_queued && p.action == KERNEL_ACTION_ARM) {' \
+        tests/unit/test-kernel-state
+mutant arm-without-snapshot daemon/core/kernel-state.c \
+        '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
+        '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
+        tests/unit/test-kernel-state tests/integration/carry.sh
 mutant linger-max-zero-unbounded daemon/manager.c \
         'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
         'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
