@@ -193,8 +193,9 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         /* Armed, this reads nothing: the armed sampler has the rate then. The
          * meter keeps its last reading, so the next one gives the average. */
         manager_sample(m, false);
-        /* Our reads queued events of our own; out of the way before deciding. */
-        (void) readers_flush(m->watch.source);
+        /* Our reads queued events of our own (dropped when they are taken):
+         * a switch off waits for them as for any queued read (the plan says
+         * so), one loop turn, rather than this handler draining the source. */
         (void) manager_apply(m);
 
         /* Keep the cadence; after a stall, do not catch up in a burst. */
