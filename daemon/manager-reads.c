@@ -291,14 +291,12 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 }
                 if (decided)
                         manager_commit(m, &step);
-                else
-                        manager_schedule_deadline(m);        /* already counting: only linger moves */
         }
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, &clock);
         if (counts) {
-                /* Its period may now be known: wait for its next read, not
-                 * for linger. */
+                /* Linger moved; and its period may now be known: wait for
+                 * its next read, not for linger. */
                 manager_update_expected(m, now);
                 manager_schedule_deadline(m);
         }
