@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "containers.h"
 #include "mountwatch.h"
+#include "parked.h"
 #include "carry.h"
 #include "counters.h"
 #include "history.h"
@@ -39,17 +40,6 @@
 #include "uevent.h"
 #include "varlink-client.h"
 #include "varlink-server.h"
-
-/* A read whose reader had exited, waiting for its exit record. */
-#define PARKED_MAX 64
-typedef struct ParkedRead {
-        pid_t pid;
-        usec_t since;           /* CLOCK_MONOTONIC, when the event was handled */
-        char *path;
-        char *comm;             /* what /proc still showed (a zombie's comm), or NULL */
-        bool has_uid;
-        uid_t uid;
-} ParkedRead;
 
 /* Reader detection: the fanotify source, and its retry when it fails
  * (manager-sources.c). */
@@ -101,8 +91,7 @@ typedef struct KernelAuto {
 typedef struct ExitNaming {
         Taskstats *taskstats;           /* NULL: off, or unavailable */
         char *error;                    /* why unavailable, if it is */
-        ParkedRead parked[PARKED_MAX];  /* oldest first */
-        size_t n_parked;
+        ParkedReads *parked;            /* reads waiting for their record */
         sd_event_source *timer;
         uint64_t named;                 /* parked reads named by their exit record */
         uint64_t missed;                /* ...whose record did not come in time */
@@ -228,10 +217,6 @@ typedef struct Manager {
  * names its reader, before it is put down to a reader no watch saw. */
 #define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
 
-/* Reads parked for their exit record (manager-reads.c). */
-#define PARK_DEADLINE_USEC (50 * USEC_PER_MSEC)         /* records come 50 µs to 20 ms after the read */
-#define PARK_POLL_USEC (2 * USEC_PER_MSEC)
-#define PARK_LOOKBACK_USEC USEC_PER_SEC                 /* a record received before the event was handled */
 /* The carried counters are saved at most this often, unless their meaning
  * changed (manager-sample.c): an idle daemon need not write every second. */
 #define CARRY_SAVE_USEC (60 * USEC_PER_SEC)
@@ -302,7 +287,6 @@ void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata);
 bool read_triggered(const Manager *m);
 void take_kernel_log(Manager *m);
 void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed);
-void parked_read_free(ParkedRead *p);
 void manager_resolve_parked(Manager *m);
 /* Handles the read events queued now and the parked reads whose exit
  * records are in, before a change that their judgement depends on. */

@@ -130,7 +130,7 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         taskstats_fetch(m->exits.taskstats);
         now = now_usec(CLOCK_MONOTONIC);
         /* In the first second after boot there is nothing older. */
-        e = taskstats_find(m->exits.taskstats, ev->pid, now > PARK_LOOKBACK_USEC ? now - PARK_LOOKBACK_USEC : 0);
+        e = taskstats_find(m->exits.taskstats, ev->pid, now > PARKED_LOOKBACK_USEC ? now - PARKED_LOOKBACK_USEC : 0);
         if (!e)
                 return;
         read_event_name_from(ev, e, e->comm);
@@ -312,68 +312,46 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
 
 /* ---- readers gone before we looked: named from their exit records ---- */
 
-/* A read whose reader has exited waits for its taskstats exit record (it
- * comes 50 µs to 20 ms after the read event), so that ignore rules can
- * match it and status can name it. The wait is safe: the reader is gone
- * and its read was answered with whatever the kernel had; counting on a
- * few ms later changes nothing it saw. A read by a process that is still
- * running is never parked. */
-void parked_read_free(ParkedRead *p) {
-        free(p->path);
-        free(p->comm);
-}
-
-/* Handles parked read i with what its exit record (or, without one,
- * /proc before it was gone) said, and drops it. */
-static void manager_unpark(Manager *m, size_t i, const TaskExit *e) {
-        ParkedRead p = m->exits.parked[i];
+/* A parked read (core/parked.h), handled with what its exit record (or,
+ * without one, /proc before it was gone) said. */
+static void manager_unpark(Manager *m, ParkedRead *p) {
+        const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, parked_read_not_before(p));
         char comm[TASKSTATS_COMM_MAX + 1];
         ReadEvent ev = {
-                .pid = p.pid,
-                .path = p.path,
-                .comm = p.comm,
-                .has_uid = p.has_uid,
-                .uid = p.uid,
+                .pid = p->pid,
+                .path = p->path,
+                .comm = p->comm,
+                .has_uid = p->has_uid,
+                .uid = p->uid,
         };
 
         if (e) {
                 /* A copy: handling the read may fetch more records into the ring. */
                 memcpy(comm, e->comm, sizeof comm);
                 read_event_name_from(&ev, e, comm);
-        }
-
-        memmove(m->exits.parked + i, m->exits.parked + i + 1, (m->exits.n_parked - i - 1) * sizeof *m->exits.parked);
-        m->exits.n_parked--;
-        if (e)
                 m->exits.named++;
-        else
+        } else
                 m->exits.missed++;
         take_kernel_log(m);
         manager_handle_read(m, &ev);
-        parked_read_free(&p);
+        parked_read_done(p);
 }
 
-/* Matches parked reads with the exit records received; past the deadline,
- * handles them with what is known. Polls until none is left: the io
- * source is rate-limited, a parked read is not. */
+static bool has_exit_record(pid_t pid, uint64_t not_before, void *userdata) {
+        return taskstats_find(userdata, pid, not_before) != NULL;
+}
+
+/* Handles the parked reads that are due (their record came, or their
+ * deadline passed), oldest first, and says when to look again. Never
+ * nested: handling a read fetches exit records, but they are news to
+ * on_task_exits only on the loop's next turn. */
 void manager_resolve_parked(Manager *m) {
-        usec_t now = now_usec(CLOCK_MONOTONIC), next = USEC_INFINITY;
+        ParkedRead p;
 
-        /* Never nested: handling a read fetches exit records, but they are
-         * news to on_task_exits only on the loop's next turn. */
-        for (size_t i = 0; i < m->exits.n_parked;) {
-                const ParkedRead *p = &m->exits.parked[i];
-                const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, p->since > PARK_LOOKBACK_USEC
-                                                   ? p->since - PARK_LOOKBACK_USEC : 0);
-
-                if (e || !m->exits.taskstats || now >= p->since + PARK_DEADLINE_USEC)
-                        manager_unpark(m, i, e);        /* i is the next one now */
-                else {
-                        next = MIN(next, MIN(now + PARK_POLL_USEC, p->since + PARK_DEADLINE_USEC));
-                        i++;
-                }
-        }
-        timer_at(m->exits.timer, next);
+        while (parked_reads_take_due(m->exits.parked, now_usec(CLOCK_MONOTONIC),
+                                     m->exits.taskstats ? has_exit_record : NULL, m->exits.taskstats, &p))
+                manager_unpark(m, &p);
+        timer_at(m->exits.timer, parked_reads_next(m->exits.parked, now_usec(CLOCK_MONOTONIC)));
 }
 
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -387,7 +365,7 @@ int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 void on_task_exits(Taskstats *t, void *userdata) {
         Manager *m = userdata;
 
-        if (m->exits.n_parked > 0)
+        if (parked_reads_count(m->exits.parked) > 0)
                 manager_resolve_parked(m);
 }
 
@@ -397,25 +375,17 @@ void on_task_exits(Taskstats *t, void *userdata) {
  * must wait until the rules can judge who read (an ignored one-off reader
  * judged unnamed would count, and keep counting on). */
 static bool manager_park(Manager *m, ReadEvent *ev) {
-        ParkedRead p;
+        ParkedRead evicted;
+        int r;
 
         if (!m->exits.taskstats || ev->overflow || ev->pid <= 0 || !read_event_exited(ev))
                 return false;
-        if (m->exits.n_parked >= PARKED_MAX)
-                manager_unpark(m, 0, NULL);     /* the oldest, as it is: bounded memory */
-        p = (ParkedRead) {
-                .pid = ev->pid,
-                .since = now_usec(CLOCK_MONOTONIC),
-                .path = strdup(ev->path),
-                .comm = ev->comm ? strdup(ev->comm) : NULL,
-                .has_uid = ev->has_uid,
-                .uid = ev->uid,
-        };
-        if (!p.path) {
-                parked_read_free(&p);
+        r = parked_reads_add(m->exits.parked, ev->pid, now_usec(CLOCK_MONOTONIC), ev->path, ev->comm,
+                             ev->has_uid ? &ev->uid : NULL, &evicted);
+        if (r < 0)
                 return false;   /* handled now, unnamed */
-        }
-        m->exits.parked[m->exits.n_parked++] = p;
+        if (r > 0)
+                manager_unpark(m, &evicted);
         taskstats_fetch(m->exits.taskstats);  /* its record may be queued already */
         manager_resolve_parked(m);
         return true;
@@ -447,7 +417,7 @@ void manager_rejudge_readers(Manager *m) {
 void manager_flush_reads(Manager *m) {
         if (m->watch.source && readers_pending(m->watch.source) > 0)
                 (void) readers_flush(m->watch.source);
-        if (m->exits.taskstats && m->exits.n_parked > 0) {
+        if (m->exits.taskstats && parked_reads_count(m->exits.parked) > 0) {
                 taskstats_fetch(m->exits.taskstats);
                 manager_resolve_parked(m);
         }

@@ -96,7 +96,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         if (r < 0)
                 return log_error_errno(r, "Invalid root directory '%s': %m", opts->root);
         m->config_path = strdup(opts->config_path ? opts->config_path : DEFAULT_CONFIG_PATH);
-        if (!m->config_path)
+        m->exits.parked = parked_reads_new();
+        if (!m->config_path || !m->exits.parked)
                 return log_oom();
         m->config_must_exist = opts->config_path != NULL;
         if (opts->socket_path) {
@@ -158,8 +159,7 @@ Manager *manager_free(Manager *m) {
         free(m->containers.mounts_error);
         proc_instances_done(&m->containers.instances);
         carry_state_done(&m->counts.carried);
-        for (size_t i = 0; i < m->exits.n_parked; i++)
-                parked_read_free(&m->exits.parked[i]);
+        parked_reads_free(m->exits.parked);
         taskstats_free(m->exits.taskstats);
         free(m->exits.error);
         kmsg_monitor_free(m->kauto.kmsg);

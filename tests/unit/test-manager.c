@@ -280,7 +280,7 @@ static void test_readers_die_and_return(void) {
 }
 
 static bool nothing_parked(Manager *m) {
-        return m->exits.n_parked == 0;
+        return parked_reads_count(m->exits.parked) == 0;
 }
 
 /* Whether pid is a reader in the table. */
@@ -316,14 +316,14 @@ static void test_no_read_inside_another(void) {
         if (gone == 0)
                 _exit(0);
         waitpid(gone, NULL, 0);
-        m->exits.parked[0] = (ParkedRead) {
-                .pid = gone,
-                .since = now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC,
-                .path = strdup("/proc/zoneinfo"),
-                .has_uid = true,
-                .uid = getuid(),
-        };
-        m->exits.n_parked = 1;
+        {
+                uid_t uid = getuid();
+                ParkedRead none;
+
+                if (parked_reads_add(m->exits.parked, gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC,
+                                     "/proc/zoneinfo", NULL, &uid, &none) != 0)
+                        abort();
+        }
         /* An exit record queued, not yet read. */
         child = fork();
         if (child == 0)
@@ -332,7 +332,7 @@ static void test_no_read_inside_another(void) {
 
         on_read(NULL, &now_read, m);
         ok(in_readertab(m, getpid()), "a read by a running reader is handled");
-        is_int(m->exits.n_parked, 1, "  the parked read its record lookup made due waits for the loop");
+        is_int(parked_reads_count(m->exits.parked), 1, "  the parked read its record lookup made due waits for the loop");
         ok(!in_readertab(m, gone), "  and is not handled inside it");
         ok(run_until(m, nothing_parked, 5 * USEC_PER_SEC), "the loop's next turns handle it");
         ok(in_readertab(m, gone), "  as a read");

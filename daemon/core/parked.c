@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "parked.h"
+
+struct ParkedReads {
+        ParkedRead reads[PARKED_MAX];   /* oldest first */
+        size_t n;
+};
+
+void parked_read_done(ParkedRead *p) {
+        free(p->path);
+        free(p->comm);
+        *p = (ParkedRead) {};
+}
+
+ParkedReads *parked_reads_new(void) {
+        return calloc(1, sizeof(ParkedReads));
+}
+
+ParkedReads *parked_reads_free(ParkedReads *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n; i++)
+                parked_read_done(&p->reads[i]);
+        free(p);
+        return NULL;
+}
+
+size_t parked_reads_count(const ParkedReads *p) {
+        return p ? p->n : 0;
+}
+
+/* Moves read i out to *ret, closing the gap. */
+static void take(ParkedReads *p, size_t i, ParkedRead *ret) {
+        *ret = p->reads[i];
+        memmove(p->reads + i, p->reads + i + 1, (p->n - i - 1) * sizeof *p->reads);
+        p->n--;
+}
+
+int parked_reads_add(ParkedReads *p, pid_t pid, uint64_t since, const char *path, const char *comm,
+                     const uid_t *uid, ParkedRead *ret_evicted) {
+        ParkedRead copy = {
+                .pid = pid,
+                .since = since,
+                .path = path ? strdup(path) : NULL,
+                .comm = comm ? strdup(comm) : NULL,
+                .has_uid = uid != NULL,
+                .uid = uid ? *uid : 0,
+        };
+        int evicted = 0;
+
+        if ((path && !copy.path) || (comm && !copy.comm)) {
+                parked_read_done(&copy);
+                return -ENOMEM;
+        }
+        if (p->n >= PARKED_MAX) {
+                take(p, 0, ret_evicted);        /* bounded memory: the oldest goes, handled as it is */
+                evicted = 1;
+        }
+        p->reads[p->n++] = copy;
+        return evicted;
+}
+
+uint64_t parked_read_not_before(const ParkedRead *r) {
+        return r->since > PARKED_LOOKBACK_USEC ? r->since - PARKED_LOOKBACK_USEC : 0;
+}
+
+bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_record, void *userdata,
+                           ParkedRead *ret) {
+        for (size_t i = 0; p && i < p->n; i++) {
+                const ParkedRead *r = &p->reads[i];
+
+                if (!has_record || now >= r->since + PARKED_DEADLINE_USEC ||
+                    has_record(r->pid, parked_read_not_before(r), userdata)) {
+                        take(p, i, ret);
+                        return true;
+                }
+        }
+        return false;
+}
+
+uint64_t parked_reads_next(const ParkedReads *p, uint64_t now) {
+        uint64_t next = UINT64_MAX;
+
+        for (size_t i = 0; p && i < p->n; i++)
+                next = MIN(next, MIN(now + PARKED_POLL_USEC, p->reads[i].since + PARKED_DEADLINE_USEC));
+        return next;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reads waiting for their reader's exit record: due when the record comes
+ * or at the deadline, oldest first, one at a time; bounded, the oldest
+ * making room; and when to look again. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parked.h"
+#include "tap.h"
+
+/* Records "received" for the pids listed, at time 0. */
+static bool has_record(pid_t pid, uint64_t not_before, void *userdata) {
+        const pid_t *pids = userdata;
+
+        for (; *pids; pids++)
+                if (*pids == pid && not_before == 0)
+                        return true;
+        return false;
+}
+
+static void test_due(void) {
+        ParkedReads *p = parked_reads_new();
+        pid_t none[] = { 0 }, second[] = { 20, 0 };
+        uid_t uid = 1000;
+        ParkedRead r;
+
+        if (!p)
+                abort();
+        is_int(parked_reads_add(p, 10, 1000, "/proc/vmstat", "zombie", &uid, &r), 0, "parked one");
+        is_int(parked_reads_add(p, 20, 1500, "/proc/zoneinfo", NULL, NULL, &r), 0, "parked another");
+        is_int(parked_reads_count(p), 2, "  two wait");
+        is_int(parked_reads_next(p, 1600), 1600 + PARKED_POLL_USEC, "look again at the next poll");
+        ok(!parked_reads_take_due(p, 1600, has_record, none, &r), "no record, no deadline: none is due");
+
+        ok(parked_reads_take_due(p, 1600, has_record, second, &r), "the second's record came: it is due");
+        ok(r.pid == 20 && strcmp(r.path, "/proc/zoneinfo") == 0 && !r.comm && !r.has_uid,
+           "  with what was parked");
+        parked_read_done(&r);
+        ok(!parked_reads_take_due(p, 1600, has_record, second, &r), "  one at a time: the first still waits");
+
+        is_int(parked_reads_next(p, 1000 + PARKED_DEADLINE_USEC - 1), 1000 + PARKED_DEADLINE_USEC,
+               "a deadline sooner than the poll: look again then");
+        ok(parked_reads_take_due(p, 1000 + PARKED_DEADLINE_USEC, has_record, none, &r), "at its deadline, due unnamed");
+        ok(r.pid == 10 && strcmp(r.comm, "zombie") == 0 && r.has_uid && r.uid == 1000, "  with its comm and uid");
+        parked_read_done(&r);
+        is_int(parked_reads_count(p), 0, "none left");
+        ok(parked_reads_next(p, 5000) == UINT64_MAX, "  and nothing to look for");
+        parked_reads_free(p);
+}
+
+static void test_records_off(void) {
+        ParkedReads *p = parked_reads_new();
+        ParkedRead r;
+
+        if (!p)
+                abort();
+        (void) parked_reads_add(p, 30, 1000, "/proc/vmstat", NULL, NULL, &r);
+        (void) parked_reads_add(p, 31, 1000, "/proc/vmstat", NULL, NULL, &r);
+        ok(parked_reads_take_due(p, 1000, NULL, NULL, &r) && r.pid == 30, "records turned off: every read is due, oldest first");
+        parked_read_done(&r);
+        ok(parked_reads_take_due(p, 1000, NULL, NULL, &r) && r.pid == 31, "  then the next");
+        parked_read_done(&r);
+        parked_reads_free(p);
+}
+
+static void test_bounded(void) {
+        ParkedReads *p = parked_reads_new();
+        ParkedRead evicted = {};
+        int r = 0;
+
+        if (!p)
+                abort();
+        for (int i = 0; i < PARKED_MAX; i++)
+                r |= parked_reads_add(p, 100 + i, 1000 + i, "/proc/vmstat", NULL, NULL, &evicted);
+        is_int(r, 0, "PARKED_MAX reads park without eviction");
+        is_int(parked_reads_add(p, 999, 5000, "/proc/vmstat", NULL, NULL, &evicted), 1, "one more evicts");
+        is_int(evicted.pid, 100, "  the oldest, for the caller to handle now");
+        parked_read_done(&evicted);
+        is_int(parked_reads_count(p), PARKED_MAX, "  the count stays bounded");
+        parked_reads_free(p);   /* frees what is left (the sanitizer build checks) */
+}
+
+static void test_lookback(void) {
+        ParkedRead early = { .since = 10 }, late = { .since = 5 * PARKED_LOOKBACK_USEC };
+
+        is_int(parked_read_not_before(&early), 0, "in the first second after boot, any record");
+        is_int(parked_read_not_before(&late), 4 * PARKED_LOOKBACK_USEC, "later, a second back at most");
+}
+
+int main(void) {
+        test_due();
+        test_records_off();
+        test_bounded();
+        test_lookback();
+        return tap_done();
+}
