@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Deciding and applying: check the kernel, decide, carry out the plan that
  * gets the kernel there (kernel_state_plan()), then commit the record.
- * What a reader waits for is all in manager_decide(). */
+ * What a reader waits for is manager_decide() and manager_execute(). */
 #include <string.h>
 
 #include "log.h"
@@ -132,14 +132,13 @@ static void manager_check_kernel(Manager *m) {
         policy_on_external_change(&m->engine, &pc, now_usec(CLOCK_MONOTONIC), found, before.mode);
 }
 
-/* Checks the kernel, decides and writes: everything a reader waits for.
- * The record (history, journal, status, timers) is manager_commit()'s. */
-int manager_decide(Manager *m, usec_t now, Step *step) {
+/* Checks the kernel and decides: the plan that gets it there, as data, in
+ * step->plan. Writes nothing (manager_execute() does); the record
+ * (history, journal, status, timers) is manager_commit()'s. */
+void manager_decide(Manager *m, usec_t now, Step *step) {
         bool decided_before = policy_have_decision(&m->engine), mode_changed;
-        KernelPlan plan;
         PolicyConfig pc;
         Decision d;
-        int r;
 
         *step = (Step) { .now = now };
         manager_check_kernel(m);
@@ -149,11 +148,11 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
         m->decision = d;
         step->from = m->kernel;
 
-        plan = kernel_state_plan(&m->kernel, d.mode, d.rearm, readers_pending(m->watch.source) > 0);
-        if (plan.kind == KERNEL_PLAN_NONE) {
+        step->plan = kernel_state_plan(&m->kernel, d.mode, d.rearm, readers_pending(m->watch.source) > 0);
+        if (step->plan.kind == KERNEL_PLAN_NONE) {
                 if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
                         manager_clear_error(m);
-                return 0;
+                return;
         }
         if (m->dry_run) {
                 /* Once per would-be switch: the kernel never moves, so each
@@ -163,11 +162,12 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
                 step->kind = TRANSITION_DRY_RUN;
                 step->to = (KernelState) {
                         .mode = d.mode,
-                        .auto_state = plan.action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
+                        .auto_state = step->plan.action == KERNEL_ACTION_ARM ? AUTO_STATE_ARMED : AUTO_STATE_NONE,
                 };
-                return 0;
+                step->plan = (KernelPlan) {};   /* nothing to carry out */
+                return;
         }
-        if (plan.kind == KERNEL_PLAN_WAIT_READS) {
+        if (step->plan.kind == KERNEL_PLAN_WAIT_READS) {
                 /* Off (or arming) waits for the queued read events: right
                  * after them (the loop comes back at once). The switch's
                  * reason is this decision's, kept for the record. */
@@ -177,10 +177,20 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
                 if (!m->kauto.have_deferred)
                         m->kauto.deferred = d;
                 m->kauto.have_deferred = true;
-                return 0;
         }
-        r = manager_carry_out(m, &plan, d.reason);
-        if (m->kauto.have_deferred && d.mode == m->kauto.deferred.mode) {
+}
+
+/* Carries out what manager_decide() planned: the writes a reader waits
+ * for. A switch that waited for queued reads is recorded with the reason
+ * it was decided for. */
+int manager_execute(Manager *m, Step *step) {
+        const Decision *d = &m->decision;
+        int r;
+
+        if (step->plan.kind != KERNEL_PLAN_WRITES)
+                return 0;
+        r = manager_carry_out(m, &step->plan, d->reason);
+        if (m->kauto.have_deferred && d->mode == m->kauto.deferred.mode) {
                 m->decision.cause = m->kauto.deferred.cause;
                 memcpy(m->decision.reason, m->kauto.deferred.reason, sizeof m->decision.reason);
         }
@@ -188,12 +198,12 @@ int manager_decide(Manager *m, usec_t now, Step *step) {
         if (r < 0)
                 return r;
         manager_clear_error(m);
-        if (plan.action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
+        if (step->plan.action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
                 m->kauto.rearms++;
         step->to = m->kernel;
         /* Re-arming after our own sample is routine: counted in status, not
          * a transition in the history. */
-        step->record = !(d.rearm && d.trigger_cause == CAUSE_ARMED_SAMPLE);
+        step->record = !(d->rearm && d->trigger_cause == CAUSE_ARMED_SAMPLE);
         step->kind = TRANSITION_POLICY;
         return 0;
 }
@@ -252,7 +262,8 @@ int manager_apply(Manager *m) {
         Step step;
         int r;
 
-        r = manager_decide(m, now_usec(CLOCK_MONOTONIC), &step);
+        manager_decide(m, now_usec(CLOCK_MONOTONIC), &step);
+        r = manager_execute(m, &step);
         manager_commit(m, &step);
         return r;
 }

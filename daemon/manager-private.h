@@ -225,9 +225,11 @@ typedef struct Manager {
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 #define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)      /* see manager_container_scan() */
 
-/* What manager_decide() did, for manager_commit() to record. */
+/* What manager_decide() planned and manager_execute() did, for
+ * manager_commit() to record. */
 typedef struct Step {
         usec_t now;
+        KernelPlan plan;        /* what manager_execute() is to carry out */
         KernelState from, to;
         bool record;            /* a transition to record */
         TransitionKind kind;    /* POLICY (written) or DRY_RUN (would have) */
@@ -277,7 +279,8 @@ void manager_save_restore_state(Manager *m);
 void manager_schedule_deadline(Manager *m);
 /* Decides at now (CLOCK_MONOTONIC µs; a read's own, so that the switch it
  * causes is dated at the read) and writes. */
-int manager_decide(Manager *m, usec_t now, Step *step);
+void manager_decide(Manager *m, usec_t now, Step *step);
+int manager_execute(Manager *m, Step *step);
 void manager_counting_changed(Manager *m, usec_t now);
 void manager_commit(Manager *m, const Step *step);
 int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);

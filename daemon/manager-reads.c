@@ -266,7 +266,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                  * to count: the decision writes strict then. */
                 if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) &&
                       kernel_state_counting_for_sure(&m->kernel))) {
-                        (void) manager_decide(m, now, &step);
+                        manager_decide(m, now, &step);
+                        (void) manager_execute(m, &step);
                         decided = true;
                 }
         }
