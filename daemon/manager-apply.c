@@ -90,13 +90,6 @@ static int manager_carry_out(Manager *m, const KernelPlan *plan, const char *why
         return 0;
 }
 
-void manager_schedule_deadline(Manager *m) {
-        PolicyConfig pc;
-
-        manager_policy_config(m, &pc);
-        timer_at(m->deadline_timer, policy_next_deadline(&m->engine, &pc));
-}
-
 /* Finds changes made by someone else since we last looked. */
 static void manager_check_kernel(Manager *m) {
         _cleanup_free_ char *error = NULL;
@@ -172,8 +165,7 @@ void manager_decide(Manager *m, usec_t now, Step *step) {
                  * after them (the loop comes back at once). The switch's
                  * reason is this decision's, kept for the record. */
                 log_debug("Read events queued: counting off after they are handled.");
-                timer_at(m->deadline_timer, step->now);
-                m->kauto.arm_deferred = true;
+                manager_deadline_now(m);
                 if (!m->kauto.have_deferred)
                         m->kauto.deferred = d;
                 m->kauto.have_deferred = true;
@@ -251,10 +243,7 @@ void manager_commit(Manager *m, const Step *step) {
         if (step->record && step->kind == TRANSITION_POLICY && m->hotplug.zones_stale)
                 manager_refresh_zones(m);
         manager_counting_changed(m, step->now);
-        if (m->kauto.arm_deferred)
-                m->kauto.arm_deferred = false;        /* the deadline timer is set for now */
-        else
-                manager_schedule_deadline(m);
+        manager_schedule_deadline(m);
         manager_state_changed(m);
 }
 

@@ -77,7 +77,6 @@ typedef struct KernelAuto {
         bool sampling;                  /* our own armed sample is reading */
         bool sample_triggered;          /* ...and the log said it triggered */
         sd_event_source *armed_timer;   /* the next armed sample */
-        bool arm_deferred;              /* arming waits for queued read events */
         bool have_deferred;
         Decision deferred;              /* ...and the decision that wanted it, for the record */
         uint64_t arms;                  /* every arm (coarse, then auto) */
@@ -153,11 +152,19 @@ typedef struct Clients {
         uint64_t hold_ids;
         usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
         uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
-        sd_event_source *announce;      /* one-shot: announce the status once this loop turn is done */
 } Clients;
+
+/* What this loop turn's handler changed, settled at its end (manager-turn.c). */
+typedef struct TurnEnd {
+        sd_event_source *source;
+        bool status;                    /* announce the status */
+        bool deadline;                  /* compute the deadline again */
+        bool deadline_now;              /* ...or set it for now: off waits for queued reads */
+} TurnEnd;
 
 typedef struct Manager {
         sd_event *event;
+        TurnEnd turn;
 
         char *root;
         char *config_path;
@@ -243,10 +250,15 @@ int manager_restore(Manager *m);
 bool manager_may_read_stats(const Manager *m);
 /* Something status shows may have changed: if it did (status_fingerprint()),
  * tell Monitor clients and systemd. */
+/* At the end of this loop turn (manager-turn.c): the status is announced,
+ * the deadline computed again, or set for now (off waits for queued reads). */
 void manager_state_changed(Manager *m);
-int manager_add_announce(Manager *m);
+void manager_schedule_deadline(Manager *m);
+void manager_deadline_now(Manager *m);
+int manager_add_turn_end(Manager *m);
+void manager_turn_end(Manager *m);
+void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);
-void manager_announce_pending(Manager *m);
 
 /* manager.c */
 void timer_at(sd_event_source *s, usec_t when);
@@ -276,9 +288,8 @@ void hold_free(Hold *h);
 
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);
-void manager_schedule_deadline(Manager *m);
 /* Decides at now (CLOCK_MONOTONIC µs; a read's own, so that the switch it
- * causes is dated at the read) and writes. */
+ * causes is dated at the read): step->plan. manager_execute() writes. */
 void manager_decide(Manager *m, usec_t now, Step *step);
 int manager_execute(Manager *m, Step *step);
 void manager_counting_changed(Manager *m, usec_t now);

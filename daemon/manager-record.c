@@ -119,15 +119,14 @@ void manager_clear_error(Manager *m) {
         m->last_error = (ErrorRecord){};
 }
 
-/* Monitor clients and STATUS= hear of a change once its handler is done:
- * a read that switches counting changes the decision, the history and the
- * reader table, and is one status, built once. */
+/* Tells Monitor clients and systemd (STATUS=) the status, if it changed
+ * since they last heard. manager_state_changed() has it done at the end of
+ * the loop turn (manager-turn.c). */
 void manager_announce_now(Manager *m) {
         char line[REASON_MAX + 128];
         uint64_t fp;
         Status st;
 
-        (void) sd_event_source_set_enabled(m->clients.announce, SD_EVENT_OFF);
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         fp = status_fingerprint(&st);
         if (fp == m->clients.fingerprint)
@@ -135,42 +134,6 @@ void manager_announce_now(Manager *m) {
         m->clients.fingerprint = fp;
         service_notify_monitors(m, &st);
         (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
-}
-
-static int on_announce(sd_event_source *s, void *userdata) {
-        manager_announce_now(userdata);
-        return 0;
-}
-
-/* Dispatched before any other source: right after the handler that
- * changed the state, before the next event is taken. */
-int manager_add_announce(Manager *m) {
-        int r;
-
-        r = sd_event_add_defer(m->event, &m->clients.announce, on_announce, m);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(m->clients.announce, "announce-status");
-        r = sd_event_source_set_priority(m->clients.announce, SD_EVENT_PRIORITY_IMPORTANT - 1);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(m->clients.announce, SD_EVENT_OFF);
-        return r;
-}
-
-/* What the last turn changed and has not announced yet, now (stopping). */
-void manager_announce_pending(Manager *m) {
-        int enabled = SD_EVENT_OFF;
-
-        if (m->clients.announce && sd_event_source_get_enabled(m->clients.announce, &enabled) >= 0 &&
-            enabled != SD_EVENT_OFF)
-                manager_announce_now(m);
-}
-
-void manager_state_changed(Manager *m) {
-        /* Without the loop's source (being set up, or stopping): now. */
-        if (m->shut_down || !m->clients.announce ||
-            sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0)
-                manager_announce_now(m);
 }
 
 /* What status shows for a failed source, replacing what it showed; %m is

@@ -151,7 +151,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->exits.timer);
         sd_event_source_disable_unref(m->containers.timer);
         sd_event_source_disable_unref(m->metrics.timer);
-        sd_event_source_disable_unref(m->clients.announce);
+        sd_event_source_disable_unref(m->turn.source);
         free(m->metrics.last);
         free(m->metrics.path);
         free(m->metrics.error);
@@ -483,7 +483,7 @@ static int manager_add_timers(Manager *m) {
         if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r >= 0)
-                r = manager_add_announce(m);
+                r = manager_add_turn_end(m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;
@@ -564,7 +564,7 @@ int manager_shutdown(Manager *m) {
                 if (r >= 0 && m->runtime_fd >= 0)
                         (void) restore_state_remove(m->runtime_fd);
         }
-        manager_announce_pending(m);    /* what the last turn changed, before the clients go */
+        manager_turn_end_pending(m);    /* what the last turn changed, before the clients go */
         if (m->clients.varlink)
                 varlink_server_shutdown(m->clients.varlink);   /* every client, Monitor ones too */
         socket_file_remove(&m->clients.socket_file);

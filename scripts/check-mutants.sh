@@ -70,9 +70,9 @@ mutant fetch-calls-back daemon/sources/taskstats.c \
         '                (void) sd_event_source_set_enabled(t->news, SD_EVENT_ONESHOT);' \
         '                t->callback(t, t->userdata);' \
         tests/unit/test-manager tests/unit/test-taskstats
-mutant announce-at-once daemon/manager-record.c \
-        'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0)' \
-        'sd_event_source_set_enabled(m->clients.announce, SD_EVENT_ONESHOT) < 0 || true)' \
+mutant announce-at-once daemon/manager-turn.c \
+        $'        m->turn.status = true;\n        turn_end_due(m);' \
+        '        manager_announce_now(m);' \
         tests/unit/test-manager
 mutant off-past-queued-reads daemon/core/kernel-state.c \
         'if (reads_queued && (p.action == KERNEL_ACTION_ARM || want == KERNEL_MODE_COARSE)) {' \

@@ -409,6 +409,50 @@ static void test_one_status_per_read(void) {
         manager_free(m);
 }
 
+/* Off while a read event is queued waits for it, and comes right after
+ * it: the read may be a counted one, whose reader must find counting on. */
+static void test_off_waits_for_queued_reads(void) {
+        _cleanup_free_ char *vmstat = NULL;
+        uint64_t when = 0;
+        int enabled = SD_EVENT_OFF;
+        char *mode;
+        Manager *m;
+        pid_t pid;
+
+        m = start(POLICY_AUTO);
+        if (!m->watch.source) {
+                tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
+                manager_free(m);
+                return;
+        }
+        (void) manager_apply(m);
+        run_idle(m);
+        /* Another process's read, queued and not yet taken. */
+        if (root_path(root, "/proc/vmstat", &vmstat) < 0)
+                abort();
+        pid = fork();
+        if (pid == 0) {
+                char buf[64];
+                int fd = open(vmstat, O_RDONLY | O_CLOEXEC);
+
+                _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
+        }
+        waitpid(pid, NULL, 0);
+        ok(readers_pending(m->watch.source) > 0, "a read event is queued");
+
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        (void) manager_apply(m);
+        is_int(sd_event_run(m->event, 0), 1, "  the turn ends");
+        mode = get("/proc/sys/vm/numa_stat");
+        is_str(mode, "1\n", "pressure, but off waits for the queued read");
+        free(mode);
+        (void) sd_event_source_get_time(m->deadline_timer, &when);
+        (void) sd_event_source_get_enabled(m->deadline_timer, &enabled);
+        ok(enabled != SD_EVENT_OFF && when <= now_usec(CLOCK_MONOTONIC), "  the deadline is set for right after it");
+        ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "then counting goes off");
+        manager_free(m);
+}
+
 int main(void) {
         sigset_t mask;
 
@@ -425,6 +469,7 @@ int main(void) {
                 test_readers_die_and_return();
                 test_no_read_inside_another();
                 test_one_status_per_read();
+                test_off_waits_for_queued_reads();
         } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
