@@ -77,7 +77,11 @@ mutant announce-at-once daemon/manager-turn.c \
 mutant off-past-queued-reads daemon/core/kernel-state.c \
         'if (reads_queued && (p.action == KERNEL_ACTION_ARM || want == KERNEL_MODE_COARSE)) {' \
         'if (reads_queued && p.action == KERNEL_ACTION_ARM) {' \
-        tests/unit/test-kernel-state
+        tests/unit/test-kernel-state tests/unit/test-manager
+mutant deadline-now-lost daemon/manager-turn.c \
+        'if (m->turn.deadline_now)' \
+        'if (false)' \
+        tests/unit/test-manager
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
