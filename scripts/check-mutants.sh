@@ -85,7 +85,7 @@ mutant deadline-now-lost daemon/manager-turn.c \
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
-        tests/unit/test-kernel-state tests/integration/carry.sh
+        tests/unit/test-kernel-state
 mutant linger-max-zero-unbounded daemon/manager.c \
         'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
         'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
