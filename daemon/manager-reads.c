@@ -32,14 +32,20 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
         return ref;
 }
 
+/* Whether a read now could turn the kernel's auto on: armed, or in a
+ * state we do not know. */
+static bool may_trigger(const Manager *m) {
+        return m->kernel.mode == KERNEL_MODE_AUTO &&
+               (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN);
+}
+
 /* Whether the read being handled turned an armed auto on. The kernel logs
  * the trigger inside the read, before the read's event is queued, and the
  * log is read before each read is handled (take_kernel_log): the log
  * answers exactly. Without it, any read while armed is taken to have
  * triggered it (reads queued at arming were handled first). */
 bool read_triggered(const Manager *m) {
-        if (!(m->kernel.mode == KERNEL_MODE_AUTO &&
-              (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN)))
+        if (!may_trigger(m))
                 return false;
         if (!m->kauto.kmsg)
                 return m->kernel.auto_state == AUTO_STATE_ARMED;
@@ -47,9 +53,12 @@ bool read_triggered(const Manager *m) {
 }
 
 /* Before a read is handled, what the kernel logged before it (its trigger,
- * if it caused one): events in the order the kernel produced them. */
+ * if it caused one): events in the order the kernel produced them. Only
+ * while a trigger is possible: otherwise the log can wait for its own
+ * source, and a read costs no extra system call. */
 void take_kernel_log(Manager *m) {
-        kmsg_monitor_drain(m->kauto.kmsg);
+        if (may_trigger(m))
+                kmsg_monitor_drain(m->kauto.kmsg);
 }
 
 /* Counting is on and known to be: strict, or an auto the kernel's log
