@@ -248,10 +248,9 @@ int manager_restore(Manager *m);
 /* Reading a statistics file is harmless now (not a patched kernel in
  * "auto", where any read turns counting on). */
 bool manager_may_read_stats(const Manager *m);
-/* Something status shows may have changed: if it did (status_fingerprint()),
- * tell Monitor clients and systemd. */
-/* At the end of this loop turn (manager-turn.c): the status is announced,
- * the deadline computed again, or set for now (off waits for queued reads). */
+/* At the end of this loop turn (manager-turn.c): the status is announced
+ * to Monitor clients and systemd if it changed (status_fingerprint()), the
+ * deadline computed again, or set for now (off waits for queued reads). */
 void manager_state_changed(Manager *m);
 void manager_schedule_deadline(Manager *m);
 void manager_deadline_now(Manager *m);

@@ -132,14 +132,11 @@ static bool read_by_holder(Manager *m, const ReadEvent *ev) {
  * process's memory and /proc entry go. */
 static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         const TaskExit *e;
-        usec_t now;
 
         if (ev->comm || ev->from_exit_record || !m->exits.taskstats || ev->pid <= 0)
                 return;
         taskstats_fetch(m->exits.taskstats);
-        now = now_usec(CLOCK_MONOTONIC);
-        /* In the first second after boot there is nothing older. */
-        e = taskstats_find(m->exits.taskstats, ev->pid, now > PARKED_LOOKBACK_USEC ? now - PARKED_LOOKBACK_USEC : 0);
+        e = taskstats_find(m->exits.taskstats, ev->pid, exit_record_not_before(now_usec(CLOCK_MONOTONIC)));
         if (!e)
                 return;
         read_event_name_from(ev, e, e->comm);
@@ -325,7 +322,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
 /* A parked read (core/parked.h), handled with what its exit record (or,
  * without one, /proc before it was gone) said. */
 static void manager_unpark(Manager *m, ParkedRead *p) {
-        const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, parked_read_not_before(p));
+        const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, exit_record_not_before(p->since));
         char comm[TASKSTATS_COMM_MAX + 1];
         ReadEvent ev = {
                 .pid = p->pid,

@@ -65,8 +65,8 @@ int parked_reads_add(ParkedReads *p, pid_t pid, uint64_t since, const char *path
         return evicted;
 }
 
-uint64_t parked_read_not_before(const ParkedRead *r) {
-        return r->since > PARKED_LOOKBACK_USEC ? r->since - PARKED_LOOKBACK_USEC : 0;
+uint64_t exit_record_not_before(uint64_t taken) {
+        return taken > PARKED_LOOKBACK_USEC ? taken - PARKED_LOOKBACK_USEC : 0;
 }
 
 bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_record, void *userdata,
@@ -75,7 +75,7 @@ bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_rec
                 const ParkedRead *r = &p->reads[i];
 
                 if (!has_record || now >= r->since + PARKED_DEADLINE_USEC ||
-                    has_record(r->pid, parked_read_not_before(r), userdata)) {
+                    has_record(r->pid, exit_record_not_before(r->since), userdata)) {
                         take(p, i, ret);
                         return true;
                 }

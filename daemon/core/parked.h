@@ -59,7 +59,8 @@ bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_rec
  * deadline if sooner. UINT64_MAX when none is parked. */
 uint64_t parked_reads_next(const ParkedReads *p, uint64_t now);
 
-/* How far back a read's record may have been received: before the read
- * was taken, the record of a reader that exited at once may be in already. */
+/* How far back the exit record of a read taken at `taken` may have been
+ * received: before the read was taken, the record of a reader that exited
+ * at once may be in already. In the first second after boot, any. */
 #define PARKED_LOOKBACK_USEC (1000 * 1000ULL)
-uint64_t parked_read_not_before(const ParkedRead *r);
+uint64_t exit_record_not_before(uint64_t taken);

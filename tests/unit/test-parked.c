@@ -82,10 +82,8 @@ static void test_bounded(void) {
 }
 
 static void test_lookback(void) {
-        ParkedRead early = { .since = 10 }, late = { .since = 5 * PARKED_LOOKBACK_USEC };
-
-        is_int(parked_read_not_before(&early), 0, "in the first second after boot, any record");
-        is_int(parked_read_not_before(&late), 4 * PARKED_LOOKBACK_USEC, "later, a second back at most");
+        is_int(exit_record_not_before(10), 0, "in the first second after boot, any record");
+        is_int(exit_record_not_before(5 * PARKED_LOOKBACK_USEC), 4 * PARKED_LOOKBACK_USEC, "later, a second back at most");
 }
 
 int main(void) {
