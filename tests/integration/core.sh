@@ -40,9 +40,18 @@ for r in 1500 2500 3500 1200; do fake rate $r; sleep 0.4; done
 monitor_repeats() {
         python3 - "$T/monitor.out" <<'PYEND'
 import json, sys
-TICKS = {"allocation_rate"}
+TICKS = {"allocation_rate", "ledger.pages_total", "sources.samples_total"}
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 lines = [l.get("parameters", l) for l in lines]
+def flat(d, pre=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flat(v, pre + k + "."))
+        else:
+            out[pre + k] = v
+    return out
+lines = [flat(l) for l in lines]
 repeats = 0
 for a, b in zip(lines, lines[1:]):
     changed = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
