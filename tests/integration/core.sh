@@ -140,8 +140,12 @@ if host_uevent /sys/devices/system/memory/memory0/uevent 40; then
         ok $? "40 memory uevents seen"
         sleep 0.5
         R1=$(ctl --json=short | json_get sources.topology_reloads)
-        ok $([ $((R1 - R0)) -ge 1 ] && [ $((R1 - R0)) -le 2 ]; echo $?) \
-           "  coalesced into $((R1 - R0)) topology reload(s), not 40"
+        C1=$(ctl --json=short | json_get sources.topology_changes)
+        # Other tests' uevents (auto.sh's cpu0 and node0) may land within
+        # the burst: each may cost one reload more, never 40.
+        OTHERS=$((C1 - C0 - 40))
+        ok $([ $((R1 - R0)) -ge 1 ] && [ $((R1 - R0)) -le $((2 + OTHERS)) ]; echo $?) \
+           "  coalesced into $((R1 - R0)) topology reload(s), not 40 ($OTHERS other uevent(s))"
 else
         skip "no synthetic uevents of memory0 (see above)"
         skip "(coalescing)"
