@@ -114,20 +114,56 @@ int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeo
         return manager_counting(m) ? 1 : 0;
 }
 
-void manager_hold_remove(Manager *m, Hold *h) {
-        /* Reads made before a hold ends are judged while it is in force
-         * (the held command's last read usually comes just before its exit). */
-        if (!m->shut_down)
-                manager_flush_reads(m);
-        for (size_t i = 0; i < m->clients.n_holds; i++)
-                if (m->clients.holds[i] == h) {
-                        memmove(m->clients.holds + i, m->clients.holds + i + 1,
-                                (m->clients.n_holds - i - 1) * sizeof *m->clients.holds);
-                        m->clients.n_holds--;
-                        log_info("Hold %" PRIu64 " released.", h->id);
-                        hold_free(h);
-                        if (!m->shut_down)
-                                manager_holds_changed(m);
-                        return;
+/* Drops the released holds; returns how many. */
+static size_t drop_released(Manager *m) {
+        size_t n = 0, kept = 0;
+
+        for (size_t i = 0; i < m->clients.n_holds; i++) {
+                Hold *h = m->clients.holds[i];
+
+                if (!h->released) {
+                        m->clients.holds[kept++] = h;
+                        continue;
                 }
+                log_info("Hold %" PRIu64 " released.", h->id);
+                hold_free(h);
+                n++;
+        }
+        m->clients.n_holds = kept;
+        return n;
+}
+
+static int on_hold_release(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (drop_released(m) > 0)
+                manager_holds_changed(m);
+        return 0;
+}
+
+/* Below every source of normal priority: reads, exit records and the
+ * taskstats news queued when a hold was released are taken first. A
+ * flood of reads delays the release, which keeps counting on. */
+int manager_add_hold_release(Manager *m) {
+        int r;
+
+        r = sd_event_add_defer(m->event, &m->clients.hold_release, on_hold_release, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(m->clients.hold_release, "hold-release");
+        r = sd_event_source_set_priority(m->clients.hold_release, SD_EVENT_PRIORITY_NORMAL + 1);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->clients.hold_release, SD_EVENT_OFF);
+        return r;
+}
+
+/* A hold ends once the loop has taken what was queued before its end:
+ * the held command's last read usually comes just before its exit, and
+ * is the hold's. No other source is drained here. */
+void manager_hold_remove(Manager *m, Hold *h) {
+        h->released = true;
+        h->timer = sd_event_source_disable_unref(h->timer);
+        h->link = varlink_unref(h->link);       /* its connection is done with */
+        if (m->shut_down || sd_event_source_set_enabled(m->clients.hold_release, SD_EVENT_ONESHOT) < 0)
+                (void) drop_released(m);        /* nothing more will be taken */
 }

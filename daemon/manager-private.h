@@ -148,6 +148,7 @@ typedef struct Clients {
         Varlink **monitors;
         size_t n_monitors;
         Hold **holds;                   /* oldest first */
+        sd_event_source *hold_release;  /* one-shot: drops released holds (manager-holds.c) */
         size_t n_holds;
         uint64_t hold_ids;
         usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
@@ -284,6 +285,7 @@ void manager_load_carried(Manager *m);
 
 /* manager-holds.c */
 void hold_free(Hold *h);
+int manager_add_hold_release(Manager *m);
 
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);
@@ -303,7 +305,6 @@ void manager_triggered(Manager *m, const KernelState *from, Cause cause, const R
 void manager_resolve_parked(Manager *m);
 /* Handles the read events queued now and the parked reads whose exit
  * records are in, before a change that their judgement depends on. */
-void manager_flush_reads(Manager *m);
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_task_exits(Taskstats *t, void *userdata);
 void on_read(Readers *readers, ReadEvent *ev, void *userdata);

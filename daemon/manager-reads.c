@@ -421,15 +421,6 @@ void manager_rejudge_readers(Manager *m) {
         }
 }
 
-void manager_flush_reads(Manager *m) {
-        if (m->watch.source && readers_pending(m->watch.source) > 0)
-                (void) readers_flush(m->watch.source);
-        if (m->exits.taskstats && parked_reads_count(m->exits.parked) > 0) {
-                taskstats_fetch(m->exits.taskstats);
-                manager_resolve_parked(m);
-        }
-}
-
 void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 

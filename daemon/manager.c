@@ -152,6 +152,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->containers.timer);
         sd_event_source_disable_unref(m->metrics.timer);
         sd_event_source_disable_unref(m->turn.source);
+        sd_event_source_disable_unref(m->clients.hold_release);
         free(m->metrics.last);
         free(m->metrics.path);
         free(m->metrics.error);
@@ -484,6 +485,8 @@ static int manager_add_timers(Manager *m) {
                 r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r >= 0)
                 r = manager_add_turn_end(m);
+        if (r >= 0)
+                r = manager_add_hold_release(m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;

@@ -6,6 +6,7 @@
  * on; HOLDS_PER_UID_MAX bounds what one user can pile up. The manager owns
  * holds (manager_hold_add/remove); status reads them. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -19,9 +20,10 @@ struct Varlink;
 typedef struct Hold {
         struct Manager *manager;
         uint64_t id;
-        struct Varlink *link;           /* ref; the hold ends when it closes */
+        struct Varlink *link;           /* ref; the hold ends when it closes (NULL once released) */
         ReaderRef owner;                /* the caller, by its socket credentials */
         char *reason;                   /* as the caller said it (raw, untrusted) */
         uint64_t since, until;          /* CLOCK_REALTIME µs; until 0: while connected */
         sd_event_source *timer;         /* until */
+        bool released;                  /* still in force until what was queued before is taken */
 } Hold;
