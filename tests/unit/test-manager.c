@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -111,7 +112,7 @@ static bool notify_got(int fd, const char *what) {
         return found;
 }
 
-static Manager *start(Policy policy) {
+static Manager *start_lingering(Policy policy, usec_t linger) {
         _cleanup_free_ char *sock = NULL, *run = NULL;
         Manager *m = NULL;
         Config c;
@@ -119,7 +120,8 @@ static Manager *start(Policy policy) {
         config_init(&c);
         c.mode = policy;
         c.interval = 3600 * USEC_PER_SEC;       /* no sampling in the way */
-        c.min_dwell = c.linger = c.sustain = 0;
+        c.min_dwell = c.sustain = 0;
+        c.linger = linger;
         c.coarse_above = 1000;
         c.strict_below = 10;
         /* Its crash-restore state and carried counters in the tree, never
@@ -133,6 +135,10 @@ static Manager *start(Policy policy) {
                 abort();
         config_done(&c);
         return m;
+}
+
+static Manager *start(Policy policy) {
+        return start_lingering(policy, 0);
 }
 
 /* Fails, saying what the kernel's mode was then (*userdata, malloc'd). */
@@ -453,6 +459,62 @@ static void test_off_waits_for_queued_reads(void) {
         manager_free(m);
 }
 
+/* A hold ends after what was queued before its end: its command's last
+ * read, still in the fanotify queue when the release comes (the client's
+ * disconnect), is the hold's and does not linger past it. */
+static void test_hold_ends_after_queued_reads(void) {
+        _cleanup_free_ char *vmstat = NULL;
+        Hold *h, **a;
+        Manager *m;
+        pid_t pid;
+
+        m = start_lingering(POLICY_AUTO, 3 * USEC_PER_SEC);
+        if (!m->watch.source || !m->exits.taskstats) {
+                tap_skip("fanotify or taskstats unavailable here (needs CAP_SYS_ADMIN, CAP_NET_ADMIN)");
+                manager_free(m);
+                return;
+        }
+        /* As manager_hold_add() makes it, for this process, without a
+         * connection: the release is what is tried. */
+        h = calloc(1, sizeof *h);
+        a = reallocarray(m->clients.holds, 1, sizeof *a);
+        if (!h || !a)
+                abort();
+        *h = (Hold) { .manager = m, .id = 1, .since = now_usec(CLOCK_REALTIME) };
+        process_describe(getpid(), getuid(), &h->owner);
+        m->clients.holds = a;
+        m->clients.holds[m->clients.n_holds++] = h;
+        m->clients.held_since = now_usec(CLOCK_MONOTONIC);
+        policy_set_holds(&m->engine, 1, &h->owner, NULL);
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        (void) manager_apply(m);
+        run_idle(m);
+        ok(counting_on(m), "pressure, and a hold: counting on");
+        /* Linger from the start-up (a read just before it, maybe) passes:
+         * only the hold keeps counting on. */
+        nanosleep(&(struct timespec) { .tv_sec = 3, .tv_nsec = 100 * 1000 * 1000 }, NULL);
+        run_idle(m);
+        ok(counting_on(m), "  linger passed, the hold keeps counting on");
+
+        /* The held command's read, and its exit. */
+        if (root_path(root, "/proc/vmstat", &vmstat) < 0)
+                abort();
+        pid = fork();
+        if (pid == 0) {
+                char buf[64];
+                int fd = open(vmstat, O_RDONLY | O_CLOEXEC);
+
+                _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
+        }
+        waitpid(pid, NULL, 0);
+        ok(readers_pending(m->watch.source) > 0, "its read event is queued");
+        manager_hold_remove(m, h);
+        is_int((int) m->clients.n_holds, 1, "  released: the hold stays in force until it is taken");
+        ok(run_until(m, counting_off, 2 * USEC_PER_SEC), "the read was the hold's: counting goes off, no linger (3 s)");
+        is_int((int) m->clients.n_holds, 0, "  and the hold is gone");
+        manager_free(m);
+}
+
 int main(void) {
         sigset_t mask;
 
@@ -470,6 +532,7 @@ int main(void) {
                 test_no_read_inside_another();
                 test_one_status_per_read();
                 test_off_waits_for_queued_reads();
+                test_hold_ends_after_queued_reads();
         } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
