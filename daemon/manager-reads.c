@@ -81,9 +81,9 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
  * command as its child), while the hold lasts. Such reads need counting
  * only while the hold lasts, and it keeps counting on: they do not linger
  * past it. The uid bounds what a holder can mark so to its own processes.
- * The command's last reads are judged before its hold ends (the release
- * flushes them first); one handled later (a flood the flush could not
- * drain) lingers as any read does, the safe side. */
+ * The command's last reads are judged before its hold ends: a released
+ * hold stays in force until the loop has taken what was queued before
+ * (manager_hold_remove()). */
 static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
         const Clients *c = &m->clients;
 

@@ -82,6 +82,10 @@ mutant deadline-now-lost daemon/manager-turn.c \
         'if (m->turn.deadline_now)' \
         'if (false)' \
         tests/unit/test-manager
+mutant hold-release-first daemon/manager-holds.c \
+        'SD_EVENT_PRIORITY_NORMAL + 1);' \
+        'SD_EVENT_PRIORITY_IMPORTANT - 2);' \
+        tests/unit/test-manager
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
