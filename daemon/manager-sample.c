@@ -218,13 +218,21 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 
         if (!(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED))
                 return 0;
+        /* Reads queued while armed turned it on before this sample could:
+         * they are taken first, in their own turns (the trigger is theirs);
+         * the sample waits for them, and is moot if one did. */
+        if (readers_pending(m->watch.source) > 0) {
+                timer_at(s, now_usec(CLOCK_MONOTONIC));
+                return 0;
+        }
         m->kauto.sampling = true;
         m->kauto.sample_triggered = false;
         m->kernel.auto_state = AUTO_STATE_TRIGGERED;    /* by the read below */
         manager_sample(m, false);
+        /* Our own read's trigger, read back: the kernel logs it inside the
+         * read, so it is there already. */
         kmsg_monitor_drain(m->kauto.kmsg);
         m->kauto.sampling = false;
-        (void) readers_flush(m->watch.source);
         m->kauto.armed_samples++;
         manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kauto.kmsg && m->kauto.sample_triggered);
         (void) manager_apply(m);

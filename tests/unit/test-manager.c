@@ -112,7 +112,7 @@ static bool notify_got(int fd, const char *what) {
         return found;
 }
 
-static Manager *start_lingering(Policy policy, usec_t linger) {
+static Manager *start_with(Policy policy, usec_t linger, OffMode off_mode) {
         _cleanup_free_ char *sock = NULL, *run = NULL;
         Manager *m = NULL;
         Config c;
@@ -122,6 +122,7 @@ static Manager *start_lingering(Policy policy, usec_t linger) {
         c.interval = 3600 * USEC_PER_SEC;       /* no sampling in the way */
         c.min_dwell = c.sustain = 0;
         c.linger = linger;
+        c.off_mode = off_mode;
         c.coarse_above = 1000;
         c.strict_below = 10;
         /* Its crash-restore state and carried counters in the tree, never
@@ -138,7 +139,7 @@ static Manager *start_lingering(Policy policy, usec_t linger) {
 }
 
 static Manager *start(Policy policy) {
-        return start_lingering(policy, 0);
+        return start_with(policy, 0, OFF_MODE_COARSE);
 }
 
 /* Fails, saying what the kernel's mode was then (*userdata, malloc'd). */
@@ -468,7 +469,7 @@ static void test_hold_ends_after_queued_reads(void) {
         Manager *m;
         pid_t pid;
 
-        m = start_lingering(POLICY_AUTO, 3 * USEC_PER_SEC);
+        m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
         if (!m->watch.source || !m->exits.taskstats) {
                 tap_skip("fanotify or taskstats unavailable here (needs CAP_SYS_ADMIN, CAP_NET_ADMIN)");
                 manager_free(m);
@@ -515,6 +516,53 @@ static void test_hold_ends_after_queued_reads(void) {
         manager_free(m);
 }
 
+static bool counting_strict(Manager *m) {
+        return m->kernel.mode == KERNEL_MODE_STRICT;
+}
+
+/* On a patched kernel: an armed sample due while a read is queued waits
+ * for it. The read turned the kernel's auto on (it found counting off),
+ * not the sample. */
+static void test_armed_sample_after_queued_reads(void) {
+        _cleanup_free_ char *vmstat = NULL, *mode_file = NULL;
+        Manager *m;
+        pid_t pid;
+
+        put("/proc/sys/vm/numa_stats_mode", "strict\n");
+        m = start_with(POLICY_AUTO, 0, OFF_MODE_AUTO);
+        if (!m->watch.source) {
+                tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
+                goto done;
+        }
+        is_int(m->backend, BACKEND_NUMA_STATS_MODE, "a patched kernel's interface");
+        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        (void) manager_apply(m);
+        run_idle(m);
+        ok(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED,
+           "pressure: the kernel's auto is armed");
+
+        if (root_path(root, "/proc/vmstat", &vmstat) < 0)
+                abort();
+        pid = fork();
+        if (pid == 0) {
+                char buf[64];
+                int fd = open(vmstat, O_RDONLY | O_CLOEXEC);
+
+                _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
+        }
+        waitpid(pid, NULL, 0);
+        ok(readers_pending(m->watch.source) > 0, "a read is queued");
+        timer_at(m->kauto.armed_timer, now_usec(CLOCK_MONOTONIC));      /* and the armed sample due */
+        ok(run_until(m, counting_strict, 5 * USEC_PER_SEC), "the read turns counting on: strict");
+        is_int((int) m->kauto.triggers, 1, "  the trigger was the read's");
+        is_int((int) m->kauto.armed_samples, 0, "  the sample waited, and was moot");
+        is_int((int) m->readertab.first_off, 1, "  the read found counting off");
+done:
+        manager_free(m);
+        if (root_path(root, "/proc/sys/vm/numa_stats_mode", &mode_file) < 0 || unlink(mode_file) < 0)
+                abort();
+}
+
 int main(void) {
         sigset_t mask;
 
@@ -533,6 +581,7 @@ int main(void) {
                 test_one_status_per_read();
                 test_off_waits_for_queued_reads();
                 test_hold_ends_after_queued_reads();
+                test_armed_sample_after_queued_reads();
         } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
