@@ -86,6 +86,10 @@ mutant hold-release-first daemon/manager-holds.c \
         'SD_EVENT_PRIORITY_NORMAL + 1);' \
         'SD_EVENT_PRIORITY_IMPORTANT - 2);' \
         tests/unit/test-manager
+mutant armed-sample-before-reads daemon/manager-sample.c \
+        'if (readers_pending(m->watch.source) > 0) {' \
+        'if (false) {' \
+        tests/unit/test-manager
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
