@@ -291,6 +291,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 PolicyConfig pc;
 
                 policy_on_reader_named(&m->engine, &ref);
+                if (clock.by_holder)
+                        policy_on_held_read(&m->engine, &ref);
                 if (m->decision.cause == CAUSE_READ && m->decision.reader.pid == ref.pid) {
                         m->decision.reader = ref;
                         manager_policy_config(m, &pc);

@@ -70,6 +70,7 @@ void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader)
         s->last_counted_read = now;
         s->read_cause = CAUSE_READ;
         s->last_reader = *reader;
+        s->last_read_held = false;
         s->linger_from = now;
         s->linger_cause = CAUSE_READ;
         s->linger_reader = *reader;
@@ -96,6 +97,11 @@ void policy_set_linger_from(PolicyState *s, usec_t from, const ReaderRef *who) {
 
 static bool same_read(const ReaderRef *a, const ReaderRef *b) {
         return a->pid == b->pid && streq_ptr(a->path, b->path);
+}
+
+void policy_on_held_read(PolicyState *s, const ReaderRef *reader) {
+        if (s->read_cause == CAUSE_READ && same_read(&s->last_reader, reader))
+                s->last_read_held = true;
 }
 
 void policy_on_reader_named(PolicyState *s, const ReaderRef *reader) {
@@ -255,8 +261,10 @@ static void gather_facts(const PolicyState *s, const PolicyConfig *c, usec_t now
         d->last_read_cause = s->linger_cause;
         d->last_reader = s->linger_reader;
         d->periodic_since = s->last_counted_read > s->linger_from && s->read_cause == CAUSE_READ;
-        if (d->periodic_since)
+        if (d->periodic_since) {
                 d->periodic_reader = s->last_reader;
+                d->held_since = s->last_read_held;
+        }
 }
 
 /* Returns whether counting is wanted; sets d's rule and, on a flip, cause. */
@@ -634,7 +642,9 @@ void decision_format_reason(const Decision *d, const PolicyConfig *c, char *buf,
                     " for %s and no counted read for %s (last: %s)%s%s%s: counting off",
                     d->rate, c->coarse_above, dur(a, c->sustain), dur(b, c->linger),
                     last_read_str(d, "none since start-up", who, sizeof who),
-                    d->periodic_since ? "; since, only reads by readers with a learned period, none due (last: " : "",
+                    !d->periodic_since ? ""
+                    : d->held_since    ? "; since, only reads that need no linger, the last by a hold's own command (last: "
+                                       : "; since, only reads by readers with a learned period, none due (last: ",
                     d->periodic_since ? reader_ref_format(&d->periodic_reader, who2, sizeof who2) : "",
                     d->periodic_since ? ")" : "");
                 break;

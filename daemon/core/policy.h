@@ -46,6 +46,7 @@ typedef struct PolicyState {
         usec_t last_counted_read;       /* the latest counted read: counting on for it if off */
         Cause read_cause;               /* STARTUP, READ, LOST_READS or HOLD */
         ReaderRef last_reader;          /* for CAUSE_READ */
+        bool last_read_held;            /* ...by a hold's own command: it does not linger */
 
         /* Linger runs from the last counted read of a reader whose period
          * is not known (the reader table says which), or from what no
@@ -126,7 +127,8 @@ typedef struct Decision {
         PolicyRule rule;
         Cause last_read_cause;  /* the read linger runs from: STARTUP (none since), READ, LOST_READS, HOLD */
         ReaderRef last_reader;  /* ...its reader, for CAUSE_READ */
-        bool periodic_since;    /* counted reads since, all by readers whose period is learned */
+        bool periodic_since;    /* counted reads since, all by readers whose period is learned, */
+        bool held_since;        /* ...or by a hold's own command (the last one was) */
         ReaderRef periodic_reader;      /* ...the last of them */
 
         /* The facts the rule looked at, for the reason. */
@@ -160,6 +162,10 @@ void policy_on_counted_read(PolicyState *s, usec_t now, const ReaderRef *reader)
  * the slow parts after the switch): the engine's record of it, and so the
  * reasons rendered from now on, name it in full. */
 void policy_on_reader_named(PolicyState *s, const ReaderRef *reader);
+/* The last counted read, reader's, was by a hold's own command (known once
+ * it is named): it needs counting only while the hold lasts, which the
+ * reader table already says; the reasons say so too. */
+void policy_on_held_read(PolicyState *s, const ReaderRef *reader);
 /* Reads that nobody could attribute (the fanotify queue overflowed): they
  * count, with no reader to name. */
 void policy_on_lost_reads(PolicyState *s, usec_t now);

@@ -39,6 +39,7 @@ enum {
         STEP_HOLDS,
         STEP_EXPECT,
         STEP_LINGER,
+        STEP_HELD_READ,
 };
 
 typedef struct Step {
@@ -66,6 +67,8 @@ typedef struct Step {
 } Step;
 
 #define READ(t_, who) { .what = STEP_READ, .t = (t_), .reader = &R_##who }
+/* The last read, named: by a hold's own command */
+#define HELD_READ(t_, who) { .what = STEP_HELD_READ, .t = (t_), .reader = &R_##who }
 #define RATE(t_, r) { .what = STEP_RATE, .t = (t_), .rate = (r) }
 /* A sample whose smoothed rate (sm) lags the interval's own (iv). */
 #define RATE_SPLIT(t_, sm, iv) { .what = STEP_RATE, .t = (t_), .rate = (sm), .interval_rate = (iv), .split = true }
@@ -651,6 +654,33 @@ static const Scenario scenarios[] = {
                 },
         },
         {
+                "a hold's command's last read needs no linger, and the switch off says so, not a learned period",
+                AUTO_DEFAULTS,
+                (const Step[]) {
+                        GO_OFF_AT_300,
+                        HOLDS(S(400), 1, &R_CAT, "bench"),
+                        EVAL_WHY(S(400), STRICT, true, true, HOLD, ON_FOR_HOLD),
+                        READ(S(410), NUMASTAT),
+                        HELD_READ(S(410), NUMASTAT),
+                        /* The reader table: its reads do not linger. */
+                        LINGER(S(410), 0, NULL),
+                        HOLDS(S(440), 0, NULL, NULL),
+                        EVAL_LACKS(S(440), COARSE, false, true,
+                                   "; since, only reads that need no linger, the last by a hold's own command (last: "
+                                   NUMASTAT ")",
+                                   "learned period"),
+                        /* A later read by anyone else is not the hold's. */
+                        READ(S(450), NUMASTAT),
+                        EVAL_WHY(S(450), STRICT, true, true, READ, ON_FOR_READ),
+                        LINGER(S(450), 0, NULL),
+                        EXPECT(S(450), S(460), &R_NUMASTAT, S(10)),
+                        EXPECT(S(460), 0, NULL, 0),
+                        EVAL_LACKS(S(490), COARSE, false, true, "learned period, none due (last: " NUMASTAT ")",
+                                   "a hold's own command"),
+                        END,
+                },
+        },
+        {
                 "the reader table cannot withdraw the start's linger", AUTO_DEFAULTS,
                 (const Step[]) {
                         RATE(0, 150000),
@@ -713,6 +743,9 @@ static void run_scenario(const Scenario *sc) {
                         break;
                 case STEP_LINGER:
                         policy_set_linger_from(&s, st->until ? T0 + st->until : 0, st->reader);
+                        break;
+                case STEP_HELD_READ:
+                        policy_on_held_read(&s, st->reader);
                         break;
                 case STEP_RELOAD:
                         if (st->coarse_above)
