@@ -90,6 +90,14 @@ mutant armed-sample-before-reads daemon/manager-sample.c \
         'if (readers_pending(m->watch.source) > 0) {' \
         'if (false) {' \
         tests/unit/test-manager
+mutant held-read-unsaid daemon/core/policy.c \
+        '                d->held_since = s->last_read_held;' \
+        '                d->held_since = false;' \
+        tests/unit/test-policy
+mutant held-read-sticks daemon/core/policy.c \
+        $'        s->last_reader = *reader;\n        s->last_read_held = false;' \
+        '        s->last_reader = *reader;' \
+        tests/unit/test-policy
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
