@@ -139,6 +139,8 @@ released=$SECONDS
 wait_for 15 sysctl_is 0
 ok $? "a benchmark under a hold: counting off after it"
 ok $([ $((SECONDS - released)) -lt 10 ]; echo $?) "  without waiting linger=15s after its reads ($((SECONDS - released)) s)"
+contains "$(ctl history | tail -1)" "only reads that need no linger, the last by a hold's own command (last: cat" \
+        "  the switch says its reads were the hold's command's"
 # The same, the daemon stopped from the hold's start until the command and
 # its shell are gone: its reads, handled after the release, are the hold's
 # still (named from exit records, their parents too). 3,000 other exits
