@@ -98,6 +98,10 @@ mutant held-read-sticks daemon/core/policy.c \
         $'        s->last_reader = *reader;\n        s->last_read_held = false;' \
         '        s->last_reader = *reader;' \
         tests/unit/test-policy
+mutant held-read-untold daemon/manager-reads.c \
+        '                if (clock.by_holder)' \
+        '                if (false)' \
+        tests/integration/linger.sh
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
