@@ -161,22 +161,6 @@ if [ $took -ge 10 ]; then
         ctl --json=short | python3 -c 'import json, sys; s = json.load(sys.stdin)["sources"]
 print("#   exits named %s, missed %s" % (s["exits_named"], s["exits_missed"]))'
 fi
-# The same, its last read queued behind a flood of its own (3,000 reads,
-# alternating files, so none coalesce: more than one batch). The daemon
-# takes the release (the client's disconnect) while reads made before it
-# still wait in the queue: they are the hold's all the same.
-FLOOD='import sys
-for _ in range(1500):
-    for p in sys.argv[1:]:
-        with open(p, "rb") as f: f.read(64)'
-ctl hold --reason=bench -- sh -c "kill -STOP $DAEMON_PID; python3 -c '$FLOOD' '$NODE0' '$T/proc/vmstat'"
-kill -CONT "$DAEMON_PID"
-released=$SECONDS
-wait_for 15 sysctl_is 0
-ok $? "a benchmark whose reads are queued behind its own flood when its hold ends: counting off"
-took=$((SECONDS - released))
-ok $([ $took -lt 10 ]; echo $?) "  without waiting linger=15s ($took s)"
-[ $took -lt 10 ] || ctl readers | sed 's/^/#   /'
 bench_hold setpriv --reuid=65534 --regid=65534 --clear-groups
 offs=0
 for _ in $(seq 1 15); do [ "$(cat "$SYSCTL")" = 1 ] || offs=$((offs + 1)); sleep 0.2; done

@@ -418,23 +418,12 @@ static void test_one_status_per_read(void) {
 
 /* Off while a read event is queued waits for it, and comes right after
  * it: the read may be a counted one, whose reader must find counting on. */
-static void test_off_waits_for_queued_reads(void) {
+/* Another process reads the tree's /proc/vmstat and exits: its read event
+ * is queued, not yet taken. */
+static void read_vmstat_in_child(void) {
         _cleanup_free_ char *vmstat = NULL;
-        uint64_t when = 0;
-        int enabled = SD_EVENT_OFF;
-        char *mode;
-        Manager *m;
         pid_t pid;
 
-        m = start(POLICY_AUTO);
-        if (!m->watch.source) {
-                tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
-                manager_free(m);
-                return;
-        }
-        (void) manager_apply(m);
-        run_idle(m);
-        /* Another process's read, queued and not yet taken. */
         if (root_path(root, "/proc/vmstat", &vmstat) < 0)
                 abort();
         pid = fork();
@@ -445,6 +434,24 @@ static void test_off_waits_for_queued_reads(void) {
                 _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
         }
         waitpid(pid, NULL, 0);
+}
+
+static void test_off_waits_for_queued_reads(void) {
+        uint64_t when = 0;
+        int enabled = SD_EVENT_OFF;
+        char *mode;
+        Manager *m;
+
+        m = start(POLICY_AUTO);
+        if (!m->watch.source) {
+                tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
+                manager_free(m);
+                return;
+        }
+        (void) manager_apply(m);
+        run_idle(m);
+        /* Another process's read, queued and not yet taken. */
+        read_vmstat_in_child();
         ok(readers_pending(m->watch.source) > 0, "a read event is queued");
 
         policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
@@ -464,10 +471,8 @@ static void test_off_waits_for_queued_reads(void) {
  * read, still in the fanotify queue when the release comes (the client's
  * disconnect), is the hold's and does not linger past it. */
 static void test_hold_ends_after_queued_reads(void) {
-        _cleanup_free_ char *vmstat = NULL;
         Hold *h, **a;
         Manager *m;
-        pid_t pid;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
         if (!m->watch.source || !m->exits.taskstats) {
@@ -498,16 +503,7 @@ static void test_hold_ends_after_queued_reads(void) {
         ok(counting_on(m), "  linger passed, the hold keeps counting on");
 
         /* The held command's read, and its exit. */
-        if (root_path(root, "/proc/vmstat", &vmstat) < 0)
-                abort();
-        pid = fork();
-        if (pid == 0) {
-                char buf[64];
-                int fd = open(vmstat, O_RDONLY | O_CLOEXEC);
-
-                _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
-        }
-        waitpid(pid, NULL, 0);
+        read_vmstat_in_child();
         ok(readers_pending(m->watch.source) > 0, "its read event is queued");
         manager_hold_remove(m, h);
         is_int((int) m->clients.n_holds, 1, "  released: the hold stays in force until it is taken");
@@ -524,9 +520,8 @@ static bool counting_strict(Manager *m) {
  * for it. The read turned the kernel's auto on (it found counting off),
  * not the sample. */
 static void test_armed_sample_after_queued_reads(void) {
-        _cleanup_free_ char *vmstat = NULL, *mode_file = NULL;
+        _cleanup_free_ char *mode_file = NULL;
         Manager *m;
-        pid_t pid;
 
         put("/proc/sys/vm/numa_stats_mode", "strict\n");
         m = start_with(POLICY_AUTO, 0, OFF_MODE_AUTO);
@@ -541,16 +536,7 @@ static void test_armed_sample_after_queued_reads(void) {
         ok(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED,
            "pressure: the kernel's auto is armed");
 
-        if (root_path(root, "/proc/vmstat", &vmstat) < 0)
-                abort();
-        pid = fork();
-        if (pid == 0) {
-                char buf[64];
-                int fd = open(vmstat, O_RDONLY | O_CLOEXEC);
-
-                _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
-        }
-        waitpid(pid, NULL, 0);
+        read_vmstat_in_child();
         ok(readers_pending(m->watch.source) > 0, "a read is queued");
         /* The armed sample dispatched now, as when the read came after the
          * loop's poll (or during a flood, when reads lose their precedence). */
