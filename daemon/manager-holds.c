@@ -133,28 +133,15 @@ static size_t drop_released(Manager *m) {
         return n;
 }
 
-static int on_hold_release(sd_event_source *s, void *userdata) {
+/* Below every source of normal priority (manager.c sets it up): reads,
+ * exit records and the taskstats news queued when a hold was released are
+ * taken first. A flood of reads delays the release, which keeps counting on. */
+int on_hold_release(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
         if (drop_released(m) > 0)
                 manager_holds_changed(m);
         return 0;
-}
-
-/* Below every source of normal priority: reads, exit records and the
- * taskstats news queued when a hold was released are taken first. A
- * flood of reads delays the release, which keeps counting on. */
-int manager_add_hold_release(Manager *m) {
-        int r;
-
-        r = sd_event_add_defer(m->event, &m->clients.hold_release, on_hold_release, m);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(m->clients.hold_release, "hold-release");
-        r = sd_event_source_set_priority(m->clients.hold_release, SD_EVENT_PRIORITY_NORMAL + 1);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(m->clients.hold_release, SD_EVENT_OFF);
-        return r;
 }
 
 /* A hold ends once the loop has taken what was queued before its end:

@@ -255,7 +255,7 @@ bool manager_may_read_stats(const Manager *m);
 void manager_state_changed(Manager *m);
 void manager_schedule_deadline(Manager *m);
 void manager_deadline_now(Manager *m);
-int manager_add_turn_end(Manager *m);
+int on_turn_end(sd_event_source *s, void *userdata);
 void manager_turn_end(Manager *m);
 void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);
@@ -285,7 +285,7 @@ void manager_load_carried(Manager *m);
 
 /* manager-holds.c */
 void hold_free(Hold *h);
-int manager_add_hold_release(Manager *m);
+int on_hold_release(sd_event_source *s, void *userdata);
 
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);
