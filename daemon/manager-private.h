@@ -148,8 +148,8 @@ typedef struct Clients {
         Varlink **monitors;
         size_t n_monitors;
         Hold **holds;                   /* oldest first */
-        sd_event_source *hold_release;  /* one-shot: drops released holds (manager-holds.c) */
         size_t n_holds;
+        sd_event_source *hold_release;  /* one-shot: drops released holds (manager-holds.c) */
         uint64_t hold_ids;
         usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
         uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
@@ -303,8 +303,6 @@ bool read_triggered(const Manager *m);
 void take_kernel_log(Manager *m);
 void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed);
 void manager_resolve_parked(Manager *m);
-/* Handles the read events queued now and the parked reads whose exit
- * records are in, before a change that their judgement depends on. */
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_task_exits(Taskstats *t, void *userdata);
 void on_read(Readers *readers, ReadEvent *ev, void *userdata);
