@@ -2,9 +2,9 @@
 #pragma once
 
 /* The manager's state, and what its files (manager.c, manager-*.c) share
- * with one another. Also read by status.c (the snapshot), service.c (the
- * clients it owns) and test-manager.c: one object across these files,
- * still to be split into units that keep their state private.
+ * with one another. Also read by status.c (the snapshot) and
+ * test-manager.c: one object across these files, still to be split into
+ * units that keep their state private.
  *
  * Events are stamped with the clock itself, not sd_event_now(): events
  * handled in one loop turn must keep their order (a read handled after a
@@ -24,7 +24,6 @@
 #include "carry.h"
 #include "counters.h"
 #include "history.h"
-#include "hold.h"
 #include "kernel-state.h"
 #include "kmsg.h"
 #include "parsers.h"
@@ -32,14 +31,12 @@
 #include "readers.h"
 #include "known-probe.h"
 #include "readertab.h"
-#include "socket-file.h"
+#include "service.h"
 #include "status.h"
 #include "taskstats.h"
 #include "textfile.h"
 #include "topology.h"
 #include "uevent.h"
-#include "varlink-client.h"
-#include "varlink-server.h"
 
 /* Reader detection: the fanotify source, and its retry when it fails
  * (manager-sources.c). */
@@ -140,27 +137,13 @@ typedef struct Counts {
         Ledger ledger;                  /* pages allocated with counting on and off */
 } Counts;
 
-/* Who is connected: the socket, Monitor subscribers, holds (service.c,
- * manager-holds.c). */
-typedef struct Clients {
-        VarlinkServer *varlink;
-        SocketFile socket_file;         /* the socket file we bound ourselves, if any */
-        Varlink **monitors;
-        size_t n_monitors;
-        Hold **holds;                   /* oldest first */
-        size_t n_holds;
-        sd_event_source *hold_release;  /* one-shot: drops released holds (manager-holds.c) */
-        uint64_t hold_ids;
-        usec_t held_since;              /* CLOCK_MONOTONIC: holds in force without a break since, once applied */
-        uint64_t fingerprint;           /* status_fingerprint() last announced (STATUS=, Monitor) */
-} Clients;
-
 /* What this loop turn's handler changed, settled at its end (manager-turn.c). */
 typedef struct TurnEnd {
         sd_event_source *source;
         bool status;                    /* announce the status */
         bool deadline;                  /* compute the deadline again */
         bool deadline_now;              /* ...or set it for now: off waits for queued reads */
+        uint64_t announced;             /* status_fingerprint() last announced (STATUS=, Monitor) */
 } TurnEnd;
 
 typedef struct Manager {
@@ -206,7 +189,7 @@ typedef struct Manager {
         int runtime_fd;         /* ...opened and checked; -1: crash safety off */
         char *runtime_error;    /* why it is off, if it is */
 
-        Clients clients;
+        Service *service;               /* the varlink service, its clients and holds */
 
         bool shut_down;         /* manager_shutdown() ran */
         uint64_t started;       /* CLOCK_REALTIME, µs */
@@ -282,10 +265,6 @@ void manager_schedule_armed_sampling(Manager *m, usec_t now);
 int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_sampling(Manager *m);
 void manager_load_carried(Manager *m);
-
-/* manager-holds.c */
-void hold_free(Hold *h);
-int on_hold_release(sd_event_source *s, void *userdata);
 
 /* manager-apply.c */
 void manager_save_restore_state(Manager *m);

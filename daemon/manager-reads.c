@@ -83,12 +83,12 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
  * past it. The uid bounds what a holder can mark so to its own processes.
  * The command's last reads are judged before its hold ends: a released
  * hold stays in force until the loop has taken what was queued before
- * (manager_hold_remove()). */
+ * (holds_release()). */
 static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
-        const Clients *c = &m->clients;
+        const Holds *holds = service_holds(m->service);
 
-        for (size_t i = 0; i < c->n_holds; i++) {
-                const ReaderRef *o = &c->holds[i]->owner;
+        for (size_t i = 0; i < holds_count(holds); i++) {
+                const ReaderRef *o = &holds_get(holds, i)->owner;
 
                 if (o->pid == pid && o->has_uid && o->uid == uid)
                         return true;
@@ -116,7 +116,7 @@ static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
 static bool read_by_holder(Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
 
-        if (m->clients.n_holds == 0 || !ev->has_uid)
+        if (holds_count(service_holds(m->service)) == 0 || !ev->has_uid)
                 return false;
         for (unsigned depth = 0; depth < 32 && pid > 1; depth++) {
                 if (is_holder(m, pid, ev->uid))
@@ -222,8 +222,8 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         usec_t linger = m->config.linger, since;
 
         since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger;
-        if (m->clients.n_holds > 0)
-                since = MAX(since, m->clients.held_since);
+        if (holds_count(service_holds(m->service)) > 0)
+                since = MAX(since, holds_held_since(service_holds(m->service)));
         return (ReadClock) {
                 .realtime = now_usec(CLOCK_REALTIME),
                 .mono = now,

@@ -114,6 +114,10 @@ void manager_set_error(Manager *m, int error, char **message) {
         };
 }
 
+const char *manager_last_error(const Manager *m) {
+        return m->last_error.message;
+}
+
 void manager_clear_error(Manager *m) {
         free(m->last_error.message);
         m->last_error = (ErrorRecord){};
@@ -129,10 +133,10 @@ void manager_announce_now(Manager *m) {
 
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         fp = status_fingerprint(&st);
-        if (fp == m->clients.fingerprint)
+        if (fp == m->turn.announced)
                 return;
-        m->clients.fingerprint = fp;
-        service_notify_monitors(m, &st);
+        m->turn.announced = fp;
+        service_notify_monitors(m->service, &st);
         (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
 }
 

@@ -88,7 +88,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                 return log_oom();
         /* Before anything can fail: manager_free() closes what is >= 0. */
         m->runtime_fd = -1;
-        m->clients.socket_file = SOCKET_FILE_NULL;
         m->config = *config;
         *config = (Config){};
 
@@ -133,11 +132,7 @@ Manager *manager_free(Manager *m) {
         /* First the exit path (once), which disconnects every client and so
          * empties the Monitor list through on_disconnect; only then free. */
         (void) manager_shutdown(m);
-        service_done(m);
-        for (size_t i = 0; i < m->clients.n_holds; i++)
-                hold_free(m->clients.holds[i]);
-        free(m->clients.holds);
-        varlink_server_unref(m->clients.varlink);
+        m->service = service_free(m->service);
         if (m->runtime_fd >= 0)
                 close(m->runtime_fd);
         free(m->runtime_dir);
@@ -152,7 +147,6 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->containers.timer);
         sd_event_source_disable_unref(m->metrics.timer);
         sd_event_source_disable_unref(m->turn.source);
-        sd_event_source_disable_unref(m->clients.hold_release);
         free(m->metrics.last);
         free(m->metrics.path);
         free(m->metrics.error);
@@ -287,30 +281,7 @@ int manager_reload(Manager *m, char **ret_error) {
 /* ---- the socket ---- */
 
 static int manager_listen(Manager *m) {
-        const char *path = m->socket_override ? m->socket_override : m->config.socket;
-        char **names = NULL;
-        int n, r;
-
-        /* Socket activation: systemd hands us the socket named "varlink". */
-        n = sd_listen_fds_with_names(true, &names);
-        if (n < 0)
-                return log_error_errno(n, "Cannot take sockets from systemd: %m");
-        for (int i = 0; i < n; i++) {
-                int fd = SD_LISTEN_FDS_START + i;
-                if (n == 1 || streq_ptr(names[i], "varlink")) {
-                        r = varlink_server_listen_fd(m->clients.varlink, fd);
-                        if (r < 0)
-                                log_error_errno(r, "Cannot listen on the socket systemd passed: %m");
-                        strv_free(names);
-                        if (r < 0)
-                                return r;
-                        log_debug("Listening on the varlink socket passed by systemd.");
-                        return 0;
-                }
-        }
-        strv_free(names);
-
-        return socket_file_listen(&m->clients.socket_file, m->clients.varlink, path, 0666);
+        return service_listen(m->service, m->socket_override ? m->socket_override : m->config.socket);
 }
 
 /* ---- life cycle ---- */
@@ -499,12 +470,9 @@ static int manager_add_timers(Manager *m) {
                 r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
         if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
-        /* The end of a turn first; a released hold after all else queued. */
+        /* The end of a turn before anything else. */
         if (r >= 0)
                 r = add_defer(m, &m->turn.source, on_turn_end, "turn-end", SD_EVENT_PRIORITY_IMPORTANT - 1);
-        if (r >= 0)
-                r = add_defer(m, &m->clients.hold_release, on_hold_release, "hold-release",
-                              SD_EVENT_PRIORITY_NORMAL + 1);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;
@@ -525,7 +493,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
 
-        r = service_setup(m);
+        r = service_new(m, m->event, &m->service);
         if (r >= 0)
                 r = manager_listen(m);
         if (r >= 0)
@@ -586,9 +554,7 @@ int manager_shutdown(Manager *m) {
                         (void) restore_state_remove(m->runtime_fd);
         }
         manager_turn_end_pending(m);    /* what the last turn changed, before the clients go */
-        if (m->clients.varlink)
-                varlink_server_shutdown(m->clients.varlink);   /* every client, Monitor ones too */
-        socket_file_remove(&m->clients.socket_file);
+        service_shutdown(m->service);  /* every client, Monitor ones too */
         manager_metrics_remove(m);
         return r;
 }

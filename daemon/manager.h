@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 #include "conf.h"
-#include "hold.h"
+#include "holds.h"
 #include "mode.h"
 #include "policy.h"
 #include "time-util.h"
 #include "varlink-server.h"
 
-/* Opaque here: its state is in manager-private.h, for the manager's files,
- * status.c (the snapshot) and service.c (the clients). */
+/* Opaque here: its state is in manager-private.h, for the manager's files
+ * and status.c (the snapshot). */
 typedef struct Manager Manager;
 
 #define DEFAULT_RUNTIME_DIR "/run/numastatd"
@@ -83,13 +83,11 @@ bool manager_counting(const Manager *m);
  * Returns whether the counters are current (read now, or frozen since). */
 bool manager_sample_for_caller(Manager *m);
 
-/* A hold for the caller on link (see Hold). Refuses, with a negative errno
- * and a sentence, what cannot be kept: no kernel interface, dry run, a
- * pause, policy coarse, or HOLDS_PER_UID_MAX holds of this uid already.
- * Returns 1 when the kernel reads back counting on, 0 when the hold is in
- * force but the write failed (in status). timeout 0: while connected. */
-int manager_hold_add(Manager *m, Varlink *link, const char *reason, usec_t timeout, Hold **ret,
-                     const char **ret_why);
-/* Ends it (the connection closed, or it expired) and frees it. */
-void manager_hold_remove(Manager *m, Hold *h);
-Hold *manager_hold_by_link(Manager *m, Varlink *link);
+/* Why no hold can be kept now, with its errno: no kernel interface, dry
+ * run, a pause, or policy coarse. NULL: holds may be taken. */
+const char *manager_hold_refused(const Manager *m, int *ret_error);
+/* The holds in force changed (service.c): the engine hears of it, and
+ * the kernel follows. */
+void manager_holds_changed(Manager *m, const Holds *holds);
+/* The last error's message, as status shows it; NULL: none. */
+const char *manager_last_error(const Manager *m);

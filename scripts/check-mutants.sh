@@ -82,7 +82,7 @@ mutant deadline-now-lost daemon/manager-turn.c \
         'if (m->turn.deadline_now)' \
         'if (false)' \
         tests/unit/test-manager
-mutant hold-release-first daemon/manager.c \
+mutant hold-release-first daemon/service/holds.c \
         'SD_EVENT_PRIORITY_NORMAL + 1);' \
         'SD_EVENT_PRIORITY_IMPORTANT - 2);' \
         tests/unit/test-manager

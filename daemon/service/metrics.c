@@ -251,7 +251,7 @@ char *metrics_render(const Status *s) {
             (double) (s->ledger.pages_on + s->ledger.pages_off));
         one(f, "numastatd_resets_carried_total", "counter", "Counter resets numastatd caused and carried over.",
             (double) s->counters.resets_compensated);
-        one(f, "numastatd_holds", "gauge", "Holds (numastatctl hold) in force.", (double) s->n_holds);
+        one(f, "numastatd_holds", "gauge", "Holds (numastatctl hold) in force.", (double) holds_count(s->holds));
         one(f, "numastatd_readers", "gauge", "Programs seen reading the statistics files (per file).",
             (double) s->readers->n);
         reads(f, s->readers);

@@ -2,17 +2,19 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "interface.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
-#include "manager-private.h"
 #include "metrics.h"
 #include "service.h"
-#include "time-util.h"
+#include "socket-file.h"
 #include "status.h"
+#include "strutil.h"
+#include "time-util.h"
 #if VARLINK_SERVER_SD
 #include "interface-sd.h"
 #define IO_NUMASTATD_COMPILED (&vl_interface_io_numastatd)
@@ -27,6 +29,15 @@
 /* Monitor subscriptions one uid other than root may hold: each one costs a
  * status rendering per change and a queue. */
 #define MONITORS_PER_UID_MAX 8
+
+struct Service {
+        Manager *manager;
+        VarlinkServer *varlink;
+        SocketFile socket_file;         /* the socket file we bound ourselves, if any */
+        Varlink **monitors;
+        size_t n_monitors;
+        Holds *holds;
+};
 
 /* What this caller may see (see StatusViewer). */
 static StatusViewer link_viewer(Varlink *link) {
@@ -76,12 +87,13 @@ static int require_root(Varlink *link) {
 }
 
 static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        Service *svc = userdata;
         _cleanup_json_ json_object *r = NULL;
         Status st;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         StatusViewer v = link_viewer(link);
         r = status_reply(&st, &v);
         if (!r)
@@ -90,6 +102,7 @@ static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags f
 }
 
 static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        Service *svc = userdata;
         _cleanup_json_ json_object *r = NULL;
         json_object *c;
         Status st;
@@ -97,8 +110,8 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        fresh = manager_sample_for_caller(userdata);
-        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        fresh = manager_sample_for_caller(svc->manager);
+        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         r = json_object_new_object();
         c = status_counters_to_json(&st, fresh);
         if (!r || !c) {
@@ -110,6 +123,7 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
 }
 
 static int method_list_known_readers(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        Service *svc = userdata;
         _cleanup_json_ json_object *r = json_object_new_object();
         json_object *masked = json_object_new_array();
         Status st;
@@ -118,7 +132,7 @@ static int method_list_known_readers(Varlink *link, json_object *p, VarlinkMetho
                 json_object_put(masked);
                 return 0;
         }
-        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         if (!r || !masked) {
                 json_object_put(masked);
                 return -ENOMEM;
@@ -145,14 +159,15 @@ static int reply_error(Varlink *link, const char *error, const char *message, in
 }
 
 static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        Service *svc = userdata;
         _cleanup_json_ json_object *r = NULL;
         _cleanup_free_ char *text = NULL;
         Status st;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        (void) manager_sample_for_caller(userdata);
-        status_build(userdata, now_usec(CLOCK_MONOTONIC), &st);
+        (void) manager_sample_for_caller(svc->manager);
+        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         text = metrics_render(&st);
         r = json_object_new_object();
         if (!text || !r)
@@ -163,18 +178,19 @@ static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags 
 
 static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         static const char *const allowed[] = { "reason", "timeout", NULL };
+        Service *svc = userdata;
         json_object *reason_j = NULL, *timeout_j = NULL;
         _cleanup_json_ json_object *r = NULL;
         const char *reason = NULL, *why = NULL;
         int64_t timeout = 0;
-        Hold *h = NULL;
+        uint64_t id = 0;
         int k;
 
         if (check_parameters(link, p, allowed) < 0)
                 return 0;
         if (!(flags & VARLINK_METHOD_MORE))
                 return varlink_error(link, VARLINK_ERROR_EXPECTED_MORE, NULL);
-        if (manager_hold_by_link(userdata, link))
+        if (holds_of_link(svc->holds, link) != 0)
                 return varlink_error_invalid_parameter(link, "more");   /* one hold per connection */
         if (json_object_object_get_ex(p, "reason", &reason_j) && !json_object_is_type(reason_j, json_type_null)) {
                 if (!json_object_is_type(reason_j, json_type_string) ||
@@ -190,24 +206,26 @@ static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, 
                 if (timeout <= 0 || (uint64_t) timeout > HOLD_TIMEOUT_MAX_USEC)
                         return varlink_error_invalid_parameter(link, "timeout");
         }
-        k = manager_hold_add(userdata, link, reason, (usec_t) timeout, &h, &why);
+        why = manager_hold_refused(svc->manager, &k);
+        if (!why)
+                k = holds_add(svc->holds, link, reason, (usec_t) timeout, &id, &why);
         if (k < 0)
                 return why ? reply_error(link, SERVICE_ERROR_HOLD_REFUSED, why, 0) : k;
-        if (k == 0) {
+        if (!manager_counting(svc->manager)) {
                 /* In force, but the kernel did not take the write: say so, end it. */
-                manager_hold_remove(userdata, h);
+                holds_release(svc->holds, id);
                 return reply_error(link, SERVICE_ERROR_APPLY_FAILED, "the kernel did not turn counting on", EIO);
         }
         r = json_object_new_object();
         if (!r)
                 return -ENOMEM;
         json_object_object_add(r, "held", json_object_new_boolean(true));
-        json_object_object_add(r, "id", json_object_new_int64((int64_t) h->id));
+        json_object_object_add(r, "id", json_object_new_int64((int64_t) id));
         return varlink_notify(link, r);
 }
 
 static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
-        Manager *m = userdata;
+        Service *svc = userdata;
         _cleanup_json_ json_object *r = NULL;
         Varlink **a;
         Status st;
@@ -220,36 +238,34 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
         if (!v.all) {
                 size_t mine = 0;
 
-                for (size_t i = 0; i < m->clients.n_monitors; i++)
-                        mine += link_viewer(m->clients.monitors[i]).uid == v.uid;
+                for (size_t i = 0; i < svc->n_monitors; i++)
+                        mine += link_viewer(svc->monitors[i]).uid == v.uid;
                 if (mine >= MONITORS_PER_UID_MAX)
                         return reply_error(link, SERVICE_ERROR_MONITOR_REFUSED,
                                            "too many Monitor subscriptions by this user (8)", 0);
         }
-        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
+        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
-        a = reallocarray(m->clients.monitors, m->clients.n_monitors + 1, sizeof *a);
+        a = reallocarray(svc->monitors, svc->n_monitors + 1, sizeof *a);
         if (!a)
                 return -ENOMEM;
-        m->clients.monitors = a;
-        a[m->clients.n_monitors++] = varlink_ref(link);
+        svc->monitors = a;
+        a[svc->n_monitors++] = varlink_ref(link);
         return varlink_notify(link, r);
 }
 
 static void on_disconnect(VarlinkServer *server, Varlink *link, void *userdata) {
-        Manager *m = userdata;
-        Hold *h = manager_hold_by_link(m, link);
+        Service *svc = userdata;
 
         /* A caller killed or gone never leaves a hold behind. */
-        if (h)
-                manager_hold_remove(m, h);
+        holds_release(svc->holds, holds_of_link(svc->holds, link));
 
-        for (size_t i = 0; i < m->clients.n_monitors; i++)
-                if (m->clients.monitors[i] == link) {
+        for (size_t i = 0; i < svc->n_monitors; i++)
+                if (svc->monitors[i] == link) {
                         varlink_unref(link);
-                        m->clients.monitors[i] = m->clients.monitors[--m->clients.n_monitors];
+                        svc->monitors[i] = svc->monitors[--svc->n_monitors];
                         return;
                 }
 }
@@ -260,25 +276,10 @@ typedef struct Rendered {
         json_object *reply;
 } Rendered;
 
-void service_hold_expired(Varlink *link) {
-        _cleanup_json_ json_object *r = json_object_new_object();
-
-        if (r)
-                json_object_object_add(r, "held", json_object_new_boolean(false));
-        (void) varlink_reply(link, r);
-}
-
-void service_done(Manager *m) {
-        for (size_t i = 0; i < m->clients.n_monitors; i++)
-                varlink_unref(m->clients.monitors[i]);
-        m->clients.monitors = mfree(m->clients.monitors);
-        m->clients.n_monitors = 0;
-}
-
-void service_notify_monitors(Manager *m, const Status *st) {
+void service_notify_monitors(Service *svc, const Status *st) {
         _cleanup_free_ Varlink **copy = NULL;
         _cleanup_free_ Rendered *done = NULL;
-        size_t n = m->clients.n_monitors, n_done = 0;
+        size_t n = svc ? svc->n_monitors : 0, n_done = 0;
 
         if (n == 0)
                 return;
@@ -290,7 +291,7 @@ void service_notify_monitors(Manager *m, const Status *st) {
                 return;
         }
         for (size_t i = 0; i < n; i++)
-                copy[i] = varlink_ref(m->clients.monitors[i]);
+                copy[i] = varlink_ref(svc->monitors[i]);
         for (size_t i = 0; i < n; i++) {
                 StatusViewer v = link_viewer(copy[i]);
                 json_object *r = NULL;
@@ -316,7 +317,7 @@ void service_notify_monitors(Manager *m, const Status *st) {
 
 static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         static const char *const allowed[] = { "policy", "dry_run", NULL };
-        Manager *m = userdata;
+        Service *svc = userdata;
         _cleanup_json_ json_object *reply = NULL;
         json_object *policy_j = NULL, *dry_j = NULL;
         Policy policy;
@@ -334,9 +335,10 @@ static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags f
                 dry_run = json_object_get_boolean(dry_j);
         }
 
-        r = manager_set_policy(m, policy, dry_run);
+        r = manager_set_policy(svc->manager, policy, dry_run);
         if (r < 0)
-                return reply_error(link, SERVICE_ERROR_APPLY_FAILED, m->last_error.message ?: "cannot apply", r);
+                return reply_error(link, SERVICE_ERROR_APPLY_FAILED,
+                                   manager_last_error(svc->manager) ?: "cannot apply", r);
         reply = json_object_new_object();
         if (!reply)
                 return -ENOMEM;
@@ -346,49 +348,128 @@ static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags f
 }
 
 static int method_reload(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
+        Service *svc = userdata;
         _cleanup_free_ char *error = NULL;
         int r;
 
         if (require_root(link) < 0 || check_parameters(link, p, NULL) < 0)
                 return 0;
-        r = manager_reload(userdata, &error);
+        r = manager_reload(svc->manager, &error);
         if (r < 0)
                 return reply_error(link, SERVICE_ERROR_CONFIG_INVALID, error ?: "invalid configuration", 0);
         return varlink_reply(link, NULL);
 }
 
-int service_setup(Manager *m) {
+static void on_holds_changed(const Holds *holds, void *userdata) {
+        manager_holds_changed(userdata, holds);
+}
+
+int service_new(Manager *m, sd_event *event, Service **ret) {
+        static const struct {
+                const char *name;
+                VarlinkMethod method;
+        } methods[] = {
+                { "io.numastatd.GetStatus", method_get_status },
+                { "io.numastatd.GetCounters", method_get_counters },
+                { "io.numastatd.GetMetrics", method_get_metrics },
+                { "io.numastatd.ListKnownReaders", method_list_known_readers },
+                { "io.numastatd.Hold", method_hold },
+                { "io.numastatd.Monitor", method_monitor },
+                { "io.numastatd.SetPolicy", method_set_policy },
+                { "io.numastatd.Reload", method_reload },
+        };
+        Service *svc;
         int r;
 
-        r = varlink_server_new(&m->clients.varlink);
-        if (r < 0)
+        svc = calloc(1, sizeof *svc);
+        if (!svc)
                 return log_oom();
-        varlink_server_set_userdata(m->clients.varlink, m);
-        r = varlink_server_set_info(m->clients.varlink, "numastatd project", PACKAGE_NAME, PACKAGE_VERSION,
+        *svc = (Service) { .manager = m, .socket_file = SOCKET_FILE_NULL };
+        r = holds_new(event, on_holds_changed, m, &svc->holds);
+        if (r >= 0)
+                r = varlink_server_new(&svc->varlink);
+        if (r < 0) {
+                service_free(svc);
+                return log_oom();
+        }
+        varlink_server_set_userdata(svc->varlink, svc);
+        r = varlink_server_set_info(svc->varlink, "numastatd project", PACKAGE_NAME, PACKAGE_VERSION,
                                     PACKAGE_URL);
         if (r >= 0)
-                r = varlink_server_add_interface(m->clients.varlink, io_numastatd_varlink, IO_NUMASTATD_COMPILED);
+                r = varlink_server_add_interface(svc->varlink, io_numastatd_varlink, IO_NUMASTATD_COMPILED);
+        for (size_t i = 0; i < ELEMENTSOF(methods) && r >= 0; i++)
+                r = varlink_server_bind_method(svc->varlink, methods[i].name, methods[i].method);
         if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetStatus", method_get_status);
+                r = varlink_server_bind_disconnect(svc->varlink, on_disconnect);
         if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetCounters", method_get_counters);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.GetMetrics", method_get_metrics);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.ListKnownReaders", method_list_known_readers);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Hold", method_hold);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Monitor", method_monitor);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.SetPolicy", method_set_policy);
-        if (r >= 0)
-                r = varlink_server_bind_method(m->clients.varlink, "io.numastatd.Reload", method_reload);
-        if (r >= 0)
-                r = varlink_server_bind_disconnect(m->clients.varlink, on_disconnect);
-        if (r >= 0)
-                r = varlink_server_attach_event(m->clients.varlink, m->event, 0);
-        if (r < 0)
+                r = varlink_server_attach_event(svc->varlink, event, 0);
+        if (r < 0) {
+                service_free(svc);
                 return log_error_errno(r, "Cannot set up the varlink service: %m");
+        }
+        *ret = svc;
         return 0;
+}
+
+Service *service_free(Service *svc) {
+        if (!svc)
+                return NULL;
+        for (size_t i = 0; i < svc->n_monitors; i++)
+                varlink_unref(svc->monitors[i]);
+        free(svc->monitors);
+        holds_free(svc->holds);
+        varlink_server_unref(svc->varlink);
+        socket_file_remove(&svc->socket_file);
+        free(svc);
+        return NULL;
+}
+
+int service_listen(Service *svc, const char *path) {
+        char **names = NULL;
+        int n, r;
+
+        /* Socket activation: systemd hands us the socket named "varlink". */
+        n = sd_listen_fds_with_names(true, &names);
+        if (n < 0)
+                return log_error_errno(n, "Cannot take sockets from systemd: %m");
+        for (int i = 0; i < n; i++) {
+                int fd = SD_LISTEN_FDS_START + i;
+                if (n == 1 || streq_ptr(names[i], "varlink")) {
+                        r = varlink_server_listen_fd(svc->varlink, fd);
+                        if (r < 0)
+                                log_error_errno(r, "Cannot listen on the socket systemd passed: %m");
+                        strv_free(names);
+                        if (r < 0)
+                                return r;
+                        log_debug("Listening on the varlink socket passed by systemd.");
+                        return 0;
+                }
+        }
+        strv_free(names);
+
+        return socket_file_listen(&svc->socket_file, svc->varlink, path, 0666);
+}
+
+int service_add_connection(Service *svc, int fd) {
+        return varlink_server_add_connection(svc->varlink, fd, NULL);
+}
+
+void service_shutdown(Service *svc) {
+        if (!svc)
+                return;
+        holds_stop(svc->holds);
+        varlink_server_shutdown(svc->varlink);  /* every client, Monitor ones too */
+        socket_file_remove(&svc->socket_file);
+}
+
+size_t service_monitors(const Service *svc) {
+        return svc ? svc->n_monitors : 0;
+}
+
+const Holds *service_holds(const Service *svc) {
+        return svc ? svc->holds : NULL;
+}
+
+void service_release_hold(Service *svc, uint64_t id) {
+        holds_release(svc->holds, id);
 }

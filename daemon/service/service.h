@@ -1,22 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The io.numastatd varlink service: the methods. It knows nothing of
- * sockets; the varlink layer knows nothing of NUMA. Status comes from a
- * Status snapshot (status.h) only. */
+/* The io.numastatd varlink service: the methods, and the clients it keeps
+ * (Monitor subscribers, holds). It knows nothing of sockets' internals;
+ * the varlink layer knows nothing of NUMA. Status comes from a Status
+ * snapshot (status.h) only. Its state is private to service.c. */
 
+#include "holds.h"
 #include "status.h"
 
 typedef struct Manager Manager;
+typedef struct Service Service;
 
-/* Creates the varlink server with the interface and methods bound. */
-int service_setup(Manager *m);
+/* The varlink server with the interface and methods bound, attached to
+ * event; holds' changes are told to the manager (manager_holds_changed()). */
+int service_new(Manager *m, sd_event *event, Service **ret);
+/* Lets go of every client; call service_shutdown() first. */
+Service *service_free(Service *s);
+/* Listens on the socket systemd passed (named "varlink", or the only one),
+ * else binds path (socket-file.h). */
+int service_listen(Service *s, const char *path);
+/* A connection made elsewhere (a socket pair, in tests). */
+int service_add_connection(Service *s, int fd);
+/* The exit path: released holds go at once, every client (Monitor ones
+ * too) is disconnected, the socket file removed. */
+void service_shutdown(Service *s);
+
 /* Sends st to every Monitor client. The manager calls it when something a
  * person would call a change happened (see status_fingerprint()). */
-void service_notify_monitors(Manager *m, const Status *st);
-/* A hold's timeout passed: the Hold call's last reply ({"held": false}),
- * so its caller learns it is over. */
-void service_hold_expired(Varlink *link);
-/* Lets go of the clients the service keeps (Monitor subscribers), once
- * the exit path has disconnected them. */
-void service_done(Manager *m);
+void service_notify_monitors(Service *s, const Status *st);
+size_t service_monitors(const Service *s);
+/* The holds in force; NULL (none) without a service. */
+const Holds *service_holds(const Service *s);
+/* For tests: a hold released as its connection's end would release it. */
+void service_release_hold(Service *s, uint64_t id);

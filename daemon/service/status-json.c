@@ -173,8 +173,8 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
 static json_object *holds_json(const Status *s, const StatusViewer *v) {
         json_object *a = json_object_new_array();
 
-        for (size_t i = 0; a && i < s->n_holds; i++) {
-                const Hold *h = s->holds[i];
+        for (size_t i = 0; a && i < holds_count(s->holds); i++) {
+                const HoldInfo *h = holds_get(s->holds, i);
                 json_object *o = json_object_new_object();
                 bool full = sees(v, h->owner.has_uid, h->owner.uid);
 

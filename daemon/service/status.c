@@ -45,8 +45,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .now = now,
                 .linger_max = m->config.linger_max,
                 .known_readers = m->config.known ? &m->config.known_readers : NULL,
-                .holds = m->clients.holds,
-                .n_holds = m->clients.n_holds,
+                .holds = service_holds(m->service),
                 .sources = {
                         .readers = m->watch.source != NULL,
                         .readers_pidfd = m->watch.source && readers_have_pidfd(m->watch.source),
@@ -161,9 +160,9 @@ uint64_t status_fingerprint(const Status *s) {
                 digest_val(&d, e->period != 0);        /* found periodic (not the figure itself) */
         }
         /* Holds come and go. */
-        digest_val(&d, s->n_holds);
-        for (size_t i = 0; i < s->n_holds; i++)
-                digest_val(&d, s->holds[i]->id);
+        digest_val(&d, holds_count(s->holds));
+        for (size_t i = 0; i < holds_count(s->holds); i++)
+                digest_val(&d, holds_get(s->holds, i)->id);
 
         digest_val(&d, s->sources.readers);
         digest_str(&d, s->sources.readers_error);

@@ -19,7 +19,7 @@
 #include "containers.h"
 #include "counters.h"
 #include "history.h"
-#include "hold.h"
+#include "holds.h"
 #include "kernel-state.h"
 #include "mode.h"
 #include "parsers.h"
@@ -126,8 +126,7 @@ typedef struct Status {
         uint64_t now;                   /* CLOCK_MONOTONIC µs: when it was built */
         usec_t linger_max;              /* for which readers keep counting on now */
         const Catalogue *known_readers; /* the catalogue in effect, NULL with [readers] known = no */
-        Hold *const *holds;           /* numastatctl hold, oldest first */
-        size_t n_holds;
+        const Holds *holds;             /* numastatctl hold (holds_get()), oldest first */
         StatusSources sources;
         StatusCounters counters;
         StatusLedger ledger;

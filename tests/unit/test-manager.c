@@ -167,7 +167,7 @@ static void test_exit_path_on_failure(void) {
         /* A Monitor client, on a socketpair into the real server. */
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
                 abort();
-        is_int(varlink_server_add_connection(m->clients.varlink, pair[0], NULL), 0, "a Monitor client connects");
+        is_int(service_add_connection(m->service, pair[0]), 0, "a Monitor client connects");
         if (send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
                 abort();
 
@@ -188,7 +188,7 @@ static void test_exit_path_on_failure(void) {
         ok(!exists("/run/numastatd/restore"), "the crash-restore state is removed");
         ok(!exists("/run/numastatd/io.numastatd"), "the socket is unlinked");
         ok(notify_got(nfd, "STOPPING=1"), "STOPPING=1 is sent");
-        is_int(m->clients.n_monitors, 0, "no Monitor client is left");
+        is_int((int) service_monitors(m->service), 0, "no Monitor client is left");
 
         /* The client got its first status and then the end of the stream. */
         while ((n = recv(pair[1], buf + got, sizeof buf - got, 0)) > 0)
@@ -400,7 +400,7 @@ static void test_one_status_per_read(void) {
                 return;
         }
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 ||
-            varlink_server_add_connection(m->clients.varlink, pair[0], NULL) < 0 ||
+            service_add_connection(m->service, pair[0]) < 0 ||
             send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
                 abort();
         run_idle(m);
@@ -471,7 +471,9 @@ static void test_off_waits_for_queued_reads(void) {
  * read, still in the fanotify queue when the release comes (the client's
  * disconnect), is the hold's and does not linger past it. */
 static void test_hold_ends_after_queued_reads(void) {
-        Hold *h, **a;
+        static const char hold_call[] = "{\"method\":\"io.numastatd.Hold\",\"more\":true}";
+        const Holds *holds;
+        int pair[2];
         Manager *m;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
@@ -480,18 +482,18 @@ static void test_hold_ends_after_queued_reads(void) {
                 manager_free(m);
                 return;
         }
-        /* As manager_hold_add() makes it, for this process, without a
-         * connection: the release is what is tried. */
-        h = calloc(1, sizeof *h);
-        a = reallocarray(m->clients.holds, 1, sizeof *a);
-        if (!h || !a)
+        /* A hold by this process, through the service. */
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 ||
+            service_add_connection(m->service, pair[0]) < 0 ||
+            send(pair[1], hold_call, sizeof hold_call, 0) != sizeof hold_call)
                 abort();
-        *h = (Hold) { .manager = m, .id = 1, .since = now_usec(CLOCK_REALTIME) };
-        process_describe(getpid(), getuid(), &h->owner);
-        m->clients.holds = a;
-        m->clients.holds[m->clients.n_holds++] = h;
-        m->clients.held_since = now_usec(CLOCK_MONOTONIC);
-        policy_set_holds(&m->engine, 1, &h->owner, NULL);
+        run_idle(m);
+        holds = service_holds(m->service);
+        if (!is_int((int) holds_count(holds), 1, "a hold is in force")) {
+                close(pair[1]);
+                manager_free(m);
+                return;
+        }
         policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
         (void) manager_apply(m);
         run_idle(m);
@@ -505,10 +507,11 @@ static void test_hold_ends_after_queued_reads(void) {
         /* The held command's read, and its exit. */
         read_vmstat_in_child();
         ok(readers_pending(m->watch.source) > 0, "its read event is queued");
-        manager_hold_remove(m, h);
-        is_int((int) m->clients.n_holds, 1, "  released: the hold stays in force until it is taken");
+        service_release_hold(m->service, holds_get(holds, 0)->id);
+        is_int((int) holds_count(holds), 1, "  released: the hold stays in force until it is taken");
         ok(run_until(m, counting_off, 2 * USEC_PER_SEC), "the read was the hold's: counting goes off, no linger (3 s)");
-        is_int((int) m->clients.n_holds, 0, "  and the hold is gone");
+        is_int((int) holds_count(holds), 0, "  and the hold is gone");
+        close(pair[1]);
         manager_free(m);
 }
 
