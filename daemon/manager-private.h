@@ -34,7 +34,7 @@
 #include "service.h"
 #include "status.h"
 #include "taskstats.h"
-#include "textfile.h"
+#include "metrics-file.h"
 #include "topology.h"
 #include "uevent.h"
 
@@ -108,17 +108,6 @@ typedef struct ContainerWatch {
         usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
 } ContainerWatch;
 
-/* [metrics] textfile: the metrics for node_exporter's textfile collector,
- * rewritten every interval when they changed (manager-metrics.c). */
-typedef struct MetricsFile {
-        sd_event_source *timer;
-        char *last;                     /* the text written last */
-        char *path;                     /* ...where */
-        TextfileId written;             /* ...and the file, for removing it at stop */
-        uint64_t written_at;            /* CLOCK_REALTIME µs; 0: never */
-        char *error;
-} MetricsFile;
-
 /* The allocation rate and the continuous counters (manager-sample.c; the
  * time shares and the ledger's state also by manager-apply.c, at a switch). */
 typedef struct Counts {
@@ -180,7 +169,8 @@ typedef struct Manager {
         KernelAuto kauto;
         ExitNaming exits;
         ContainerWatch containers;
-        MetricsFile metrics;
+        MetricsFile *metrics;           /* [metrics] textfile (manager-metrics.c) */
+        sd_event_source *metrics_timer;
         Counts counts;
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;

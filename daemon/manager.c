@@ -96,7 +96,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                 return log_error_errno(r, "Invalid root directory '%s': %m", opts->root);
         m->config_path = strdup(opts->config_path ? opts->config_path : DEFAULT_CONFIG_PATH);
         m->exits.parked = parked_reads_new();
-        if (!m->config_path || !m->exits.parked)
+        m->metrics = metrics_file_new();
+        if (!m->config_path || !m->exits.parked || !m->metrics)
                 return log_oom();
         m->config_must_exist = opts->config_path != NULL;
         if (opts->socket_path) {
@@ -145,11 +146,9 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->kauto.armed_timer);
         sd_event_source_disable_unref(m->exits.timer);
         sd_event_source_disable_unref(m->containers.timer);
-        sd_event_source_disable_unref(m->metrics.timer);
+        sd_event_source_disable_unref(m->metrics_timer);
         sd_event_source_disable_unref(m->turn.source);
-        free(m->metrics.last);
-        free(m->metrics.path);
-        free(m->metrics.error);
+        metrics_file_free(m->metrics);
         mount_watch_free(m->containers.mounts);
         free(m->containers.mounts_error);
         proc_instances_done(&m->containers.instances);
@@ -249,7 +248,7 @@ int manager_reload(Manager *m, char **ret_error) {
         manager_resolve_rules(m);
         manager_rejudge_readers(m);
         manager_update_expected(m, now_usec(CLOCK_MONOTONIC));
-        if (!streq_ptr(m->metrics.path, m->config.metrics_textfile))
+        if (!metrics_file_at(m->metrics, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_schedule_metrics(m, true);
         if (manager_container_scan(m) == 0 && m->containers.instances.n > 0) {
@@ -462,7 +461,7 @@ static int manager_add_timers(Manager *m) {
                 { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
                 { &m->exits.timer, on_park_timer, "park" },
                 { &m->containers.timer, on_scan_timer, "container-scan" },
-                { &m->metrics.timer, on_metrics_timer, "metrics" },
+                { &m->metrics_timer, on_metrics_timer, "metrics" },
         };
         int r = 0;
 
