@@ -2,9 +2,8 @@
 #pragma once
 
 /* The manager's state, and what its files (manager.c, manager-*.c) share
- * with one another. Also read by status.c (the snapshot) and
- * test-manager.c: one object across these files, still to be split into
- * units that keep their state private.
+ * with one another, and test-manager.c: one object across these files,
+ * still to be split into units that keep their state private.
  *
  * Events are stamped with the clock itself, not sd_event_now(): events
  * handled in one loop turn must keep their order (a read handled after a

@@ -19,8 +19,8 @@
 #include "time-util.h"
 #include "varlink-server.h"
 
-/* Opaque here: its state is in manager-private.h, for the manager's files
- * and status.c (the snapshot). */
+/* Opaque here: its state is in manager-private.h, for the manager's own
+ * files (and test-manager.c); others see a Status (status_build()). */
 typedef struct Manager Manager;
 
 #define DEFAULT_RUNTIME_DIR "/run/numastatd"

@@ -133,7 +133,8 @@ typedef struct Status {
         const History *history;
 } Status;
 
-/* Builds the snapshot of m at now (CLOCK_MONOTONIC µs, for time shares). */
+/* Builds the snapshot of m at now (CLOCK_MONOTONIC µs, for time shares);
+ * manager-status.c. */
 void status_build(const Manager *m, uint64_t now, Status *ret);
 
 /* A digest of what a person would call a change: modes, policy, cause and

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The status snapshot (status.h), built from the manager's state in this
+ * one place: the service and the outputs see the value, not the manager. */
+#include <unistd.h>
+
+#include "manager.h"
+#include "manager-private.h"
+#include "status.h"
+
+void status_build(const Manager *m, uint64_t now, Status *ret) {
+        *ret = (Status) {
+                .version = PACKAGE_VERSION,
+                .pid = getpid(),
+                .started = m->started,
+                .root = m->root,
+                .config_file = m->config_path,
+                .config_error = m->config_error,
+
+                .backend = m->backend,
+                .kernel = &m->kernel,
+                .target_mode = m->decision.mode,
+                .counting = manager_counting(m),
+                .arms = m->kauto.arms,
+                .rearms = m->kauto.rearms,
+                .armed_samples = m->kauto.armed_samples,
+                .triggers = m->kauto.triggers,
+
+                .policy = m->policy_in_force,
+                .policy_source = m->policy_source,
+                .dry_run = m->dry_run,
+                .paused = policy_paused(&m->engine),
+                .decision = &m->decision,
+
+                .have_rate = m->counts.rate.have_rate,
+                .rate = m->counts.rate.rate,
+                .last_error = &m->last_error,
+
+                .topology = &m->hotplug.topology,
+                .zones = m->hotplug.zones,
+                .n_zones = m->hotplug.n_zones,
+                .zones_stale = m->hotplug.zones_stale,
+
+                .readers = &m->readertab,
+                .now = now,
+                .linger_max = m->config.linger_max,
+                .known_readers = m->config.known ? &m->config.known_readers : NULL,
+                .holds = service_holds(m->service),
+                .sources = {
+                        .readers = m->watch.source != NULL,
+                        .readers_pidfd = m->watch.source && readers_have_pidfd(m->watch.source),
+                        .reads_coalesced = readers_coalesced(m->watch.source),
+                        .readers_error = m->watch.error,
+                        .readers_retry_at = m->watch.retry_at,
+                        .watched = readers_watched(m->watch.source),
+                        .exit_records = m->exits.taskstats != NULL,
+                        .exit_records_error = m->exits.error,
+                        .exit_records_version = taskstats_stats(m->exits.taskstats).version,
+                        .exits_named = m->exits.named,
+                        .exits_missed = m->exits.missed,
+                        .container_scan = manager_container_scan(m),
+                        .instances = &m->containers.instances,
+                        .scans = m->containers.scans,
+                        .scan_cost = m->containers.cost,
+                        .scanned_at = m->containers.scanned_at,
+                        .mount_events = m->containers.mounts != NULL,
+                        .mount_events_error = m->containers.mounts_error,
+                        .mount_namespaces = mount_watch_count(m->containers.mounts),
+                        .metrics_textfile = m->config.metrics_textfile,
+                        .metrics_error = metrics_file_error(m->metrics),
+                        .metrics_written_at = metrics_file_written_at(m->metrics),
+                        .rate_error = m->counts.rate_error,
+                        .uevents = m->hotplug.uevents != NULL,
+                        .uevents_error = m->hotplug.uevents_error,
+                        .kernel_log = m->kauto.kmsg != NULL,
+                        .topology_changes = m->hotplug.changes,
+                        .topology_reloads = m->hotplug.reloads,
+                        .topology_changed_at = m->hotplug.changed_at,
+                        .samples = m->counts.samples,
+                },
+                .counters = {
+                        .nodes = m->counts.nodes,
+                        .n_nodes = m->counts.n_nodes,
+                        .resets_compensated = m->counts.resets,
+                        .external_resets = m->counts.external_resets,
+                        .counting_share = on_time_share(&m->counts.on_time, now),
+                },
+                .ledger = {
+                        .pages_on = m->counts.ledger.pages_on,
+                        .pages_off = m->counts.ledger.pages_off,
+                        .share_off = ledger_share_off(&m->counts.ledger),
+                        .insns_per_page = m->config.insns_per_page,
+                },
+                .history = &m->history,
+        };
+        counter_track_total(&m->counts.vmstat, &ret->counters.total);
+        counter_track_continuous(&m->counts.vmstat, &ret->counters.continuous);
+        on_time_totals(&m->counts.on_time, now, &ret->counters.on_usec, &ret->counters.off_usec);
+        manager_policy_config(m, &ret->policy_config);
+}
