@@ -35,7 +35,7 @@
 #include "taskstats.h"
 #include "metrics-file.h"
 #include "topology.h"
-#include "uevent.h"
+#include "hotplug.h"
 
 /* Reader detection: the fanotify source, and its retry when it fails
  * (manager-sources.c). */
@@ -49,20 +49,14 @@ typedef struct ReaderWatch {
 
 /* The topology and the counters' precision, re-read after hotplug
  * (manager-sources.c; the precision, from zoneinfo, by manager-sample.c). */
-typedef struct Hotplug {
+typedef struct TopologyState {
         Topology topology;
-        uint64_t changes;               /* uevents about CPUs, memory, nodes */
         uint64_t reloads;
-        uint64_t changed_at;            /* CLOCK_REALTIME µs, 0: never */
-        bool nodes_changed;             /* a node uevent since the last reload: re-mark files */
-        bool cpus_changed;              /* a CPU uevent since the last reload: re-read precision */
-        sd_event_source *timer;
         ZoneThreshold *zones;           /* counter precision, from /proc/zoneinfo */
         size_t n_zones;
         bool zones_stale;               /* CPUs changed while we could not read zoneinfo */
-        UeventMonitor *uevents;
-        char *uevents_error;
-} Hotplug;
+        Hotplug *source;                /* uevents, told once per burst */
+} TopologyState;
 
 /* What the patched kernel's auto is doing, as its log and our samples tell
  * (manager-apply.c, manager-reads.c, manager-sample.c). */
@@ -164,7 +158,7 @@ typedef struct Manager {
         ReaderWatch watch;
         ReaderTable readertab;
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
-        Hotplug hotplug;
+        TopologyState hotplug;
         KernelAuto kauto;
         ExitNaming exits;
         ContainerWatch containers;
@@ -187,9 +181,6 @@ typedef struct Manager {
 /* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
 #define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
 
-/* Bursts of uevents (a memory block comes online as dozens) are one
- * topology reload, this long after the first. */
-#define TOPOLOGY_SETTLE_USEC (100 * USEC_PER_MSEC)
 /* Reader detection that died is re-created after 1 s, doubling to 5 min. */
 #define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
 #define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
@@ -281,7 +272,6 @@ void manager_rejudge_readers(Manager *m);
 unsigned rules_fields(const Config *c);
 int manager_watch(Manager *m);
 int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);
-int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_scan_containers(Manager *m);
 int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_scan(Manager *m);

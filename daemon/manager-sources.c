@@ -130,13 +130,12 @@ static bool topology_same_nodes(const Topology *a, const Topology *b) {
         return true;
 }
 
-int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata) {
         Manager *m = userdata;
-        bool rewatch = m->hotplug.nodes_changed, cpus = m->hotplug.cpus_changed;
+        bool rewatch = what->nodes;
         Topology t;
         int r;
 
-        m->hotplug.nodes_changed = m->hotplug.cpus_changed = false;
         m->hotplug.reloads++;
         r = topology_load(m->root, &t);
         if (r < 0)
@@ -148,28 +147,9 @@ int on_topology_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         if (rewatch)
                 (void) manager_watch(m);        /* a node's files came or went */
-        if (cpus)
+        if (what->cpus)
                 manager_refresh_zones(m);       /* thresholds follow the CPU count */
         manager_state_changed(m);
-        return 0;
-}
-
-static void on_uevent(UeventMonitor *u, const Uevent *ev, void *userdata) {
-        Manager *m = userdata;
-        int enabled = SD_EVENT_OFF;
-
-        log_debug("Kernel uevent: %s %s.", ev->action, ev->devpath);
-        m->hotplug.changes++;
-        m->hotplug.changed_at = now_usec(CLOCK_REALTIME);
-        if (ev->subsystem == UEVENT_NODE)
-                m->hotplug.nodes_changed = true;
-        if (ev->subsystem == UEVENT_CPU)
-                m->hotplug.cpus_changed = true;
-        /* A burst (memory blocks come online by the dozen) is one reload. */
-        (void) sd_event_source_get_enabled(m->hotplug.timer, &enabled);
-        if (enabled == SD_EVENT_OFF) {
-                timer_at(m->hotplug.timer, now_usec(CLOCK_MONOTONIC) + TOPOLOGY_SETTLE_USEC);
-        }
 }
 
 /* Every mount namespace the scan can see gets a mount-event mark (once),
@@ -363,9 +343,6 @@ void manager_start_sources(Manager *m) {
         manager_start_taskstats(m);
         manager_schedule_metrics(m, true);
 
-        r = uevent_monitor_new(m->event, on_uevent, m, &m->hotplug.uevents);
-        if (r < 0) {
-                set_source_error(&m->hotplug.uevents_error, r, "uevent socket unavailable: %m");
-                log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
-        }
+        if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug.source) < 0)
+                log_oom();
 }

@@ -140,7 +140,6 @@ Manager *manager_free(Manager *m) {
         free(m->runtime_error);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
-        sd_event_source_disable_unref(m->hotplug.timer);
         sd_event_source_disable_unref(m->watch.timer);
         sd_event_source_disable_unref(m->kauto.trigger_timer);
         sd_event_source_disable_unref(m->kauto.armed_timer);
@@ -158,7 +157,7 @@ Manager *manager_free(Manager *m) {
         free(m->exits.error);
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
-        uevent_monitor_free(m->hotplug.uevents);
+        hotplug_free(m->hotplug.source);
         readertab_done(&m->readertab);
         history_done(&m->history);
         topology_done(&m->hotplug.topology);
@@ -167,7 +166,6 @@ Manager *manager_free(Manager *m) {
         config_done(&m->config);
         free(m->config_error);
         free(m->watch.error);
-        free(m->hotplug.uevents_error);
         free(m->counts.rate_error);
         free(m->last_error.message);
         free(m->root);
@@ -455,7 +453,6 @@ static int manager_add_timers(Manager *m) {
         } timers[] = {
                 { &m->sample_timer, on_sample, "sample" },
                 { &m->deadline_timer, on_deadline, "policy-deadline" },
-                { &m->hotplug.timer, on_topology_settled, "topology-settle" },
                 { &m->watch.timer, on_readers_retry, "readers-retry" },
                 { &m->kauto.trigger_timer, on_trigger_settled, "trigger-settle" },
                 { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
