@@ -7,53 +7,26 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-private.h"
-#include "restore.h"
 #include "stats.h"
 #include "time-util.h"
 
-/* Records what a crash must leave behind, before we first change anything. */
-void manager_save_restore_state(Manager *m) {
-        RestoreState st = {
-                .pid = getpid(),
-                .backend = m->backend,
-                .restore = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode),
-                .root = m->root,
-        };
-        int r;
-
-        if (m->runtime_fd < 0 || st.restore == KERNEL_MODE_UNKNOWN)
-                return;
-        r = restore_state_save(m->runtime_fd, &st);
-        if (r < 0)
-                log_warning_errno(r, "Cannot record the mode to restore after a crash in %s: %m", m->runtime_dir);
+KernelMode manager_exit_mode(const Manager *m) {
+        return policy_exit_mode(m->config.exit_mode, executor_backend(m->executor), m->initial_mode);
 }
 
 /* One write of the sysctl, read back; the counters first, when the write
  * zeroes them. */
 static int manager_write(Manager *m, KernelWrite w, const char *why) {
-        _cleanup_free_ char *error = NULL;
+        KernelMode now;
         int r;
 
-        if (!m->wrote_kernel)
-                manager_save_restore_state(m);
         if (w.snapshot)
                 manager_sample(m, true);
-
-        r = backend_write(m->root, m->backend, w.mode, &error);
+        r = executor_write(m->executor, w.mode, manager_exit_mode(m), why, &now);
         if (r < 0) {
-                KernelMode now = KERNEL_MODE_UNKNOWN;
-
-                log_error_errno(r, "Cannot switch NUMA statistics to %s (%s): %s",
-                                kernel_mode_to_string(w.mode), why, error ? error : "unknown error");
-                if (!error)
-                        error = strdup("cannot write the kernel mode");
-                manager_set_error(m, r, &error);
-                /* The write may have half-happened; believe the kernel, not us. */
-                (void) backend_read(m->root, m->backend, &now, NULL);
                 manager_set_mode(m, now);
                 return r;
         }
-        m->wrote_kernel = true;
         /* auto over coarse: armed, counting off until the next read. */
         m->kernel = (KernelState) {
                 .mode = w.mode,
@@ -92,22 +65,17 @@ static int manager_carry_out(Manager *m, const KernelPlan *plan, const char *why
 
 /* Finds changes made by someone else since we last looked. */
 static void manager_check_kernel(Manager *m) {
-        _cleanup_free_ char *error = NULL;
         KernelState before;
         KernelMode found;
         PolicyConfig pc;
         char reason[REASON_MAX];
         int r;
 
-        if (m->backend == BACKEND_NONE)
+        if (executor_backend(m->executor) == BACKEND_NONE)
                 return;
-        r = backend_read(m->root, m->backend, &found, &error);
-        if (r < 0) {
-                log_warning_errno(r, "%s", error ? error : "cannot read the kernel mode");
-                if (error)
-                        manager_set_error(m, r, &error);
+        r = executor_read(m->executor, &found);
+        if (r < 0)
                 return;
-        }
         if (!policy_have_decision(&m->engine) || m->kernel.mode == KERNEL_MODE_UNKNOWN || found == m->kernel.mode) {
                 manager_set_mode(m, found);
                 return;
@@ -116,7 +84,7 @@ static void manager_check_kernel(Manager *m) {
         before = m->kernel;
         manager_set_mode(m, found);
         snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
-                 backend_sysctl_path(m->backend), kernel_mode_to_string(before.mode),
+                 backend_sysctl_path(executor_backend(m->executor)), kernel_mode_to_string(before.mode),
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
@@ -143,8 +111,8 @@ void manager_decide(Manager *m, usec_t now, Step *step) {
 
         step->plan = kernel_state_plan(&m->kernel, d.mode, d.rearm, readers_pending(m->watch.source) > 0);
         if (step->plan.kind == KERNEL_PLAN_NONE) {
-                if (d.mode != KERNEL_MODE_UNKNOWN && m->last_error.message)
-                        manager_clear_error(m);
+                if (d.mode != KERNEL_MODE_UNKNOWN)
+                        executor_clear_error(m->executor);
                 return;
         }
         if (m->dry_run) {
@@ -189,7 +157,7 @@ int manager_execute(Manager *m, Step *step) {
         m->kauto.have_deferred = false;
         if (r < 0)
                 return r;
-        manager_clear_error(m);
+        executor_clear_error(m->executor);
         if (step->plan.action == KERNEL_ACTION_ARM && step->from.mode == KERNEL_MODE_AUTO)
                 m->kauto.rearms++;
         step->to = m->kernel;
@@ -225,7 +193,7 @@ void manager_counting_changed(Manager *m, usec_t now) {
         on_time_set(&m->counts.on_time, now, counting);
         if (counting == m->counts.ledger.counting)
                 return;
-        if (m->backend != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
+        if (executor_backend(m->executor) != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
             vs.has_pgalloc)
                 ledger_set_counting(&m->counts.ledger, vs.pgalloc, counting);
         else
@@ -273,7 +241,7 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
 }
 
 int manager_restore(Manager *m) {
-        KernelMode to = policy_exit_mode(m->config.exit_mode, m->backend, m->initial_mode);
+        KernelMode to = manager_exit_mode(m);
         KernelMode now = KERNEL_MODE_UNKNOWN;
         KernelState before;
         char reason[128];
@@ -283,10 +251,10 @@ int manager_restore(Manager *m) {
                 return 0;
         /* A dry run never wrote; leave the kernel as the admin has it. But if
          * we did write before dry run was turned on, undo our doing. */
-        if (m->dry_run && !m->wrote_kernel)
+        if (m->dry_run && !executor_wrote(m->executor))
                 return 0;
 
-        (void) backend_read(m->root, m->backend, &now, NULL);
+        (void) executor_read(m->executor, &now);
         if (now == to) {
                 log_info("Leaving NUMA statistics in %s (exit_mode=%s).", kernel_mode_to_string(to),
                          exit_mode_to_string(m->config.exit_mode));

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "backend.h"
+#include "executor.h"
 #include "conf.h"
 #include "containers.h"
 #include "mountwatch.h"
@@ -145,14 +145,11 @@ typedef struct Manager {
         Cause policy_source;    /* STARTUP (the config at start), RELOAD, OPERATOR */
         bool dry_run;
 
-        BackendKind backend;
         KernelState kernel;             /* the mode as last read back, and an auto's armed/triggered */
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
-        bool wrote_kernel;              /* we changed the kernel at least once */
         PolicyState engine;
         Decision decision;              /* the engine's last answer */
-        ErrorRecord last_error;
 
         History history;
         ReaderWatch watch;
@@ -168,9 +165,7 @@ typedef struct Manager {
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;
 
-        char *runtime_dir;      /* where the crash-restore state lives */
-        int runtime_fd;         /* ...opened and checked; -1: crash safety off */
-        char *runtime_error;    /* why it is off, if it is */
+        Executor *executor;     /* the kernel's interface, the runtime directory, the last error */
 
         Service *service;               /* the varlink service, its clients and holds */
 
@@ -207,6 +202,8 @@ typedef struct Step {
 } Step;
 
 /* Used across the manager only. */
+/* The mode a crash or a stop leaves the kernel in (exit_mode). */
+KernelMode manager_exit_mode(const Manager *m);
 /* Leaves the kernel in the configured exit mode. */
 int manager_restore(Manager *m);
 /* Reading a statistics file is harmless now (not a patched kernel in
@@ -231,8 +228,6 @@ void manager_update_expected(Manager *m, usec_t now);
 /* manager-record.c */
 void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to, TransitionKind kind,
         Cause cause, const ReaderRef *reader, const char *reason, const char *reason_redacted);
-void manager_set_error(Manager *m, int error, char **message);
-void manager_clear_error(Manager *m);
 _printf_(3, 4) void set_source_error(char **slot, int error, const char *fmt, ...);
 
 /* manager-sample.c */
@@ -247,7 +242,6 @@ void manager_schedule_sampling(Manager *m);
 void manager_load_carried(Manager *m);
 
 /* manager-apply.c */
-void manager_save_restore_state(Manager *m);
 /* Decides at now (CLOCK_MONOTONIC µs; a read's own, so that the switch it
  * causes is dated at the read): step->plan. manager_execute() writes. */
 void manager_decide(Manager *m, usec_t now, Step *step);

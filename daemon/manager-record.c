@@ -105,22 +105,8 @@ void manager_record_transition(Manager *m, const KernelState *from, const Kernel
         manager_journal_transition(history_add(&m->history, &t));
 }
 
-void manager_set_error(Manager *m, int error, char **message) {
-        free(m->last_error.message);
-        m->last_error = (ErrorRecord){
-                .time = now_usec(CLOCK_REALTIME),
-                .error = abs(error),
-                .message = TAKE_PTR(*message),
-        };
-}
-
 const char *manager_last_error(const Manager *m) {
-        return m->last_error.message;
-}
-
-void manager_clear_error(Manager *m) {
-        free(m->last_error.message);
-        m->last_error = (ErrorRecord){};
+        return executor_last_error(m->executor)->message;
 }
 
 /* Tells Monitor clients and systemd (STATUS=) the status, if it changed

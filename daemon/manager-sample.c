@@ -76,7 +76,7 @@ void manager_carry_save(Manager *m, bool now) {
         usec_t t = now_usec(CLOCK_MONOTONIC);
         int r;
 
-        if (m->runtime_fd < 0 || (!now && m->counts.carry_saved_at != 0 && t < m->counts.carry_saved_at + CARRY_SAVE_USEC))
+        if (executor_runtime_fd(m->executor) < 0 || (!now && m->counts.carry_saved_at != 0 && t < m->counts.carry_saved_at + CARRY_SAVE_USEC))
                 return;
         s.root = strdup(m->root);
         if (!s.root)
@@ -97,9 +97,9 @@ void manager_carry_save(Manager *m, bool now) {
                 *c = (CarrySource) { .id = m->counts.nodes[i].id, .last = m->counts.nodes[i].track.last };
                 counter_track_continuous(&m->counts.nodes[i].track, &c->continuous);
         }
-        r = carry_state_save(m->runtime_fd, &s);
+        r = carry_state_save(executor_runtime_fd(m->executor), &s);
         if (r < 0 && m->counts.carry_saved_at == 0)
-                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", m->runtime_dir);
+                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", executor_runtime_dir(m->executor));
         m->counts.carry_saved_at = t;
 }
 
@@ -114,7 +114,7 @@ void manager_sample(Manager *m, bool reset) {
         VmStat vs;
         int r;
 
-        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+        if (executor_backend(m->executor) == BACKEND_NONE || !manager_may_read_stats(m))
                 return;
         r = stats_read_vmstat(m->root, &vs);
         m->counts.samples++;
@@ -157,7 +157,7 @@ void manager_sample(Manager *m, bool reset) {
 }
 
 bool manager_sample_for_caller(Manager *m) {
-        if (m->backend == BACKEND_NONE || !manager_may_read_stats(m))
+        if (executor_backend(m->executor) == BACKEND_NONE || !manager_may_read_stats(m))
                 return false;
         if (manager_counting(m))
                 manager_sample(m, false);
@@ -266,11 +266,11 @@ void manager_load_carried(Manager *m) {
                 boot[strcspn(boot, "\n")] = '\0';
                 snprintf(m->counts.boot_id, sizeof m->counts.boot_id, "%s", boot);
         }
-        if (m->runtime_fd < 0)
+        if (executor_runtime_fd(m->executor) < 0)
                 return;
-        r = carry_state_load(m->runtime_fd, m->root, m->counts.boot_id, &m->counts.carried, &why);
+        r = carry_state_load(executor_runtime_fd(m->executor), m->root, m->counts.boot_id, &m->counts.carried, &why);
         if (r == -EPERM)
-                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", m->runtime_dir,
+                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", executor_runtime_dir(m->executor),
                             CARRY_FILE, why ? why : "refused");
         else if (r >= 0)
                 log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->counts.carried.n);

@@ -16,7 +16,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .config_file = m->config_path,
                 .config_error = m->config_error,
 
-                .backend = m->backend,
+                .backend = executor_backend(m->executor),
                 .kernel = &m->kernel,
                 .target_mode = m->decision.mode,
                 .counting = manager_counting(m),
@@ -33,7 +33,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
 
                 .have_rate = m->counts.rate.have_rate,
                 .rate = m->counts.rate.rate,
-                .last_error = &m->last_error,
+                .last_error = executor_last_error(m->executor),
 
                 .topology = &m->hotplug.topology,
                 .zones = m->hotplug.zones,

@@ -10,7 +10,6 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-private.h"
-#include "restore.h"
 #include "rootfs.h"
 #include "service.h"
 #include "time-util.h"
@@ -46,7 +45,7 @@ bool manager_counting(const Manager *m) {
 bool manager_may_read_stats(const Manager *m) {
         /* Any read of a statistics file turns an armed auto on; one that
          * is on already, nothing more can. */
-        return !(backend_is_patched(m->backend) && m->kernel.mode == KERNEL_MODE_AUTO &&
+        return !(backend_is_patched(executor_backend(m->executor)) && m->kernel.mode == KERNEL_MODE_AUTO &&
                  m->kernel.auto_state != AUTO_STATE_TRIGGERED);
 }
 
@@ -57,7 +56,7 @@ void manager_set_mode(Manager *m, KernelMode mode) {
                 return;
         m->kernel = (KernelState) {
                 .mode = mode,
-                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(m->backend) ? AUTO_STATE_UNKNOWN
+                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(executor_backend(m->executor)) ? AUTO_STATE_UNKNOWN
                                                                                        : AUTO_STATE_NONE,
         };
 }
@@ -66,7 +65,7 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
         *pc = (PolicyConfig){
                 .policy = m->policy_in_force,
                 .policy_source = m->policy_source,
-                .backend = m->backend,
+                .backend = executor_backend(m->executor),
                 .off_mode = m->config.off_mode,
                 .on_external_change = m->config.on_external_change,
                 .min_dwell = m->config.min_dwell,
@@ -81,13 +80,13 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ char *runtime_dir = NULL;
         int r;
 
         m = calloc(1, sizeof *m);
         if (!m)
                 return log_oom();
         /* Before anything can fail: manager_free() closes what is >= 0. */
-        m->runtime_fd = -1;
         m->config = *config;
         *config = (Config){};
 
@@ -106,8 +105,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                         return log_oom();
         }
         m->dry_run_override = opts->dry_run;
-        m->runtime_dir = manager_runtime_dir(opts->runtime_dir);
-        if (!m->runtime_dir)
+        runtime_dir = manager_runtime_dir(opts->runtime_dir);
+        if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0)
                 return log_oom();
         m->policy_in_force = m->config.mode;
         m->policy_source = CAUSE_STARTUP;
@@ -134,10 +133,7 @@ Manager *manager_free(Manager *m) {
          * empties the Monitor list through on_disconnect; only then free. */
         (void) manager_shutdown(m);
         m->service = service_free(m->service);
-        if (m->runtime_fd >= 0)
-                close(m->runtime_fd);
-        free(m->runtime_dir);
-        free(m->runtime_error);
+        executor_free(m->executor);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
         sd_event_source_disable_unref(m->watch.timer);
@@ -167,7 +163,6 @@ Manager *manager_free(Manager *m) {
         free(m->config_error);
         free(m->watch.error);
         free(m->counts.rate_error);
-        free(m->last_error.message);
         free(m->root);
         free(m->config_path);
         free(m->socket_override);
@@ -261,8 +256,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 manager_stop_taskstats(m);
         if (rewatch)
                 (void) manager_watch(m);
-        if (m->wrote_kernel)
-                manager_save_restore_state(m);  /* exit_mode may have changed */
+        executor_keep_restore(m->executor, manager_exit_mode(m));     /* exit_mode may have changed */
         manager_schedule_sampling(m);
 
         policy_resume(&m->engine);
@@ -294,22 +288,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(m->event, 0);
 }
 
-static bool pid_is_numastatd(pid_t pid) {
-        char path[64], comm[32] = "";
-        FILE *f;
-
-        if (pid == getpid() || kill(pid, 0) < 0)
-                return false;
-        snprintf(path, sizeof path, "/proc/%d/comm", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return false;
-        if (!fgets(comm, sizeof comm, f))
-                comm[0] = 0;
-        fclose(f);
-        return strncmp(comm, "numastatd", 9) == 0;
-}
-
 char *manager_runtime_dir(const char *option) {
         const char *e = getenv("RUNTIME_DIRECTORY");
 
@@ -320,46 +298,18 @@ char *manager_runtime_dir(const char *option) {
         return strdup(DEFAULT_RUNTIME_DIR);
 }
 
-/* A state file left by a crashed daemon is restored before we start; one
- * of a live daemon means two would fight over the sysctl. A runtime
- * directory or a state file that is not safe to obey is refused, loudly,
- * and the daemon starts anyway, without crash safety or without that
- * state. */
+/* A state file left by a crashed daemon is obeyed before we start; one
+ * of a live daemon means two would fight over the sysctl (executor.h). */
 static int manager_recover(Manager *m) {
-        _cleanup_free_ char *why = NULL;
-        RestoreState st = {};
-        bool did;
+        bool restored;
         int r;
 
-        r = restore_dir_open(m->runtime_dir, &m->runtime_fd, &why);
-        if (r < 0) {
-                log_error("Crash safety is off: %s.", why ? why : "the runtime directory is not usable");
-                m->runtime_error = TAKE_PTR(why);
-                m->runtime_fd = -1;
-                return 0;
-        }
-        r = restore_state_load(m->runtime_fd, m->root, &st, &why);
-        if (r == -ENOENT)
-                return 0;
-        if (r == -EPERM) {
-                log_error("Refusing the crash-restore state in %s: %s. Starting without it.", m->runtime_dir,
-                          why ? why : "unsafe");
-                return 0;
-        }
-        if (r >= 0 && pid_is_numastatd(st.pid)) {
-                log_error("Another numastatd (pid %d) drives the kernel (state in %s); not starting a second one.",
-                          (int) st.pid, m->runtime_dir);
-                restore_state_done(&st);
-                m->runtime_fd = safe_close(m->runtime_fd);      /* not ours to remove */
-                return -EBUSY;
-        }
-        restore_state_done(&st);
-        r = restore_apply(m->runtime_fd, m->root, false, &did);
+        r = executor_recover(m->executor, &restored);
         if (r < 0)
                 return r;
-        if (did) {
+        if (restored) {
                 /* What we found at start is what the crashed daemon left, not the admin's. */
-                (void) backend_read(m->root, m->backend, &m->initial_mode, NULL);
+                (void) executor_read(m->executor, &m->initial_mode);
                 manager_set_mode(m, m->initial_mode);
         }
         return 0;
@@ -401,26 +351,12 @@ static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t 
 
 /* Which interface the kernel has, and its mode now. */
 static int manager_probe_kernel(Manager *m) {
-        _cleanup_free_ char *error = NULL;
         int r;
 
-        r = backend_detect(m->root, &m->backend);
-        if (r < 0)
-                return log_error_errno(r, "Cannot probe the kernel's NUMA statistics interface under %s: %m",
-                                       m->root);
-        if (m->backend == BACKEND_NONE) {
-                log_notice("No NUMA statistics interface under %s/proc/sys/vm: observing only.",
-                           strcmp(m->root, "/") == 0 ? "" : m->root);
-                return 0;
-        }
-        r = backend_read(m->root, m->backend, &m->initial_mode, &error);
-        if (r < 0) {
-                log_warning_errno(r, "%s", error);
-                manager_set_error(m, r, &error);
-        }
+        r = executor_probe(m->executor, &m->initial_mode);
+        if (r < 0 || executor_backend(m->executor) == BACKEND_NONE)
+                return r;
         manager_set_mode(m, m->initial_mode);
-        log_info("Kernel interface %s, mode %s.", backend_sysctl_path(m->backend),
-                 kernel_mode_to_string(m->initial_mode));
         return 0;
 }
 
@@ -546,8 +482,8 @@ int manager_shutdown(Manager *m) {
                 r = manager_restore(m);
                 /* Restored: nothing left for ExecStopPost= or the next start to
                  * do. On failure the state stays, so they can try again. */
-                if (r >= 0 && m->runtime_fd >= 0)
-                        (void) restore_state_remove(m->runtime_fd);
+                if (r >= 0)
+                        executor_restored(m->executor);
         }
         manager_turn_end_pending(m);    /* what the last turn changed, before the clients go */
         service_shutdown(m->service);  /* every client, Monitor ones too */

@@ -22,6 +22,7 @@
 #include "holds.h"
 #include "kernel-state.h"
 #include "mode.h"
+#include "executor.h"
 #include "parsers.h"
 #include "policy.h"
 #include "known.h"
@@ -29,13 +30,6 @@
 #include "topology.h"
 
 typedef struct Manager Manager;
-
-/* The last error the daemon met (a failed write, an unreadable sysctl). */
-typedef struct ErrorRecord {
-        uint64_t time;          /* CLOCK_REALTIME µs */
-        int error;              /* positive errno */
-        char *message;          /* NULL: no error */
-} ErrorRecord;
 
 typedef struct StatusSources {
         bool readers;                   /* reader detection works now */
