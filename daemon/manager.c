@@ -349,6 +349,18 @@ static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t 
         return sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
 }
 
+/* What the varlink methods ask of the manager. */
+static const ServiceOps service_ops = {
+        .status = status_build,
+        .sample_for_caller = manager_sample_for_caller,
+        .hold_refused = manager_hold_refused,
+        .holds_changed = manager_holds_changed,
+        .counting = manager_counting,
+        .set_policy = manager_set_policy,
+        .last_error = manager_last_error,
+        .reload = manager_reload,
+};
+
 /* Which interface the kernel has, and its mode now. */
 static int manager_probe_kernel(Manager *m) {
         int r;
@@ -425,7 +437,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
 
-        r = service_new(m, m->event, &m->service);
+        r = service_new(&service_ops, m, m->event, &m->service);
         if (r >= 0)
                 r = manager_listen(m);
         if (r >= 0)

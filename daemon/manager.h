@@ -86,8 +86,8 @@ bool manager_sample_for_caller(Manager *m);
 /* Why no hold can be kept now, with its errno: no kernel interface, dry
  * run, a pause, or policy coarse. NULL: holds may be taken. */
 const char *manager_hold_refused(const Manager *m, int *ret_error);
-/* The holds in force changed (service.c): the engine hears of it, and
- * the kernel follows. */
+/* The holds in force changed (the service says so): the engine hears of
+ * it, and the kernel follows. */
 void manager_holds_changed(Manager *m, const Holds *holds);
 /* The last error's message, as status shows it; NULL: none. */
 const char *manager_last_error(const Manager *m);

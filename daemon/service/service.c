@@ -8,7 +8,6 @@
 #include "interface.h"
 #include "log.h"
 #include "macro.h"
-#include "manager.h"
 #include "metrics.h"
 #include "service.h"
 #include "socket-file.h"
@@ -31,6 +30,7 @@
 #define MONITORS_PER_UID_MAX 8
 
 struct Service {
+        const ServiceOps *ops;
         Manager *manager;
         VarlinkServer *varlink;
         SocketFile socket_file;         /* the socket file we bound ourselves, if any */
@@ -93,7 +93,7 @@ static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags f
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
+        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         StatusViewer v = link_viewer(link);
         r = status_reply(&st, &v);
         if (!r)
@@ -110,8 +110,8 @@ static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        fresh = manager_sample_for_caller(svc->manager);
-        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
+        fresh = svc->ops->sample_for_caller(svc->manager);
+        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         r = json_object_new_object();
         c = status_counters_to_json(&st, fresh);
         if (!r || !c) {
@@ -132,7 +132,7 @@ static int method_list_known_readers(Varlink *link, json_object *p, VarlinkMetho
                 json_object_put(masked);
                 return 0;
         }
-        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
+        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         if (!r || !masked) {
                 json_object_put(masked);
                 return -ENOMEM;
@@ -166,8 +166,8 @@ static int method_get_metrics(Varlink *link, json_object *p, VarlinkMethodFlags 
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        (void) manager_sample_for_caller(svc->manager);
-        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
+        (void) svc->ops->sample_for_caller(svc->manager);
+        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         text = metrics_render(&st);
         r = json_object_new_object();
         if (!text || !r)
@@ -206,12 +206,12 @@ static int method_hold(Varlink *link, json_object *p, VarlinkMethodFlags flags, 
                 if (timeout <= 0 || (uint64_t) timeout > HOLD_TIMEOUT_MAX_USEC)
                         return varlink_error_invalid_parameter(link, "timeout");
         }
-        why = manager_hold_refused(svc->manager, &k);
+        why = svc->ops->hold_refused(svc->manager, &k);
         if (!why)
                 k = holds_add(svc->holds, link, reason, (usec_t) timeout, &id, &why);
         if (k < 0)
                 return why ? reply_error(link, SERVICE_ERROR_HOLD_REFUSED, why, 0) : k;
-        if (!manager_counting(svc->manager)) {
+        if (!svc->ops->counting(svc->manager)) {
                 /* In force, but the kernel did not take the write: say so, end it. */
                 holds_release(svc->holds, id);
                 return reply_error(link, SERVICE_ERROR_APPLY_FAILED, "the kernel did not turn counting on", EIO);
@@ -244,7 +244,7 @@ static int method_monitor(Varlink *link, json_object *p, VarlinkMethodFlags flag
                         return reply_error(link, SERVICE_ERROR_MONITOR_REFUSED,
                                            "too many Monitor subscriptions by this user (8)", 0);
         }
-        status_build(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
+        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
         r = status_reply(&st, &v);
         if (!r)
                 return -ENOMEM;
@@ -335,10 +335,10 @@ static int method_set_policy(Varlink *link, json_object *p, VarlinkMethodFlags f
                 dry_run = json_object_get_boolean(dry_j);
         }
 
-        r = manager_set_policy(svc->manager, policy, dry_run);
+        r = svc->ops->set_policy(svc->manager, policy, dry_run);
         if (r < 0)
                 return reply_error(link, SERVICE_ERROR_APPLY_FAILED,
-                                   manager_last_error(svc->manager) ?: "cannot apply", r);
+                                   svc->ops->last_error(svc->manager) ?: "cannot apply", r);
         reply = json_object_new_object();
         if (!reply)
                 return -ENOMEM;
@@ -354,17 +354,19 @@ static int method_reload(Varlink *link, json_object *p, VarlinkMethodFlags flags
 
         if (require_root(link) < 0 || check_parameters(link, p, NULL) < 0)
                 return 0;
-        r = manager_reload(svc->manager, &error);
+        r = svc->ops->reload(svc->manager, &error);
         if (r < 0)
                 return reply_error(link, SERVICE_ERROR_CONFIG_INVALID, error ?: "invalid configuration", 0);
         return varlink_reply(link, NULL);
 }
 
 static void on_holds_changed(const Holds *holds, void *userdata) {
-        manager_holds_changed(userdata, holds);
+        Service *svc = userdata;
+
+        svc->ops->holds_changed(svc->manager, holds);
 }
 
-int service_new(Manager *m, sd_event *event, Service **ret) {
+int service_new(const ServiceOps *ops, Manager *m, sd_event *event, Service **ret) {
         static const struct {
                 const char *name;
                 VarlinkMethod method;
@@ -384,8 +386,8 @@ int service_new(Manager *m, sd_event *event, Service **ret) {
         svc = calloc(1, sizeof *svc);
         if (!svc)
                 return log_oom();
-        *svc = (Service) { .manager = m, .socket_file = SOCKET_FILE_NULL };
-        r = holds_new(event, on_holds_changed, m, &svc->holds);
+        *svc = (Service) { .ops = ops, .manager = m, .socket_file = SOCKET_FILE_NULL };
+        r = holds_new(event, on_holds_changed, svc, &svc->holds);
         if (r >= 0)
                 r = varlink_server_new(&svc->varlink);
         if (r < 0) {

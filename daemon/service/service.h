@@ -12,9 +12,22 @@
 typedef struct Manager Manager;
 typedef struct Service Service;
 
+/* What the methods ask of the daemon, given at creation: the service
+ * knows these, not the manager's files (manager.h says what each does). */
+typedef struct ServiceOps {
+        void (*status)(const Manager *m, uint64_t now, Status *ret);
+        bool (*sample_for_caller)(Manager *m);
+        const char *(*hold_refused)(const Manager *m, int *ret_error);
+        void (*holds_changed)(Manager *m, const Holds *holds);
+        bool (*counting)(const Manager *m);
+        int (*set_policy)(Manager *m, Policy policy, int dry_run);
+        const char *(*last_error)(const Manager *m);
+        int (*reload)(Manager *m, char **ret_error);
+} ServiceOps;
+
 /* The varlink server with the interface and methods bound, attached to
- * event; holds' changes are told to the manager (manager_holds_changed()). */
-int service_new(Manager *m, sd_event *event, Service **ret);
+ * event; the methods reach m through ops (which outlives the service). */
+int service_new(const ServiceOps *ops, Manager *m, sd_event *event, Service **ret);
 /* Lets go of every client; call service_shutdown() first. */
 Service *service_free(Service *s);
 /* Listens on the socket systemd passed (named "varlink", or the only one),
