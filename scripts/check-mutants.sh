@@ -122,6 +122,18 @@ mutant no-crash-restore daemon/effects/restore.c \
         $'        *ret_did = false;\n        r = restore_state_load(' \
         $'        *ret_did = false;\n        return 0;\n        r = restore_state_load(' \
         tests/unit/test-restore tests/integration/daemon.sh
+mutant no-restore-state-before-write daemon/effects/executor.c \
+        $'        if (!x->wrote)\n                save_restore_state(x, restore);' \
+        '' \
+        tests/unit/test-executor tests/integration/daemon.sh
+mutant failed-write-untold daemon/effects/executor.c \
+        '                set_error(x, r, &error);' \
+        '' \
+        tests/unit/test-executor
+mutant metrics-written-once daemon/effects/metrics-file.c \
+        'if (streq_ptr(text, f->last) && streq_ptr(f->path, path))' \
+        'if (f->written_at != 0 && streq_ptr(f->path, path))' \
+        tests/unit/test-metrics-file tests/integration/metrics.sh
 mutant vmstat-refuses-all daemon/core/parsers.c \
         $'        VmStat st = {};\n        Span line;\n\n        if (!text || !ret)' \
         $'        VmStat st = {};\n        Span line;\n\n        if (1 || !text || !ret)' \
