@@ -127,8 +127,8 @@ mutant no-restore-state-before-write daemon/effects/executor.c \
         '' \
         tests/unit/test-executor tests/integration/daemon.sh
 mutant failed-write-untold daemon/effects/executor.c \
-        '                set_error(x, r, &error);' \
-        '' \
+        $'                set_error(x, r, &error);\n                /* The write' \
+        '                /* The write' \
         tests/unit/test-executor
 mutant metrics-written-once daemon/effects/metrics-file.c \
         'if (streq_ptr(text, f->last) && streq_ptr(f->path, path))' \
