@@ -11,7 +11,7 @@
 #include "time-util.h"
 
 KernelMode manager_exit_mode(const Manager *m) {
-        return policy_exit_mode(m->config.exit_mode, executor_backend(m->executor), m->initial_mode);
+        return policy_exit_mode(m->config.exit_mode, manager_backend(m), m->initial_mode);
 }
 
 /* One write of the sysctl, read back; the counters first, when the write
@@ -71,7 +71,7 @@ static void manager_check_kernel(Manager *m) {
         char reason[REASON_MAX];
         int r;
 
-        if (executor_backend(m->executor) == BACKEND_NONE)
+        if (manager_backend(m) == BACKEND_NONE)
                 return;
         r = executor_read(m->executor, &found);
         if (r < 0)
@@ -84,7 +84,7 @@ static void manager_check_kernel(Manager *m) {
         before = m->kernel;
         manager_set_mode(m, found);
         snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
-                 backend_sysctl_path(executor_backend(m->executor)), kernel_mode_to_string(before.mode),
+                 backend_sysctl_path(manager_backend(m)), kernel_mode_to_string(before.mode),
                  kernel_mode_to_string(found), external_change_to_string(m->config.on_external_change));
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
@@ -193,7 +193,7 @@ void manager_counting_changed(Manager *m, usec_t now) {
         on_time_set(&m->counts.on_time, now, counting);
         if (counting == m->counts.ledger.counting)
                 return;
-        if (executor_backend(m->executor) != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
+        if (manager_backend(m) != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
             vs.has_pgalloc)
                 ledger_set_counting(&m->counts.ledger, vs.pgalloc, counting);
         else

@@ -12,7 +12,7 @@ static const char *refuse(int *ret_error, int error, const char *why) {
 }
 
 const char *manager_hold_refused(const Manager *m, int *ret_error) {
-        if (executor_backend(m->executor) == BACKEND_NONE)
+        if (manager_backend(m) == BACKEND_NONE)
                 return refuse(ret_error, -EOPNOTSUPP, "this kernel has no interface for NUMA statistics");
         if (m->dry_run)
                 return refuse(ret_error, -EOPNOTSUPP, "the daemon runs in dry-run mode and writes nothing");

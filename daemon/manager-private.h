@@ -202,6 +202,9 @@ typedef struct Step {
 } Step;
 
 /* Used across the manager only. */
+static inline BackendKind manager_backend(const Manager *m) {
+        return executor_backend(m->executor);
+}
 /* The mode a crash or a stop leaves the kernel in (exit_mode). */
 KernelMode manager_exit_mode(const Manager *m);
 /* Leaves the kernel in the configured exit mode. */

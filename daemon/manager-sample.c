@@ -73,10 +73,10 @@ static bool track_take(Manager *m, CounterTrack *t, int id, const NumaCounters *
  * costs only continuity after a restart. */
 void manager_carry_save(Manager *m, bool now) {
         _cleanup_(carry_state_done) CarryState s = {};
-        usec_t t = now_usec(CLOCK_MONOTONIC);
-        int r;
+        usec_t t = now_usec(CLOCK_MONOTONIC), saved = m->counts.carry_saved_at;
+        int fd = executor_runtime_fd(m->executor), r;
 
-        if (executor_runtime_fd(m->executor) < 0 || (!now && m->counts.carry_saved_at != 0 && t < m->counts.carry_saved_at + CARRY_SAVE_USEC))
+        if (fd < 0 || (!now && saved != 0 && t < saved + CARRY_SAVE_USEC))
                 return;
         s.root = strdup(m->root);
         if (!s.root)
@@ -97,9 +97,10 @@ void manager_carry_save(Manager *m, bool now) {
                 *c = (CarrySource) { .id = m->counts.nodes[i].id, .last = m->counts.nodes[i].track.last };
                 counter_track_continuous(&m->counts.nodes[i].track, &c->continuous);
         }
-        r = carry_state_save(executor_runtime_fd(m->executor), &s);
-        if (r < 0 && m->counts.carry_saved_at == 0)
-                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", executor_runtime_dir(m->executor));
+        r = carry_state_save(fd, &s);
+        if (r < 0 && saved == 0)
+                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m",
+                                  executor_runtime_dir(m->executor));
         m->counts.carry_saved_at = t;
 }
 
@@ -114,7 +115,7 @@ void manager_sample(Manager *m, bool reset) {
         VmStat vs;
         int r;
 
-        if (executor_backend(m->executor) == BACKEND_NONE || !manager_may_read_stats(m))
+        if (manager_backend(m) == BACKEND_NONE || !manager_may_read_stats(m))
                 return;
         r = stats_read_vmstat(m->root, &vs);
         m->counts.samples++;
@@ -157,7 +158,7 @@ void manager_sample(Manager *m, bool reset) {
 }
 
 bool manager_sample_for_caller(Manager *m) {
-        if (executor_backend(m->executor) == BACKEND_NONE || !manager_may_read_stats(m))
+        if (manager_backend(m) == BACKEND_NONE || !manager_may_read_stats(m))
                 return false;
         if (manager_counting(m))
                 manager_sample(m, false);
@@ -260,18 +261,18 @@ void manager_schedule_sampling(Manager *m) {
  * absent, they start over from what the kernel shows. */
 void manager_load_carried(Manager *m) {
         _cleanup_free_ char *why = NULL, *boot = NULL;
-        int r;
+        int fd = executor_runtime_fd(m->executor), r;
 
         if (root_read_file(m->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
                 boot[strcspn(boot, "\n")] = '\0';
                 snprintf(m->counts.boot_id, sizeof m->counts.boot_id, "%s", boot);
         }
-        if (executor_runtime_fd(m->executor) < 0)
+        if (fd < 0)
                 return;
-        r = carry_state_load(executor_runtime_fd(m->executor), m->root, m->counts.boot_id, &m->counts.carried, &why);
+        r = carry_state_load(fd, m->root, m->counts.boot_id, &m->counts.carried, &why);
         if (r == -EPERM)
-                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", executor_runtime_dir(m->executor),
-                            CARRY_FILE, why ? why : "refused");
+                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.",
+                            executor_runtime_dir(m->executor), CARRY_FILE, why ? why : "refused");
         else if (r >= 0)
                 log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", m->counts.carried.n);
 }

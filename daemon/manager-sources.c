@@ -332,7 +332,7 @@ void manager_start_sources(Manager *m) {
         }
 
         /* The kernel's log says when a patched kernel's auto triggers. */
-        if (backend_is_patched(executor_backend(m->executor))) {
+        if (backend_is_patched(manager_backend(m))) {
                 r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kauto.kmsg);
                 if (r < 0) {
                         log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "

@@ -16,7 +16,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .config_file = m->config_path,
                 .config_error = m->config_error,
 
-                .backend = executor_backend(m->executor),
+                .backend = manager_backend(m),
                 .kernel = &m->kernel,
                 .target_mode = m->decision.mode,
                 .counting = manager_counting(m),

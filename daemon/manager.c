@@ -45,7 +45,7 @@ bool manager_counting(const Manager *m) {
 bool manager_may_read_stats(const Manager *m) {
         /* Any read of a statistics file turns an armed auto on; one that
          * is on already, nothing more can. */
-        return !(backend_is_patched(executor_backend(m->executor)) && m->kernel.mode == KERNEL_MODE_AUTO &&
+        return !(backend_is_patched(manager_backend(m)) && m->kernel.mode == KERNEL_MODE_AUTO &&
                  m->kernel.auto_state != AUTO_STATE_TRIGGERED);
 }
 
@@ -56,7 +56,7 @@ void manager_set_mode(Manager *m, KernelMode mode) {
                 return;
         m->kernel = (KernelState) {
                 .mode = mode,
-                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(executor_backend(m->executor)) ? AUTO_STATE_UNKNOWN
+                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(manager_backend(m)) ? AUTO_STATE_UNKNOWN
                                                                                        : AUTO_STATE_NONE,
         };
 }
@@ -65,7 +65,7 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
         *pc = (PolicyConfig){
                 .policy = m->policy_in_force,
                 .policy_source = m->policy_source,
-                .backend = executor_backend(m->executor),
+                .backend = manager_backend(m),
                 .off_mode = m->config.off_mode,
                 .on_external_change = m->config.on_external_change,
                 .min_dwell = m->config.min_dwell,
@@ -86,7 +86,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m = calloc(1, sizeof *m);
         if (!m)
                 return log_oom();
-        /* Before anything can fail: manager_free() closes what is >= 0. */
         m->config = *config;
         *config = (Config){};
 
@@ -366,7 +365,7 @@ static int manager_probe_kernel(Manager *m) {
         int r;
 
         r = executor_probe(m->executor, &m->initial_mode);
-        if (r < 0 || executor_backend(m->executor) == BACKEND_NONE)
+        if (r < 0 || manager_backend(m) == BACKEND_NONE)
                 return r;
         manager_set_mode(m, m->initial_mode);
         return 0;

@@ -532,7 +532,7 @@ static void test_armed_sample_after_queued_reads(void) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
                 goto done;
         }
-        is_int(executor_backend(m->executor), BACKEND_NUMA_STATS_MODE, "a patched kernel's interface");
+        is_int(manager_backend(m), BACKEND_NUMA_STATS_MODE, "a patched kernel's interface");
         policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
         (void) manager_apply(m);
         run_idle(m);
