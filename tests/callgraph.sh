@@ -15,12 +15,14 @@ check() {  # check CONDITION_EXIT DESCRIPTION
         n=$((n + 1))
         if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 }
-if ! echo 'int main(void){return 0;}' | "$CC" -x c -fcallgraph-info -c -o /dev/null - 2>/dev/null; then
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The probe writes its .ci beside its output: in $work, not the build tree.
+if ! echo 'int main(void){return 0;}' > "$work/probe.c" ||
+   ! "$CC" -fcallgraph-info -c -o "$work/probe.o" "$work/probe.c" 2>/dev/null; then
         echo "1..0 # SKIP $CC has no -fcallgraph-info (GCC 10 or later has)"
         exit 0
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 if ! (cd "$work" && python3 "$SRCDIR/scripts/callgraph.py" --cc "$CC" --scc "$SRCDIR" "$BUILDDIR") > "$work/scc" 2> "$work/err"; then
         cat "$work/err"
         echo "not ok 1 - the call graph is computed"
