@@ -150,11 +150,29 @@ static int fail_on_purpose(sd_event_source *s, uint64_t usec, void *userdata) {
         return -EIO;
 }
 
+/* A client on a socket pair into the daemon's real server, which has
+ * sent call (with its NUL); returns the client's end, or -1 if the server
+ * did not take the connection. */
+static int call_on_socketpair(Manager *m, const char *call, size_t size) {
+        int pair[2];
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+                abort();
+        if (service_add_connection(m->service, pair[0]) < 0) {
+                close(pair[0]);
+                close(pair[1]);
+                return -1;
+        }
+        if (send(pair[1], call, size, 0) != (ssize_t) size)
+                abort();
+        return pair[1];
+}
+
 static void test_exit_path_on_failure(void) {
         static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
         Manager *m;
         sd_event_source *failing = NULL;
-        int nfd, pair[2], r;
+        int nfd, client, r;
         char buf[1 << 16];
         ssize_t n;
         size_t got = 0;
@@ -165,11 +183,8 @@ static void test_exit_path_on_failure(void) {
         ok(exists("/run/numastatd/io.numastatd"), "the daemon listens on its socket");
 
         /* A Monitor client, on a socketpair into the real server. */
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
-                abort();
-        is_int(service_add_connection(m->service, pair[0]), 0, "a Monitor client connects");
-        if (send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
-                abort();
+        client = call_on_socketpair(m, monitor_call, sizeof monitor_call);
+        ok(client >= 0, "a Monitor client connects");
 
         /* A source that fails on purpose, after the first decision is applied. */
         r = sd_event_add_time_relative(m->event, &failing, CLOCK_MONOTONIC, 200 * USEC_PER_MSEC, 0,
@@ -191,11 +206,11 @@ static void test_exit_path_on_failure(void) {
         is_int((int) service_monitors(m->service), 0, "no Monitor client is left");
 
         /* The client got its first status and then the end of the stream. */
-        while ((n = recv(pair[1], buf + got, sizeof buf - got, 0)) > 0)
+        while ((n = recv(client, buf + got, sizeof buf - got, 0)) > 0)
                 got += n;
         ok(got > 0 && memmem(buf, got, "\"continues\":true", 16), "the Monitor client got the status");
         is_int(n, 0, "then the connection closed");
-        close(pair[1]);
+        close(client);
 
         /* Running the exit path again, then freeing, touches nothing freed
          * (valgrind and the sanitizer build check what this cannot). */
@@ -388,7 +403,7 @@ static void test_one_status_per_read(void) {
                 .path = "/proc/vmstat",
         };
         bool counting = false;
-        int pair[2];
+        int client;
         Manager *m;
 
         m = start(POLICY_AUTO);
@@ -399,20 +414,17 @@ static void test_one_status_per_read(void) {
                 manager_free(m);
                 return;
         }
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 ||
-            service_add_connection(m->service, pair[0]) < 0 ||
-            send(pair[1], monitor_call, sizeof monitor_call, 0) != sizeof monitor_call)
-                abort();
+        client = call_on_socketpair(m, monitor_call, sizeof monitor_call);
         run_idle(m);
-        is_int(monitor_messages(pair[1], &counting), 1, "a Monitor client gets the status");
+        is_int(monitor_messages(client, &counting), 1, "a Monitor client gets the status");
 
         m->config.linger = 3600 * USEC_PER_SEC;        /* the read keeps counting on while we look */
         on_read(NULL, &read, m);
         run_idle(m);
         ok(counting_on(m), "a read: counting on");
-        is_int(monitor_messages(pair[1], &counting), 1, "  Monitor hears of it once");
+        is_int(monitor_messages(client, &counting), 1, "  Monitor hears of it once");
         ok(counting, "  saying counting is on");
-        close(pair[1]);
+        close(client);
         manager_free(m);
 }
 
@@ -473,7 +485,7 @@ static void test_off_waits_for_queued_reads(void) {
 static void test_hold_ends_after_queued_reads(void) {
         static const char hold_call[] = "{\"method\":\"io.numastatd.Hold\",\"more\":true}";
         const Holds *holds;
-        int pair[2];
+        int client;
         Manager *m;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
@@ -483,14 +495,11 @@ static void test_hold_ends_after_queued_reads(void) {
                 return;
         }
         /* A hold by this process, through the service. */
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 ||
-            service_add_connection(m->service, pair[0]) < 0 ||
-            send(pair[1], hold_call, sizeof hold_call, 0) != sizeof hold_call)
-                abort();
+        client = call_on_socketpair(m, hold_call, sizeof hold_call);
         run_idle(m);
         holds = service_holds(m->service);
         if (!is_int((int) holds_count(holds), 1, "a hold is in force")) {
-                close(pair[1]);
+                close(client);
                 manager_free(m);
                 return;
         }
@@ -511,7 +520,7 @@ static void test_hold_ends_after_queued_reads(void) {
         is_int((int) holds_count(holds), 1, "  released: the hold stays in force until it is taken");
         ok(run_until(m, counting_off, 2 * USEC_PER_SEC), "the read was the hold's: counting goes off, no linger (3 s)");
         is_int((int) holds_count(holds), 0, "  and the hold is gone");
-        close(pair[1]);
+        close(client);
         manager_free(m);
 }
 
