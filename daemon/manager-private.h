@@ -218,7 +218,7 @@ bool manager_may_read_stats(const Manager *m);
 void manager_state_changed(Manager *m);
 void manager_schedule_deadline(Manager *m);
 void manager_deadline_now(Manager *m);
-int on_turn_end(sd_event_source *s, void *userdata);
+int manager_add_turn_end(Manager *m);
 void manager_turn_end(Manager *m);
 void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);

@@ -8,10 +8,23 @@
 #include "manager-private.h"
 #include "time-util.h"
 
-/* Dispatched before any other source (manager.c sets it up). */
-int on_turn_end(sd_event_source *s, void *userdata) {
+static int on_turn_end(sd_event_source *s, void *userdata) {
         manager_turn_end(userdata);
         return 0;
+}
+
+/* A one-shot source, dispatched before any other when a handler asks. */
+int manager_add_turn_end(Manager *m) {
+        int r;
+
+        r = sd_event_add_defer(m->event, &m->turn.source, on_turn_end, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(m->turn.source, "turn-end");
+        r = sd_event_source_set_priority(m->turn.source, SD_EVENT_PRIORITY_IMPORTANT - 1);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->turn.source, SD_EVENT_OFF);
+        return r;
 }
 
 static void turn_end_due(Manager *m) {

@@ -319,22 +319,6 @@ static int manager_recover(Manager *m) {
  * sustain, linger, the 50 ms trigger settle), and a sample every 100 ms
  * must not come every 350. */
 #define TIMER_ACCURACY_USEC USEC_PER_MSEC
-/* A one-shot source, off until a handler asks for it, run at priority
- * among the pending ones. */
-static int add_defer(Manager *m, sd_event_source **ret, sd_event_handler_t handler, const char *name,
-                     int64_t priority) {
-        int r;
-
-        r = sd_event_add_defer(m->event, ret, handler, m);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(*ret, name);
-        r = sd_event_source_set_priority(*ret, priority);
-        if (r < 0)
-                return r;
-        return sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
-}
-
 static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t handler, const char *name) {
         int r;
 
@@ -413,9 +397,8 @@ static int manager_add_timers(Manager *m) {
                 r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
         if (r >= 0)
                 r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
-        /* The end of a turn before anything else. */
         if (r >= 0)
-                r = add_defer(m, &m->turn.source, on_turn_end, "turn-end", SD_EVENT_PRIORITY_IMPORTANT - 1);
+                r = manager_add_turn_end(m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;
