@@ -231,7 +231,6 @@ void manager_update_expected(Manager *m, usec_t now);
 /* manager-record.c */
 void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to, TransitionKind kind,
         Cause cause, const ReaderRef *reader, const char *reason, const char *reason_redacted);
-_printf_(3, 4) void set_source_error(char **slot, int error, const char *fmt, ...);
 
 /* manager-sample.c */
 void manager_carry_save(Manager *m, bool now);

@@ -2,7 +2,6 @@
 /* The record: history, the journal's transition entries, errors, and the
  * one place that tells status's watchers that something changed. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
 
@@ -124,17 +123,4 @@ void manager_announce_now(Manager *m) {
         m->turn.announced = fp;
         service_notify_monitors(m->service, &st);
         (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
-}
-
-/* What status shows for a failed source, replacing what it showed; %m is
- * error. Out of memory leaves none. */
-_printf_(3, 4) void set_source_error(char **slot, int error, const char *fmt, ...) {
-        va_list ap;
-
-        *slot = mfree(*slot);
-        errno = abs(error);
-        va_start(ap, fmt);
-        if (vasprintf(slot, fmt, ap) < 0)
-                *slot = NULL;
-        va_end(ap);
 }

@@ -469,3 +469,14 @@ int format_double_shortest(double v, char *buf, size_t size) {
         }
         return 0;
 }
+
+void set_source_error(char **slot, int error, const char *fmt, ...) {
+        va_list ap;
+
+        free(*slot);
+        errno = abs(error);
+        va_start(ap, fmt);
+        if (vasprintf(slot, fmt, ap) < 0)
+                *slot = NULL;
+        va_end(ap);
+}

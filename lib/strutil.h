@@ -82,3 +82,6 @@ bool string_is_safe(const char *s);
 /* For functions that refuse with a sentence: replaces *ret_why (if
  * ret_why) with the formatted text and returns r. */
 int set_why(char **ret_why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What status shows for a failed source, replacing what *slot held; %m is
+ * error (a negative or positive errno). Out of memory leaves none. */
+void set_source_error(char **slot, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +36,8 @@ MetricsFile *metrics_file_free(MetricsFile *f) {
 static int set_error(MetricsFile *f, int error, const char *why) {
         _cleanup_free_ char *old = TAKE_PTR(f->error);
 
-        if (error != 0) {
-                errno = abs(error);
-                if (asprintf(&f->error, "%s: %m", strnull(why)) < 0)
-                        f->error = NULL;
-        }
+        if (error != 0)
+                set_source_error(&f->error, error, "%s: %m", strnull(why));
         return !streq_ptr(old, f->error);
 }
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,9 +69,7 @@ int hotplug_new(sd_event *event, hotplug_settled_t settled, void *userdata, Hotp
         r = uevent_monitor_new(event, on_uevent, h, &h->uevents);
         if (r < 0) {
                 log_warning_errno(r, "Cannot listen to kernel uevents, hotplug goes unnoticed: %m");
-                errno = -r;
-                if (asprintf(&h->error, "uevent socket unavailable: %m") < 0)
-                        h->error = NULL;
+                set_source_error(&h->error, r, "uevent socket unavailable: %m");
         }
         *ret = h;
         return 0;
