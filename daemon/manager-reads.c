@@ -222,8 +222,7 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         usec_t linger = m->config.linger, since;
 
         since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger;
-        if (holds_count(service_holds(m->service)) > 0)
-                since = MAX(since, holds_held_since(service_holds(m->service)));
+        since = MAX(since, holds_held_since(service_holds(m->service)));       /* 0 without holds */
         return (ReadClock) {
                 .realtime = now_usec(CLOCK_REALTIME),
                 .mono = now,
