@@ -5,6 +5,7 @@
 
 #include "manager.h"
 #include "manager-private.h"
+#include "time-util.h"
 
 static const char *refuse(int *ret_error, int error, const char *why) {
         *ret_error = error;
@@ -14,12 +15,12 @@ static const char *refuse(int *ret_error, int error, const char *why) {
 const char *manager_hold_refused(const Manager *m, int *ret_error) {
         if (manager_backend(m) == BACKEND_NONE)
                 return refuse(ret_error, -EOPNOTSUPP, "this kernel has no interface for NUMA statistics");
-        if (m->dry_run)
+        if (engine_dry_run(m->engine))
                 return refuse(ret_error, -EOPNOTSUPP, "the daemon runs in dry-run mode and writes nothing");
-        if (policy_paused(&m->engine))
+        if (engine_paused(m->engine))
                 return refuse(ret_error, -EBUSY,
                               "paused after someone else changed the mode: numastatctl set-policy resumes");
-        if (m->policy_in_force == POLICY_COARSE)
+        if (engine_policy(m->engine) == POLICY_COARSE)
                 return refuse(ret_error, -EPERM,
                               "policy coarse: counting stays off (an administrator may set-policy auto)");
         return refuse(ret_error, 0, NULL);
@@ -28,6 +29,14 @@ const char *manager_hold_refused(const Manager *m, int *ret_error) {
 void manager_holds_changed(Manager *m, const Holds *holds) {
         const HoldInfo *h = holds_get(holds, 0);
 
-        policy_set_holds(&m->engine, (unsigned) holds_count(holds), h ? &h->owner : NULL, h ? h->reason : NULL);
-        (void) manager_apply(m);
+        EngineEvent ev = {
+                .type = ENGINE_EVENT_HOLDS,
+                .holds = (unsigned) holds_count(holds),
+                .has_reader = h != NULL,
+                .hold_reason = h ? h->reason : NULL,
+        };
+
+        if (h)
+                ev.reader = h->owner;
+        (void) manager_feed(m, &ev, now_usec(CLOCK_MONOTONIC));
 }

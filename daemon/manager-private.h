@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "engine.h"
 #include "executor.h"
 #include "conf.h"
 #include "containers.h"
@@ -58,21 +59,14 @@ typedef struct TopologyState {
         Hotplug *source;                /* uevents, told once per burst */
 } TopologyState;
 
-/* What the patched kernel's auto is doing, as its log and our samples tell
- * (manager-apply.c, manager-reads.c, manager-sample.c). */
+/* The patched kernel's auto, as its log and our samples tell it; what it
+ * means is the engine's (manager-apply.c, manager-sample.c). */
 typedef struct KernelAuto {
         KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
-        bool trigger_pending;           /* the log said "on read"; no read event has claimed it yet */
-        sd_event_source *trigger_timer; /* ...until TRIGGER_SETTLE_USEC after */
+        sd_event_source *trigger_timer; /* a logged trigger waits for its read until then */
         bool sampling;                  /* our own armed sample is reading */
         bool sample_triggered;          /* ...and the log said it triggered */
         sd_event_source *armed_timer;   /* the next armed sample */
-        bool have_deferred;
-        Decision deferred;              /* ...and the decision that wanted it, for the record */
-        uint64_t arms;                  /* every arm (coarse, then auto) */
-        uint64_t rearms;                /* arms of a triggered auto */
-        uint64_t armed_samples;
-        uint64_t triggers;              /* reads that turned an armed auto on (not our samples) */
 } KernelAuto;
 
 /* Readers gone before we looked, named from their exit records (see
@@ -141,15 +135,9 @@ typedef struct Manager {
         Config config;
         char *config_error;     /* the last rejected reload, if any */
 
-        Policy policy_in_force; /* the config's, or SetPolicy's; the engine is m->engine */
-        Cause policy_source;    /* STARTUP (the config at start), RELOAD, OPERATOR */
-        bool dry_run;
-
-        KernelState kernel;             /* the mode as last read back, and an auto's armed/triggered */
+        Engine *engine;         /* what decides: the policy in force, the kernel as known, the decision */
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
-        PolicyState engine;
-        Decision decision;              /* the engine's last answer */
 
         History history;
         ReaderWatch watch;
@@ -179,9 +167,6 @@ typedef struct Manager {
 /* Reader detection that died is re-created after 1 s, doubling to 5 min. */
 #define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
 #define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
-/* A trigger the kernel logged waits this long for the read event that
- * names its reader, before it is put down to a reader no watch saw. */
-#define TRIGGER_SETTLE_USEC (50 * USEC_PER_MSEC)
 
 /* The carried counters are saved at most this often, unless their meaning
  * changed (manager-sample.c): an idle daemon need not write every second. */
@@ -190,16 +175,6 @@ typedef struct Manager {
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 #define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)      /* see manager_container_scan() */
-
-/* What manager_decide() planned and manager_execute() did, for
- * manager_commit() to record. */
-typedef struct Step {
-        usec_t now;
-        KernelPlan plan;        /* what manager_execute() is to carry out */
-        KernelState from, to;
-        bool record;            /* a transition to record */
-        TransitionKind kind;    /* POLICY (written) or DRY_RUN (would have) */
-} Step;
 
 /* Used across the manager only. */
 static inline BackendKind manager_backend(const Manager *m) {
@@ -226,6 +201,7 @@ void manager_announce_now(Manager *m);
 /* manager.c */
 void timer_at(sd_event_source *s, usec_t when);
 void manager_set_mode(Manager *m, KernelMode mode);
+void manager_configure_engine(Manager *m);
 void manager_update_expected(Manager *m, usec_t now);
 
 /* manager-record.c */
@@ -238,25 +214,24 @@ void manager_sample(Manager *m, bool reset);
 void manager_refresh_zones(Manager *m);
 int on_sample(sd_event_source *s, uint64_t usec, void *userdata);
 int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_schedule_armed_sampling(Manager *m, usec_t now);
 int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_sampling(Manager *m);
 void manager_load_carried(Manager *m);
 
 /* manager-apply.c */
-/* Decides at now (CLOCK_MONOTONIC µs; a read's own, so that the switch it
- * causes is dated at the read): step->plan. manager_execute() writes. */
-void manager_decide(Manager *m, usec_t now, Step *step);
-int manager_execute(Manager *m, Step *step);
+/* Feeds the engine one event at now and does what it asks
+ * (manager_effects()). Returns the first failed write's error. */
+int manager_feed(Manager *m, const EngineEvent *ev, usec_t now);
+int manager_effects(Manager *m, EngineEffects *fx, usec_t now);
+/* Reads the kernel back and has the engine decide at now (CLOCK_MONOTONIC
+ * µs; a read's own, so that the switch it causes is dated at the read). */
+int manager_decide(Manager *m, usec_t now);
 void manager_counting_changed(Manager *m, usec_t now);
-void manager_commit(Manager *m, const Step *step);
 int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);
 void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata);
 
 /* manager-reads.c */
-bool read_triggered(const Manager *m);
 void take_kernel_log(Manager *m);
-void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed);
 void manager_resolve_parked(Manager *m);
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_task_exits(Taskstats *t, void *userdata);

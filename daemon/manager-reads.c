@@ -32,37 +32,15 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
         return ref;
 }
 
-/* Whether a read now could turn the kernel's auto on: armed, or in a
- * state we do not know. */
-static bool may_trigger(const Manager *m) {
-        return m->kernel.mode == KERNEL_MODE_AUTO &&
-               (m->kernel.auto_state == AUTO_STATE_ARMED || m->kernel.auto_state == AUTO_STATE_UNKNOWN);
-}
-
-/* Whether the read being handled turned an armed auto on. The kernel logs
- * the trigger inside the read, before the read's event is queued, and the
- * log is read before each read is handled (take_kernel_log): the log
- * answers exactly. Without it, any read while armed is taken to have
- * triggered it (reads queued at arming were handled first). */
-bool read_triggered(const Manager *m) {
-        if (!may_trigger(m))
-                return false;
-        if (!m->kauto.kmsg)
-                return m->kernel.auto_state == AUTO_STATE_ARMED;
-        return m->kauto.trigger_pending;
-}
-
 /* Before a read is handled, what the kernel logged before it (its trigger,
  * if it caused one): events in the order the kernel produced them. Only
  * while a trigger is possible: otherwise the log can wait for its own
  * source, and a read costs no extra system call. */
 void take_kernel_log(Manager *m) {
-        if (may_trigger(m))
+        if (!engine_may_read_stats(m->engine))
                 kmsg_monitor_drain(m->kauto.kmsg);
 }
 
-/* Counting is on and known to be: strict, or an auto the kernel's log
- * says a read triggered. */
 /* ev, named by its exit record e; comm is e's, or a copy that outlives
  * the ring entry. */
 static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
@@ -143,60 +121,11 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         m->exits.named++;
 }
 
-/* The kernel's auto turned counting on by itself: from (armed, or
- * unknown) to triggered. Recorded once, as the kernel's own transition,
- * with what triggered it; the engine learns it. m->kernel follows unless a
- * write has moved it on meanwhile. */
-void manager_triggered(Manager *m, const KernelState *from, Cause cause, const ReaderRef *reader,
-                       bool confirmed) {
-        KernelState to = kernel_state_triggered(cause, reader, confirmed);
-        char reason[READER_REF_TEXT_MAX + 128], redacted[READER_REF_TEXT_MAX + 128], who[READER_REF_TEXT_MAX],
-                who_redacted[READER_REF_TEXT_MAX];
-
-        if (m->kernel.mode == KERNEL_MODE_AUTO)
-                m->kernel = to;
-        m->kauto.trigger_pending = false;
-        timer_at(m->kauto.trigger_timer, USEC_INFINITY);
-        policy_on_triggered(&m->engine, cause, reader);
-        manager_counting_changed(m, now_usec(CLOCK_MONOTONIC));
-        if (cause == CAUSE_ARMED_SAMPLE)
-                return;         /* our own sample: counted in status, not a transition */
-        m->kauto.triggers++;
-        switch (cause) {
-        case CAUSE_READ:
-        case CAUSE_IGNORED_READ: {
-                ReaderRef r = reader_ref_redact(reader);
-
-                reader_ref_format(reader, who, sizeof who);
-                reader_ref_format(&r, who_redacted, sizeof who_redacted);
-                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s", who,
-                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
-                         confirmed ? " (the kernel's log says so)" : "");
-                snprintf(redacted, sizeof redacted, "%s%s: the kernel's auto turned counting on%s", who_redacted,
-                         cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
-                         confirmed ? " (the kernel's log says so)" : "");
-                break;
-        }
-        default:
-                snprintf(reason, sizeof reason,
-                         "the kernel's log says a read turned counting on, and no watched file saw it "
-                         "(a reader in another mount namespace?)");
-                redacted[0] = '\0';
-        }
-        manager_record_transition(m, from, &to, TRANSITION_KERNEL, cause, reader, reason,
-                                  redacted[0] ? redacted : NULL);
-}
-
 /* The fanotify queue overflowed: reads nobody saw, so counting on. */
 static void manager_lost_reads(Manager *m, usec_t now) {
-        KernelState armed = m->kernel;
-
         m->readertab.overflows++;
         log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
-        if (read_triggered(m))
-                manager_triggered(m, &armed, CAUSE_UNSEEN_READ, NULL, m->kauto.kmsg != NULL);
-        policy_on_lost_reads(&m->engine, now);
-        (void) manager_apply(m);
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_LOST_READS }, now);
 }
 
 /* A reader the table had not seen, in the log. Names another process
@@ -235,13 +164,10 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
 static void manager_handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_(read_judgement_done) ReadJudgement j = {};
-        KernelState armed;
+        EngineEffects fx;
         ReaderIdentity id;
-        ReaderRef ref;
-        Step step = {};
         ReadClock clock;
-        bool decided = false, triggered;
-        bool counts;
+        bool counts, decide;
         int r;
 
         if (ev->overflow) {
@@ -255,51 +181,24 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         id = read_event_identity(ev);
         read_judge(&m->config, &m->known_cache, &id, ev->pid, !ev->from_exit_record, &j);
         counts = j.v.counts;
-        ref = read_event_ref(ev);
-        armed = m->kernel;
-        triggered = read_triggered(m);
-        clock = read_clock(m, now, triggered);
-        if (triggered) {
-                /* Counting is on in the kernel now, whoever read: since this read. */
-                m->kernel = kernel_state_triggered(counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref,
-                                                   m->kauto.kmsg != NULL);
-                manager_counting_changed(m, now);
-        }
-        if (counts) {
-                policy_on_counted_read(&m->engine, now, &ref);
-                /* A trigger the kernel's log did not confirm is not trusted
-                 * to count: the decision writes strict then. */
-                if (!(policy_counting(&m->engine) && policy_have_decision(&m->engine) &&
-                      kernel_state_counting_for_sure(&m->kernel))) {
-                        manager_decide(m, now, &step);
-                        (void) manager_execute(m, &step);
-                        decided = true;
-                }
-        }
+        clock = read_clock(m, now, engine_read_triggers(m->engine));
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_READ, .reader = read_event_ref(ev), .counts = counts },
+                            now);
 
         read_event_attribute(ev);
         manager_name_from_exit(m, ev);
         clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
-        ref = read_event_ref(ev);
-        if (triggered) {
-                manager_triggered(m, &armed, counts ? CAUSE_READ : CAUSE_IGNORED_READ, &ref, m->kauto.kmsg != NULL);
-                step.from.triggered_by = ref;
-        }
-        if (counts) {
-                PolicyConfig pc;
-
-                policy_on_reader_named(&m->engine, &ref);
-                if (clock.by_holder)
-                        policy_on_held_read(&m->engine, &ref);
-                if (m->decision.cause == CAUSE_READ && m->decision.reader.pid == ref.pid) {
-                        m->decision.reader = ref;
-                        manager_policy_config(m, &pc);
-                        decision_format_reason(&m->decision, &pc, m->decision.reason, sizeof m->decision.reason);
-                }
-                if (decided)
-                        manager_commit(m, &step);
-        }
+        engine_feed(m->engine,
+                    &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
+                                     .reader = read_event_ref(ev),
+                                     .by_holder = clock.by_holder },
+                    now, &fx);
+        /* A decision it asks for (an ignored reader turned the kernel's auto
+         * on: re-arm, or say when) sees the reader table with this read. */
+        decide = fx.decide;
+        fx.decide = false;
+        (void) manager_effects(m, &fx, now);
 
         r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, &clock);
         if (counts) {
@@ -312,10 +211,8 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                 log_oom();
         else if (r > 0)
                 log_new_reader(ev, &j);
-        if (triggered && !counts)
-                (void) manager_apply(m);        /* an ignored reader turned it on: re-arm, or say when */
-        else
-                manager_state_changed(m);
+        if (decide)
+                (void) manager_apply(m);
 }
 
 /* ---- readers gone before we looked: named from their exit records ---- */

@@ -91,7 +91,7 @@ void manager_record_transition(Manager *m, const KernelState *from, const Kernel
                 .to = to->mode,
                 .from_auto = from->mode == KERNEL_MODE_AUTO ? from->auto_state : AUTO_STATE_NONE,
                 .to_auto = to->mode == KERNEL_MODE_AUTO ? to->auto_state : AUTO_STATE_NONE,
-                .policy = m->policy_in_force,
+                .policy = engine_policy(m->engine),
                 .kind = kind,
                 .cause = cause,
                 .reason = (char *) reason,

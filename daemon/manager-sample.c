@@ -131,7 +131,11 @@ void manager_sample(Manager *m, bool reset) {
         }
         if (r >= 0 && vs.has_pgalloc &&
             rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval))
-                policy_on_rate(&m->engine, now, m->counts.rate.rate, m->counts.rate.interval_rate);
+                (void) manager_feed(m,
+                                    &(EngineEvent) { .type = ENGINE_EVENT_RATE,
+                                                     .rate = m->counts.rate.rate,
+                                                     .interval_rate = m->counts.rate.interval_rate },
+                                    now);
         if (r >= 0 && vs.has_pgalloc)
                 ledger_sample(&m->counts.ledger, vs.pgalloc);
 
@@ -215,9 +219,8 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
  * snapshot) and two sysctl writes per sample. */
 int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        KernelState armed = m->kernel;
 
-        if (!(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED))
+        if (!engine_armed(m->engine))
                 return 0;
         /* Reads queued while armed turned it on before this sample could:
          * they are taken first, in their own turns (the trigger is theirs);
@@ -228,22 +231,15 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         m->kauto.sampling = true;
         m->kauto.sample_triggered = false;
-        m->kernel.auto_state = AUTO_STATE_TRIGGERED;    /* by the read below */
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
         manager_sample(m, false);
         /* Our own read's trigger, read back: the kernel logs it inside the
          * read, so it is there already. */
         kmsg_monitor_drain(m->kauto.kmsg);
         m->kauto.sampling = false;
-        m->kauto.armed_samples++;
-        manager_triggered(m, &armed, CAUSE_ARMED_SAMPLE, NULL, m->kauto.kmsg && m->kauto.sample_triggered);
-        (void) manager_apply(m);
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE, .confirmed = m->kauto.sample_triggered },
+                            now_usec(CLOCK_MONOTONIC));
         return 0;
-}
-
-void manager_schedule_armed_sampling(Manager *m, usec_t now) {
-        timer_at(m->kauto.armed_timer, m->config.armed_interval == USEC_INFINITY || m->policy_in_force != POLICY_AUTO
-                                               ? USEC_INFINITY
-                                               : now + m->config.armed_interval);
 }
 
 int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {

@@ -60,6 +60,7 @@ static void manager_readers_lost(Manager *m, int error, const char *what) {
         delay = readers_schedule_retry(m);
         log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",
                     delay / USEC_PER_SEC);
+        manager_configure_engine(m);
         (void) manager_apply(m);
 }
 
@@ -117,6 +118,7 @@ int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         m->watch.error = mfree(m->watch.error);
         m->watch.retry_at = 0;
         m->watch.backoff = READERS_RETRY_MIN_USEC;
+        manager_configure_engine(m);
         (void) manager_apply(m);
         return 0;
 }
@@ -340,6 +342,7 @@ void manager_start_sources(Manager *m) {
                 }
         }
 
+        manager_configure_engine(m);   /* what reader detection and the kernel's log can see */
         manager_start_taskstats(m);
         manager_schedule_metrics(m, true);
 

@@ -8,6 +8,8 @@
 #include "status.h"
 
 void status_build(const Manager *m, uint64_t now, Status *ret) {
+        EngineCounts ec = engine_counts(m->engine);
+
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
                 .pid = getpid(),
@@ -17,19 +19,19 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .config_error = m->config_error,
 
                 .backend = manager_backend(m),
-                .kernel = &m->kernel,
-                .target_mode = m->decision.mode,
+                .kernel = engine_kernel(m->engine),
+                .target_mode = engine_decision(m->engine)->mode,
                 .counting = manager_counting(m),
-                .arms = m->kauto.arms,
-                .rearms = m->kauto.rearms,
-                .armed_samples = m->kauto.armed_samples,
-                .triggers = m->kauto.triggers,
+                .arms = ec.arms,
+                .rearms = ec.rearms,
+                .armed_samples = ec.armed_samples,
+                .triggers = ec.triggers,
 
-                .policy = m->policy_in_force,
-                .policy_source = m->policy_source,
-                .dry_run = m->dry_run,
-                .paused = policy_paused(&m->engine),
-                .decision = &m->decision,
+                .policy = engine_policy(m->engine),
+                .policy_source = engine_policy_source(m->engine),
+                .dry_run = engine_dry_run(m->engine),
+                .paused = engine_paused(m->engine),
+                .decision = engine_decision(m->engine),
 
                 .have_rate = m->counts.rate.have_rate,
                 .rate = m->counts.rate.rate,

@@ -39,33 +39,23 @@ usec_t manager_container_scan(const Manager *m) {
 }
 
 bool manager_counting(const Manager *m) {
-        return kernel_state_counting(&m->kernel);
+        return engine_counting(m->engine);
 }
 
 bool manager_may_read_stats(const Manager *m) {
-        /* Any read of a statistics file turns an armed auto on; one that
-         * is on already, nothing more can. */
-        return !(backend_is_patched(manager_backend(m)) && m->kernel.mode == KERNEL_MODE_AUTO &&
-                 m->kernel.auto_state != AUTO_STATE_TRIGGERED);
+        return engine_may_read_stats(m->engine);
 }
 
-/* The kernel's mode as read back from the sysctl: in "auto", whether armed
- * or triggered is not in the file. */
+/* The kernel's mode as read back from the sysctl, taken as it is. */
 void manager_set_mode(Manager *m, KernelMode mode) {
-        if (mode == m->kernel.mode && mode == KERNEL_MODE_AUTO)
-                return;
-        m->kernel = (KernelState) {
-                .mode = mode,
-                .auto_state = mode == KERNEL_MODE_AUTO && backend_is_patched(manager_backend(m)) ? AUTO_STATE_UNKNOWN
-                                                                                       : AUTO_STATE_NONE,
-        };
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_MODE, .mode = mode },
+                            now_usec(CLOCK_MONOTONIC));
 }
 
-void manager_policy_config(const Manager *m, PolicyConfig *pc) {
-        *pc = (PolicyConfig){
-                .policy = m->policy_in_force,
-                .policy_source = m->policy_source,
+static void manager_engine_config(const Manager *m, EngineConfig *ret) {
+        *ret = (EngineConfig) {
                 .backend = manager_backend(m),
+                .sysctl_path = backend_sysctl_path(manager_backend(m)),
                 .off_mode = m->config.off_mode,
                 .on_external_change = m->config.on_external_change,
                 .min_dwell = m->config.min_dwell,
@@ -73,14 +63,31 @@ void manager_policy_config(const Manager *m, PolicyConfig *pc) {
                 .sustain = m->config.sustain,
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
-                .readers_unseen = !m->watch.source,
+                .armed_interval = m->config.armed_interval,
                 .realtime_offset = m->realtime_offset,
+                .readers_unseen = !m->watch.source,
+                .kernel_log = m->kauto.kmsg != NULL,
         };
+}
+
+/* The engine's view of the setting: after the backend is known, at each
+ * reload, and when reader detection or the kernel's log comes or goes. */
+void manager_configure_engine(Manager *m) {
+        EngineConfig c;
+
+        manager_engine_config(m, &c);
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_CONFIGURE, .config = &c },
+                            now_usec(CLOCK_MONOTONIC));
+}
+
+void manager_policy_config(const Manager *m, PolicyConfig *pc) {
+        engine_policy_config(m->engine, pc);
 }
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ char *runtime_dir = NULL;
+        EngineConfig engine_config;
         int r;
 
         m = calloc(1, sizeof *m);
@@ -107,15 +114,14 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         runtime_dir = manager_runtime_dir(opts->runtime_dir);
         if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0)
                 return log_oom();
-        m->policy_in_force = m->config.mode;
-        m->policy_source = CAUSE_STARTUP;
-        m->dry_run = effective_dry_run(m);
         m->started = now_usec(CLOCK_REALTIME);
         m->initial_mode = KERNEL_MODE_UNKNOWN;
-        m->kernel = (KernelState) { .mode = KERNEL_MODE_UNKNOWN };
         m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
         m->watch.backoff = READERS_RETRY_MIN_USEC;
-        policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
+        manager_engine_config(m, &engine_config);
+        if (engine_new(&engine_config, m->config.mode, effective_dry_run(m), now_usec(CLOCK_MONOTONIC),
+                       &m->engine) < 0)
+                return log_oom();
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -133,6 +139,7 @@ Manager *manager_free(Manager *m) {
         (void) manager_shutdown(m);
         m->service = service_free(m->service);
         executor_free(m->executor);
+        engine_free(m->engine);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
         sd_event_source_disable_unref(m->watch.timer);
@@ -181,22 +188,22 @@ static ReaderRef entry_ref(const ReaderEntry *e) {
  * periodic counted reader expected last, counting on until its next read;
  * and the last read of a reader of unknown pace, which linger runs from. */
 void manager_update_expected(Manager *m, usec_t now) {
+        EngineEvent ev = { .type = ENGINE_EVENT_READERS };
         uint64_t until, from;
-        ReaderRef r;
         size_t i;
         int k;
 
         from = readertab_linger_from(&m->readertab, m->config.linger_max, &k);
+        ev.linger_from = from;
+        ev.has_reader = k >= 0;
         if (k >= 0)
-                r = entry_ref(&m->readertab.entries[k]);
-        policy_set_linger_from(&m->engine, from, k >= 0 ? &r : NULL);
-
-        if (readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i) < 0) {
-                policy_set_expected(&m->engine, 0, NULL, 0);
-                return;
+                ev.reader = entry_ref(&m->readertab.entries[k]);
+        if (readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i) >= 0) {
+                ev.expected_until = until;
+                ev.expected_reader = entry_ref(&m->readertab.entries[i]);
+                ev.expected_period = m->readertab.entries[i].period;
         }
-        r = entry_ref(&m->readertab.entries[i]);
-        policy_set_expected(&m->engine, until, &r, m->readertab.entries[i].period);
+        (void) manager_feed(m, &ev, now);
 }
 
 int manager_reload(Manager *m, char **ret_error) {
@@ -230,11 +237,9 @@ int manager_reload(Manager *m, char **ret_error) {
         config_done(&m->config);
         m->config = c;
         m->config_error = mfree(m->config_error);
-        m->policy_in_force = m->config.mode;
-        m->policy_source = CAUSE_RELOAD;
-        m->dry_run = effective_dry_run(m);
-        log_info("Configuration reloaded from %s: policy %s%s.", m->config_path,
-                 policy_to_string(m->policy_in_force), m->dry_run ? ", dry run" : "");
+        log_info("Configuration reloaded from %s: policy %s%s.", m->config_path, policy_to_string(m->config.mode),
+                 effective_dry_run(m) ? ", dry run" : "");
+        manager_configure_engine(m);
         if (m->watch.source)
                 readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         manager_resolve_rules(m);
@@ -258,12 +263,16 @@ int manager_reload(Manager *m, char **ret_error) {
         executor_keep_restore(m->executor, manager_exit_mode(m));     /* exit_mode may have changed */
         manager_schedule_sampling(m);
 
-        policy_resume(&m->engine);
         manager_update_expected(m, now_usec(CLOCK_MONOTONIC));     /* linger_max may have changed */
         /* The engine judges the rate under the new thresholds at once, with
          * the samples' own times. A failed write is logged and in status;
          * the reload itself worked. */
-        (void) manager_apply(m);
+        (void) manager_feed(m,
+                            &(EngineEvent) { .type = ENGINE_EVENT_SET_POLICY,
+                                             .policy = m->config.mode,
+                                             .policy_source = CAUSE_RELOAD,
+                                             .dry_run = effective_dry_run(m) },
+                            now_usec(CLOCK_MONOTONIC));
         (void) sd_notify(false, "READY=1");
         return 0;
 }
@@ -351,6 +360,7 @@ static int manager_probe_kernel(Manager *m) {
         r = executor_probe(m->executor, &m->initial_mode);
         if (r < 0 || manager_backend(m) == BACKEND_NONE)
                 return r;
+        manager_configure_engine(m);
         manager_set_mode(m, m->initial_mode);
         return 0;
 }
@@ -432,7 +442,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
 
-        policy_init(&m->engine, now_usec(CLOCK_MONOTONIC));
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_START }, now_usec(CLOCK_MONOTONIC));
         manager_start_sources(m);
         return 0;
 }
@@ -469,7 +479,7 @@ int manager_shutdown(Manager *m) {
 
         /* Only a daemon that took the kernel over gives it back: one that
          * failed to start (a second daemon, say) must not touch it. */
-        if (policy_have_decision(&m->engine)) {
+        if (policy_have_decision(engine_policy_state(m->engine))) {
                 /* The counts up to now, for the next daemon of this boot. */
                 manager_sample(m, false);
                 manager_carry_save(m, true);

@@ -162,6 +162,34 @@ mutant holder-of-any-uid daemon/manager-reads.c \
         'if (o->pid == pid && o->has_uid && o->uid == uid)' \
         'if (o->pid == pid && o->has_uid)' \
         tests/integration/linger.sh tests/integration/hold.sh
+mutant deferred-reason-kept daemon/core/engine.c \
+        $'                e->have_deferred = false;\n                break;' \
+        '                break;' \
+        tests/unit/test-engine
+mutant unclaimed-trigger-dropped daemon/core/engine.c \
+        '        if (!e->trigger_pending || !engine_read_triggers(e))' \
+        '        if (true)' \
+        tests/unit/test-engine
+mutant rearm-uncounted daemon/core/engine.c \
+        $'                if (s->plan.action == KERNEL_ACTION_ARM && s->from.mode == KERNEL_MODE_AUTO)\n                        e->counts.rearms++;' \
+        '' \
+        tests/unit/test-engine
+mutant recorded-before-named daemon/core/engine.c \
+        $'        if (!e->read.active)\n                commit(e, fx);' \
+        '        commit(e, fx);' \
+        tests/unit/test-engine
+mutant failed-write-recorded daemon/core/engine.c \
+        $'                e->step.failed = true;' \
+        '' \
+        tests/unit/test-engine
+mutant decision-not-taken daemon/manager-apply.c \
+        $'        if (fx->decide) {' \
+        $'        if (false) {' \
+        tests/unit/test-manager tests/integration/hold.sh
+mutant outcome-not-fed-back daemon/manager-apply.c \
+        $'        engine_feed(m->engine,\n                    &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
+        $'        if (0) engine_feed(m->engine,\n                    &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
+        tests/unit/test-manager
 
 echo "check-mutants: $caught caught, $missed missed${missed_names:+ ($missed_names )}, $broken did not apply"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]

@@ -138,6 +138,14 @@ static Manager *start_with(Policy policy, usec_t linger, OffMode off_mode) {
         return m;
 }
 
+/* The allocation rate well above coarse_above for a second already. */
+static void pressure(Manager *m) {
+        EngineEffects fx;
+
+        engine_feed(m->engine, &(EngineEvent) { .type = ENGINE_EVENT_RATE, .rate = 1e6, .interval_rate = 1e6 },
+                    now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, &fx);
+}
+
 static Manager *start(Policy policy) {
         return start_with(policy, 0, OFF_MODE_COARSE);
 }
@@ -260,7 +268,7 @@ static void test_readers_die_and_return(void) {
         }
         (void) manager_apply(m);
         /* Pressure, no reader within linger (0): counting goes off. */
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        pressure(m);
         (void) manager_apply(m);
         /* (After the read events of its own samples: never off while reads
          * are queued.) */
@@ -408,7 +416,7 @@ static void test_one_status_per_read(void) {
 
         m = start(POLICY_AUTO);
         (void) manager_apply(m);
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        pressure(m);
         (void) manager_apply(m);
         if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
                 manager_free(m);
@@ -419,6 +427,7 @@ static void test_one_status_per_read(void) {
         is_int(monitor_messages(client, &counting), 1, "a Monitor client gets the status");
 
         m->config.linger = 3600 * USEC_PER_SEC;        /* the read keeps counting on while we look */
+        manager_configure_engine(m);
         on_read(NULL, &read, m);
         run_idle(m);
         ok(counting_on(m), "a read: counting on");
@@ -466,7 +475,7 @@ static void test_off_waits_for_queued_reads(void) {
         read_vmstat_in_child();
         ok(readers_pending(m->watch.source) > 0, "a read event is queued");
 
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        pressure(m);
         (void) manager_apply(m);
         is_int(sd_event_run(m->event, 0), 1, "  the turn ends");
         mode = get("/proc/sys/vm/numa_stat");
@@ -503,7 +512,7 @@ static void test_hold_ends_after_queued_reads(void) {
                 manager_free(m);
                 return;
         }
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        pressure(m);
         (void) manager_apply(m);
         run_idle(m);
         ok(counting_on(m), "pressure, and a hold: counting on");
@@ -525,7 +534,7 @@ static void test_hold_ends_after_queued_reads(void) {
 }
 
 static bool counting_strict(Manager *m) {
-        return m->kernel.mode == KERNEL_MODE_STRICT;
+        return engine_kernel(m->engine)->mode == KERNEL_MODE_STRICT;
 }
 
 /* On a patched kernel: an armed sample due while a read is queued waits
@@ -542,10 +551,10 @@ static void test_armed_sample_after_queued_reads(void) {
                 goto done;
         }
         is_int(manager_backend(m), BACKEND_NUMA_STATS_MODE, "a patched kernel's interface");
-        policy_on_rate(&m->engine, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, 1e6, 1e6);
+        pressure(m);
         (void) manager_apply(m);
         run_idle(m);
-        ok(m->kernel.mode == KERNEL_MODE_AUTO && m->kernel.auto_state == AUTO_STATE_ARMED,
+        ok(engine_kernel(m->engine)->mode == KERNEL_MODE_AUTO && engine_kernel(m->engine)->auto_state == AUTO_STATE_ARMED,
            "pressure: the kernel's auto is armed");
 
         read_vmstat_in_child();
@@ -554,8 +563,8 @@ static void test_armed_sample_after_queued_reads(void) {
          * loop's poll (or during a flood, when reads lose their precedence). */
         (void) on_armed_sample(m->kauto.armed_timer, now_usec(CLOCK_MONOTONIC), m);
         ok(run_until(m, counting_strict, 5 * USEC_PER_SEC), "the read turns counting on: strict");
-        is_int((int) m->kauto.triggers, 1, "  the trigger was the read's");
-        is_int((int) m->kauto.armed_samples, 0, "  the sample waited, and was moot");
+        is_int((int) engine_counts(m->engine).triggers, 1, "  the trigger was the read's");
+        is_int((int) engine_counts(m->engine).armed_samples, 0, "  the sample waited, and was moot");
         is_int((int) m->readertab.first_off, 1, "  the read found counting off");
 done:
         manager_free(m);
