@@ -32,7 +32,7 @@ static int manager_write(Manager *m, KernelWrite w, const char *why) {
                 return r;
         /* Our writes log too; a read that triggered the auto just written
          * logs after them: read the log now, with the state set. */
-        kmsg_monitor_drain(m->kauto.kmsg);
+        take_kernel_log(m);
         return 0;
 }
 
@@ -203,14 +203,23 @@ int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata) {
-        Manager *m = userdata;
+/* What the kernel logged: only its auto's trigger is news (our own writes,
+ * or the admin's: the sysctl says those). */
+static void kernel_logged(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]) {
+        if (counts[KMSG_NUMA_AUTO_TRIGGERED] > 0)
+                (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_LOG_TRIGGER },
+                                    now_usec(CLOCK_MONOTONIC));
+}
 
-        if (what != KMSG_NUMA_AUTO_TRIGGERED)
-                return;         /* our own writes, or the admin's: the sysctl says those */
-        if (m->kauto.sampling) {
-                m->kauto.sample_triggered = true;
-                return;
-        }
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_LOG_TRIGGER }, now_usec(CLOCK_MONOTONIC));
+void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata) {
+        kernel_logged(userdata, counts);
+}
+
+/* What the kernel logged until now, taken in order before what comes
+ * next (a read, or the rest of a plan). */
+void take_kernel_log(Manager *m) {
+        unsigned counts[_KMSG_NUMA_MAX];
+
+        if (kmsg_monitor_take(m->kauto.kmsg, counts) > 0)
+                kernel_logged(m, counts);
 }

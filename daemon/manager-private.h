@@ -64,8 +64,6 @@ typedef struct TopologyState {
 typedef struct KernelAuto {
         KmsgMonitor *kmsg;              /* NULL: the kernel's log is not readable here */
         sd_event_source *trigger_timer; /* a logged trigger waits for its read until then */
-        bool sampling;                  /* our own armed sample is reading */
-        bool sample_triggered;          /* ...and the log said it triggered */
         sd_event_source *armed_timer;   /* the next armed sample */
 } KernelAuto;
 
@@ -228,10 +226,11 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now);
 int manager_decide(Manager *m, usec_t now);
 void manager_counting_changed(Manager *m, usec_t now);
 int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);
-void on_kmsg(KmsgMonitor *k, KmsgNuma what, void *userdata);
+void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata);
+/* What the kernel logged until now, fed to the engine before what comes next. */
+void take_kernel_log(Manager *m);
 
 /* manager-reads.c */
-void take_kernel_log(Manager *m);
 void manager_resolve_parked(Manager *m);
 int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_task_exits(Taskstats *t, void *userdata);

@@ -36,9 +36,9 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
  * if it caused one): events in the order the kernel produced them. Only
  * while a trigger is possible: otherwise the log can wait for its own
  * source, and a read costs no extra system call. */
-void take_kernel_log(Manager *m) {
+static void take_kernel_log_before_read(Manager *m) {
         if (!engine_may_read_stats(m->engine))
-                kmsg_monitor_drain(m->kauto.kmsg);
+                take_kernel_log(m);
 }
 
 /* ev, named by its exit record e; comm is e's, or a copy that outlives
@@ -237,7 +237,7 @@ static void manager_unpark(Manager *m, ParkedRead *p) {
                 m->exits.named++;
         } else
                 m->exits.missed++;
-        take_kernel_log(m);
+        take_kernel_log_before_read(m);
         manager_handle_read(m, &ev);
         parked_read_done(p);
 }
@@ -322,7 +322,7 @@ void manager_rejudge_readers(Manager *m) {
 void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 
-        take_kernel_log(m);
+        take_kernel_log_before_read(m);
         if (!manager_park(m, ev))
                 manager_handle_read(m, ev);
 }

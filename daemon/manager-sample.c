@@ -218,6 +218,7 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
  * gone, switches counting on). Cost: one counter reset (kept by the
  * snapshot) and two sysctl writes per sample. */
 int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        unsigned logged[_KMSG_NUMA_MAX];
         Manager *m = userdata;
 
         if (!engine_armed(m->engine))
@@ -229,15 +230,14 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
                 timer_at(s, now_usec(CLOCK_MONOTONIC));
                 return 0;
         }
-        m->kauto.sampling = true;
-        m->kauto.sample_triggered = false;
         (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
         manager_sample(m, false);
         /* Our own read's trigger, read back: the kernel logs it inside the
          * read, so it is there already. */
-        kmsg_monitor_drain(m->kauto.kmsg);
-        m->kauto.sampling = false;
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE, .confirmed = m->kauto.sample_triggered },
+        (void) kmsg_monitor_take(m->kauto.kmsg, logged);
+        (void) manager_feed(m,
+                            &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE,
+                                             .confirmed = logged[KMSG_NUMA_AUTO_TRIGGERED] > 0 },
                             now_usec(CLOCK_MONOTONIC));
         return 0;
 }

@@ -107,16 +107,14 @@ KmsgMonitor *kmsg_monitor_free(KmsgMonitor *k) {
         return NULL;
 }
 
-static void kmsg_dispatch(KmsgMonitor *k, const char *record, size_t len) {
-        KmsgNuma what = kmsg_parse_record(record, len, NULL);
-
-        if (what != KMSG_NUMA_NONE)
-                k->callback(k, what, k->userdata);
+/* A record's word, counted by kind: the caller's tally, or the loop's. */
+static void kmsg_dispatch(const char *record, size_t len, unsigned counts[static _KMSG_NUMA_MAX]) {
+        counts[kmsg_parse_record(record, len, NULL)]++;
 }
 
 /* A stream's bytes: complete lines are records; continuation lines (a
  * leading space: the record's dictionary) are skipped. */
-static void kmsg_stream(KmsgMonitor *k, const char *buf, size_t n) {
+static void kmsg_stream(KmsgMonitor *k, const char *buf, size_t n, unsigned counts[static _KMSG_NUMA_MAX]) {
         for (size_t i = 0; i < n; i++) {
                 if (buf[i] != '\n') {
                         if (k->n_partial < sizeof k->partial - 1)
@@ -124,16 +122,19 @@ static void kmsg_stream(KmsgMonitor *k, const char *buf, size_t n) {
                         continue;
                 }
                 if (k->n_partial > 0 && k->partial[0] != ' ')
-                        kmsg_dispatch(k, k->partial, k->n_partial);
+                        kmsg_dispatch(k->partial, k->n_partial, counts);
                 k->n_partial = 0;
         }
 }
 
 #define KMSG_BATCH_MAX 64
 
-void kmsg_monitor_drain(KmsgMonitor *k) {
+size_t kmsg_monitor_take(KmsgMonitor *k, unsigned counts[static _KMSG_NUMA_MAX]) {
+        size_t n_numa = 0;
+
+        memset(counts, 0, sizeof(unsigned) * _KMSG_NUMA_MAX);
         if (!k)
-                return;
+                return 0;
         /* Bounded: a burst of kernel messages is read a batch per wakeup. */
         for (unsigned i = 0; i < KMSG_BATCH_MAX; i++) {
                 /* /dev/kmsg hands out one record per read; 8 KiB holds any. */
@@ -145,19 +146,27 @@ void kmsg_monitor_drain(KmsgMonitor *k) {
                                 continue;       /* EPIPE: records were overwritten; go on */
                         if (errno != EAGAIN)
                                 log_debug_errno(errno, "Reading the kernel log failed: %m");
-                        return;
+                        break;
                 }
                 if (n == 0)
-                        return;
+                        break;
                 if (k->stream)
-                        kmsg_stream(k, buf, (size_t) n);
+                        kmsg_stream(k, buf, (size_t) n, counts);
                 else
-                        kmsg_dispatch(k, buf, (size_t) n);
+                        kmsg_dispatch(buf, (size_t) n, counts);
         }
+        for (int w = KMSG_NUMA_NONE + 1; w < _KMSG_NUMA_MAX; w++)
+                n_numa += counts[w];
+        return n_numa;
 }
 
+/* The loop's own wakeup: what was logged since the last take, by kind. */
 static int on_kmsg(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        kmsg_monitor_drain(userdata);
+        KmsgMonitor *k = userdata;
+        unsigned counts[_KMSG_NUMA_MAX];
+
+        if (kmsg_monitor_take(k, counts) > 0)
+                k->callback(k, counts, k->userdata);
         return 0;
 }
 

@@ -34,17 +34,21 @@ const char *kmsg_numa_to_string(KmsgNuma k);
 KmsgNuma kmsg_parse_record(const char *record, size_t len, uint64_t *ret_seq);
 
 typedef struct KmsgMonitor KmsgMonitor;
-typedef void (*KmsgCallback)(KmsgMonitor *k, KmsgNuma what, void *userdata);
+/* What was logged since the last take: counts[kind], records of each kind. */
+typedef void (*KmsgCallback)(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata);
 
 /* Opens ROOT/dev/kmsg (the host's under "/", a test's file or FIFO under a
  * tree), skips what is there already, and reports NUMA lines as they come.
  * -EACCES/-EPERM/-ENOENT when it cannot be read: the caller goes on without. */
 int kmsg_monitor_new(sd_event *event, const char *root, KmsgCallback cb, void *userdata, KmsgMonitor **ret);
 KmsgMonitor *kmsg_monitor_free(KmsgMonitor *k);
-/* Reads and reports whatever is there now, without waiting for the loop:
- * the kernel logs a trigger inside the read that causes it, before the
- * reader's fanotify event is queued, so draining first orders the two. */
-void kmsg_monitor_drain(KmsgMonitor *k);
+/* Takes whatever is there now, without waiting for the loop, and calls
+ * nobody back: counts[kind] says how many records of each kind were read.
+ * Returns how many were about NUMA statistics. The kernel logs a trigger
+ * inside the read that causes it, before the reader's fanotify event is
+ * queued: a caller that takes the log before each read orders the two.
+ * The callback hears only what the loop's own wakeups read. */
+size_t kmsg_monitor_take(KmsgMonitor *k, unsigned counts[static _KMSG_NUMA_MAX]);
 
 static inline void kmsg_monitor_freep(KmsgMonitor **k) {
         kmsg_monitor_free(*k);
