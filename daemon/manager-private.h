@@ -139,7 +139,6 @@ typedef struct Manager {
 
         History history;
         ReaderWatch watch;
-        ReaderTable readertab;
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
         TopologyState hotplug;
         KernelAuto kauto;
@@ -200,7 +199,6 @@ void manager_announce_now(Manager *m);
 void timer_at(sd_event_source *s, usec_t when);
 void manager_set_mode(Manager *m, KernelMode mode);
 void manager_configure_engine(Manager *m);
-void manager_update_expected(Manager *m, usec_t now);
 
 /* manager-record.c */
 void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to, TransitionKind kind,

@@ -121,13 +121,6 @@ static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
         m->exits.named++;
 }
 
-/* The fanotify queue overflowed: reads nobody saw, so counting on. */
-static void manager_lost_reads(Manager *m, usec_t now) {
-        m->readertab.overflows++;
-        log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_LOST_READS }, now);
-}
-
 /* A reader the table had not seen, in the log. Names another process
  * chose: escaped. */
 static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
@@ -167,11 +160,11 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         EngineEffects fx;
         ReaderIdentity id;
         ReadClock clock;
-        bool counts, decide;
-        int r;
+        bool counts;
 
         if (ev->overflow) {
-                manager_lost_reads(m, now);
+                log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+                (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_LOST_READS }, now);
                 return;
         }
 
@@ -192,27 +185,17 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         engine_feed(m->engine,
                     &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
                                      .reader = read_event_ref(ev),
-                                     .by_holder = clock.by_holder },
+                                     .identity = &id,
+                                     .pid = ev->pid,
+                                     .pid_verified = ev->pid_verified,
+                                     .verdict = &j.v,
+                                     .clock = clock },
                     now, &fx);
-        /* A decision it asks for (an ignored reader turned the kernel's auto
-         * on: re-arm, or say when) sees the reader table with this read. */
-        decide = fx.decide;
-        fx.decide = false;
-        (void) manager_effects(m, &fx, now);
-
-        r = readertab_add(&m->readertab, &id, ev->pid, ev->pid_verified, &j.v, &clock);
-        if (counts) {
-                /* Linger moved; and its period may now be known: wait for
-                 * its next read, not for linger. */
-                manager_update_expected(m, now);
-                manager_schedule_deadline(m);
-        }
-        if (r < 0)
+        if (fx.no_memory)
                 log_oom();
-        else if (r > 0)
+        else if (fx.new_reader)
                 log_new_reader(ev, &j);
-        if (decide)
-                (void) manager_apply(m);
+        (void) manager_effects(m, &fx, now);
 }
 
 /* ---- readers gone before we looked: named from their exit records ---- */
@@ -306,15 +289,18 @@ static bool verdict_by_rule(const char *verdict) {
 }
 
 void manager_rejudge_readers(Manager *m) {
-        for (size_t i = 0; i < m->readertab.n; i++) {
-                const ReaderEntry *e = &m->readertab.entries[i];
+        const ReaderTable *t = engine_readers(m->engine);
+
+        for (size_t i = 0; i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
                 ReaderIdentity id = readertab_identity(e);
                 bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
                 ReadJudgement j;
 
                 read_judge(&m->config, &m->known_cache, &id, 0, false, &j);
                 if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !m->config.known))
-                        (void) readertab_rejudge(&m->readertab, i, &j.v);
+                        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_REJUDGE, .index = i, .verdict = &j.v },
+                                            now_usec(CLOCK_MONOTONIC));
                 read_judgement_done(&j);
         }
 }

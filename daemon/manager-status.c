@@ -42,7 +42,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .n_zones = m->hotplug.n_zones,
                 .zones_stale = m->hotplug.zones_stale,
 
-                .readers = &m->readertab,
+                .readers = engine_readers(m->engine),
                 .now = now,
                 .linger_max = m->config.linger_max,
                 .known_readers = m->config.known ? &m->config.known_readers : NULL,

@@ -64,6 +64,7 @@ static void manager_engine_config(const Manager *m, EngineConfig *ret) {
                 .coarse_above = m->config.coarse_above,
                 .strict_below = m->config.strict_below,
                 .armed_interval = m->config.armed_interval,
+                .linger_max = m->config.linger_max,
                 .realtime_offset = m->realtime_offset,
                 .readers_unseen = !m->watch.source,
                 .kernel_log = m->kauto.kmsg != NULL,
@@ -160,7 +161,6 @@ Manager *manager_free(Manager *m) {
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
         hotplug_free(m->hotplug.source);
-        readertab_done(&m->readertab);
         history_done(&m->history);
         topology_done(&m->hotplug.topology);
         free(m->hotplug.zones);
@@ -175,35 +175,6 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         free(m);
         return NULL;
-}
-
-static ReaderRef entry_ref(const ReaderEntry *e) {
-        ReaderRef r;
-
-        reader_ref_set(&r, e->last_pid, e->pid_verified, e->has_uid, e->uid, e->comm, e->unit, e->path);
-        return r;
-}
-
-/* What the reader table (which learns the periods) tells the policy: the
- * periodic counted reader expected last, counting on until its next read;
- * and the last read of a reader of unknown pace, which linger runs from. */
-void manager_update_expected(Manager *m, usec_t now) {
-        EngineEvent ev = { .type = ENGINE_EVENT_READERS };
-        uint64_t until, from;
-        size_t i;
-        int k;
-
-        from = readertab_linger_from(&m->readertab, m->config.linger_max, &k);
-        ev.linger_from = from;
-        ev.has_reader = k >= 0;
-        if (k >= 0)
-                ev.reader = entry_ref(&m->readertab.entries[k]);
-        if (readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i) >= 0) {
-                ev.expected_until = until;
-                ev.expected_reader = entry_ref(&m->readertab.entries[i]);
-                ev.expected_period = m->readertab.entries[i].period;
-        }
-        (void) manager_feed(m, &ev, now);
 }
 
 int manager_reload(Manager *m, char **ret_error) {
@@ -244,7 +215,6 @@ int manager_reload(Manager *m, char **ret_error) {
                 readers_set_early_fields(m->watch.source, rules_fields(&m->config));
         manager_resolve_rules(m);
         manager_rejudge_readers(m);
-        manager_update_expected(m, now_usec(CLOCK_MONOTONIC));
         if (!metrics_file_at(m->metrics, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_schedule_metrics(m, true);
@@ -263,7 +233,6 @@ int manager_reload(Manager *m, char **ret_error) {
         executor_keep_restore(m->executor, manager_exit_mode(m));     /* exit_mode may have changed */
         manager_schedule_sampling(m);
 
-        manager_update_expected(m, now_usec(CLOCK_MONOTONIC));     /* linger_max may have changed */
         /* The engine judges the rate under the new thresholds at once, with
          * the samples' own times. A failed write is logged and in status;
          * the reload itself worked. */

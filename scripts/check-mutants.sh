@@ -182,6 +182,10 @@ mutant failed-write-recorded daemon/core/engine.c \
         $'                e->step.failed = true;' \
         '' \
         tests/unit/test-engine
+mutant periods-unheard daemon/core/engine.c \
+        $'                update_expected(e, now);\n                fx->committed = true;' \
+        '                fx->committed = true;' \
+        tests/unit/test-engine tests/integration/linger.sh
 mutant decision-not-taken daemon/manager-apply.c \
         $'        if (fx->decide) {' \
         $'        if (false) {' \

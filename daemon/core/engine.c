@@ -44,6 +44,7 @@ struct Engine {
         PolicyState state;
         Decision decision;              /* the last evaluation's */
         KernelState kernel;             /* as last read back, and an auto's armed/triggered */
+        ReaderTable readers;
 
         Step step;
         ReadInProgress read;
@@ -73,7 +74,7 @@ static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
         [ENGINE_EVENT_ARMED_SAMPLE_DONE] = "armed-sample-done",
         [ENGINE_EVENT_RATE] = "rate",
         [ENGINE_EVENT_HOLDS] = "holds",
-        [ENGINE_EVENT_READERS] = "readers",
+        [ENGINE_EVENT_REJUDGE] = "rejudge",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(engine_event_type, EngineEventType);
@@ -94,6 +95,9 @@ int engine_new(const EngineConfig *config, Policy policy, bool dry_run, usec_t n
 }
 
 Engine *engine_free(Engine *e) {
+        if (!e)
+                return NULL;
+        readertab_done(&e->readers);
         free(e);
         return NULL;
 }
@@ -129,6 +133,10 @@ const Decision *engine_decision(const Engine *e) {
 
 const PolicyState *engine_policy_state(const Engine *e) {
         return &e->state;
+}
+
+const ReaderTable *engine_readers(const Engine *e) {
+        return &e->readers;
 }
 
 Policy engine_policy(const Engine *e) {
@@ -455,6 +463,34 @@ static void armed_sample_done(Engine *e, bool confirmed, EngineEffects *fx) {
 
 /* ---- reads ---- */
 
+static ReaderRef entry_ref(const ReaderEntry *r) {
+        ReaderRef ref;
+
+        reader_ref_set(&ref, r->last_pid, r->pid_verified, r->has_uid, r->uid, r->comm, r->unit, r->path);
+        return ref;
+}
+
+/* What the reader table (which learns the periods) tells the policy: the
+ * periodic counted reader expected last, counting on until its next read;
+ * and the last read of a reader of unknown pace, which linger runs from. */
+static void update_expected(Engine *e, usec_t now) {
+        uint64_t until, from;
+        ReaderRef r;
+        size_t i;
+        int k;
+
+        from = readertab_linger_from(&e->readers, e->config.linger_max, &k);
+        if (k >= 0)
+                r = entry_ref(&e->readers.entries[k]);
+        policy_set_linger_from(&e->state, from, k >= 0 ? &r : NULL);
+        if (readertab_expected(&e->readers, now, e->config.linger_max, &until, &i) < 0) {
+                policy_set_expected(&e->state, 0, NULL, 0);
+                return;
+        }
+        r = entry_ref(&e->readers.entries[i]);
+        policy_set_expected(&e->state, until, &r, e->readers.entries[i].period);
+}
+
 /* A read judged, named as far as the rules needed. A switch it needs
  * comes first (ENGINE_EVENT_DECIDE, asked for in fx); naming it in full
  * and the record come after (ENGINE_EVENT_READER_NAMED). */
@@ -481,8 +517,11 @@ static void read_judged(Engine *e, const ReaderRef *ref, bool counts, usec_t now
         e->read.decided = fx->decide = true;
 }
 
-static void reader_named(Engine *e, const ReaderRef *ref, bool by_holder, EngineEffects *fx) {
+static void reader_named(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx) {
+        const ReaderRef *ref = &ev->reader;
+        bool by_holder = ev->clock.by_holder;
         ReadInProgress rd = e->read;
+        int r;
 
         if (!rd.active)
                 return;
@@ -505,6 +544,17 @@ static void reader_named(Engine *e, const ReaderRef *ref, bool by_holder, Engine
                 if (rd.decided && e->step.active)
                         commit(e, fx);
         }
+        if (ev->identity && ev->verdict) {
+                r = readertab_add(&e->readers, ev->identity, ev->pid, ev->pid_verified, ev->verdict, &ev->clock);
+                fx->new_reader = r > 0;
+                fx->no_memory = r < 0;
+        }
+        if (rd.counts) {
+                /* Linger moved; and its period may now be known: wait for
+                 * its next read, not for linger. */
+                update_expected(e, now);
+                fx->committed = true;
+        }
         /* An ignored reader turned the kernel's auto on: re-arm, or say when. */
         if (rd.triggered && !rd.counts)
                 fx->decide = true;
@@ -514,6 +564,7 @@ static void reader_named(Engine *e, const ReaderRef *ref, bool by_holder, Engine
 static void lost_reads(Engine *e, usec_t now, EngineEffects *fx) {
         KernelState armed = e->kernel;
 
+        e->readers.overflows++;
         if (engine_read_triggers(e))
                 triggered(e, &armed, CAUSE_UNSEEN_READ, NULL, e->config.kernel_log, fx);
         policy_on_lost_reads(&e->state, now);
@@ -526,6 +577,7 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
         switch (ev->type) {
         case ENGINE_EVENT_CONFIGURE:
                 e->config = *ev->config;
+                update_expected(e, now);        /* linger_max may have changed */
                 break;
         case ENGINE_EVENT_START:
                 policy_init(&e->state, now);
@@ -557,7 +609,7 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 read_judged(e, &ev->reader, ev->counts, now, fx);
                 break;
         case ENGINE_EVENT_READER_NAMED:
-                reader_named(e, &ev->reader, ev->by_holder, fx);
+                reader_named(e, ev, now, fx);
                 break;
         case ENGINE_EVENT_LOST_READS:
                 lost_reads(e, now, fx);
@@ -581,10 +633,12 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 policy_set_holds(&e->state, ev->holds, ev->has_reader ? &ev->reader : NULL, ev->hold_reason);
                 fx->decide = true;
                 break;
-        case ENGINE_EVENT_READERS:
-                policy_set_linger_from(&e->state, ev->linger_from, ev->has_reader ? &ev->reader : NULL);
-                policy_set_expected(&e->state, ev->expected_until, ev->expected_until ? &ev->expected_reader : NULL,
-                                    ev->expected_until ? ev->expected_period : 0);
+        case ENGINE_EVENT_REJUDGE:
+                if (ev->index < e->readers.n && ev->verdict) {
+                        (void) readertab_rejudge(&e->readers, ev->index, ev->verdict);
+                        update_expected(e, now);
+                        fx->changed = true;
+                }
                 break;
         default:
                 break;

@@ -7,7 +7,8 @@
  *
  * It owns the policy's state, the kernel's state as last known (with a
  * patched kernel's armed or triggered auto), the decision, the policy in
- * force, and the armed-auto bookkeeping. What it wants done comes back as
+ * force, the armed-auto bookkeeping, and the reader table (whose periods
+ * tell the policy how long each reader's reads keep counting on). What it wants done comes back as
  * data (EngineEffects): the writes in order, the transitions to record,
  * the timers to set, and whether the status changed. The manager carries
  * the writes out (effects/executor.c) and feeds each outcome back. */
@@ -21,6 +22,8 @@
 #include "kernel-state.h"
 #include "mode.h"
 #include "policy.h"
+#include "readertab.h"
+#include "rules.h"
 
 typedef struct Engine Engine;
 
@@ -39,6 +42,7 @@ typedef struct EngineConfig {
         usec_t min_dwell, linger, sustain;
         uint64_t coarse_above, strict_below;
         usec_t armed_interval;          /* a patched kernel's armed auto is sampled this often */
+        usec_t linger_max;              /* a periodic reader keeps counting on at most this long */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC, µs: times in reasons */
         bool readers_unseen;            /* no reader detection */
         bool kernel_log;                /* the kernel's log tells each trigger of its auto */
@@ -54,7 +58,8 @@ typedef enum EngineEventType {
         ENGINE_EVENT_WRITE_FAILED,      /* ...failed; the sysctl now says .mode */
         ENGINE_EVENT_PLAN_DONE,         /* every write of the plan done (or one failed, said above) */
         ENGINE_EVENT_READ,              /* a read judged: .reader (as far as named), .counts */
-        ENGINE_EVENT_READER_NAMED,      /* that read's reader in full: .reader, .by_holder */
+        ENGINE_EVENT_READER_NAMED,      /* that read's reader in full: .reader, .identity, .pid, .pid_verified,
+                                         * .verdict, .clock (.clock.by_holder: a hold's own command's) */
         ENGINE_EVENT_LOST_READS,        /* the fanotify queue overflowed */
         ENGINE_EVENT_KERNEL_LOG_TRIGGER,/* the kernel logged its auto's trigger */
         ENGINE_EVENT_TRIGGER_SETTLED,   /* ...and no read event claimed it in time */
@@ -62,7 +67,7 @@ typedef enum EngineEventType {
         ENGINE_EVENT_ARMED_SAMPLE_DONE, /* ...and read it: .confirmed (the log said it triggered) */
         ENGINE_EVENT_RATE,              /* an allocation-rate sample measured at now: .rate, .interval_rate */
         ENGINE_EVENT_HOLDS,             /* the holds now: .holds, .reader (the oldest's owner), .hold_reason */
-        ENGINE_EVENT_READERS,           /* the reader table's word: .linger_from, .reader; .expected_* */
+        ENGINE_EVENT_REJUDGE,           /* a reload judged reader .index again: .verdict */
         _ENGINE_EVENT_MAX,
 } EngineEventType;
 
@@ -76,13 +81,16 @@ typedef struct EngineEvent {
         bool reads_queued;
         ReaderRef reader;
         bool has_reader;
-        bool counts, by_holder, confirmed;
+        bool counts, confirmed;
         double rate, interval_rate;
         unsigned holds;
         const char *hold_reason;
-        usec_t linger_from;
-        usec_t expected_until, expected_period;
-        ReaderRef expected_reader;
+        const ReaderIdentity *identity;
+        pid_t pid;
+        bool pid_verified;
+        const ReaderVerdict *verdict;
+        ReadClock clock;
+        size_t index;
 } EngineEvent;
 
 /* A transition to record (history and journal). Its reason: a decision's,
@@ -112,6 +120,8 @@ typedef struct EngineEffects {
         bool set_armed_sample;          /* the next armed sample at armed_sample_at */
         usec_t armed_sample_at;         /* USEC_INFINITY: none */
         bool changed;                   /* the status may have changed */
+        bool new_reader;                /* the read made a new entry in the reader table */
+        bool no_memory;                 /* ...or could not be kept */
         size_t n_records;
         EngineRecord records[ENGINE_RECORDS_MAX];
 } EngineEffects;
@@ -127,6 +137,8 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
 const KernelState *engine_kernel(const Engine *e);
 const Decision *engine_decision(const Engine *e);
 const PolicyState *engine_policy_state(const Engine *e);
+/* Who read the statistics files, and the periods learned. */
+const ReaderTable *engine_readers(const Engine *e);
 void engine_policy_config(const Engine *e, PolicyConfig *ret);
 Policy engine_policy(const Engine *e);
 Cause engine_policy_source(const Engine *e);

@@ -58,6 +58,7 @@ enum {
         STEP_ARMED_AT,          /* the next armed sample at t */
         STEP_COUNTS,            /* arms, rearms, triggers, armed samples */
         STEP_REASON,            /* the decision's reason has text */
+        STEP_TABLE,             /* the reader table: n entries, of which the first has this period (s) */
 };
 
 typedef struct Step {
@@ -100,6 +101,7 @@ typedef struct Step {
 #define ARMED_AT(t_) { .what = STEP_ARMED_AT, .t = (t_) }
 #define COUNTS(a, ra, tr, sa) { .what = STEP_COUNTS, .counters = { (a), (ra), (tr), (sa) } }
 #define REASON(has) { .what = STEP_REASON, .text = (has) }
+#define TABLE(n_, period_s) { .what = STEP_TABLE, .n = (n_), .t = S(period_s) }
 #define END { .what = STEP_END }
 
 #define CONFIG(b, ext, log)                                                             \
@@ -107,7 +109,8 @@ typedef struct Step {
                 .backend = BACKEND_##b, .sysctl_path = "/proc/sys/vm/numa_stats_mode",  \
                 .off_mode = OFF_MODE_AUTO, .on_external_change = EXTERNAL_CHANGE_##ext, \
                 .min_dwell = S(30), .linger = S(300), .sustain = S(10), .coarse_above = 100000, \
-                .strict_below = 20000, .armed_interval = S(60), .kernel_log = (log),   \
+                .strict_below = 20000, .armed_interval = S(60), .linger_max = S(3600), \
+                .kernel_log = (log), \
         }
 
 typedef struct Scenario {
@@ -170,6 +173,33 @@ static void feed(World *w, const EngineEvent *ev, usec_t now) {
 
         engine_feed(w->engine, ev, now, &fx);
         carry_out(w, &fx, now);
+}
+
+/* A read named in full, as the manager tells it: its identity, its
+ * verdict (no rule: it counts; else an ignore rule), and when it came. */
+static void name(World *w, const ReaderRef *r, bool counts, bool by_holder, usec_t now) {
+        ReaderIdentity id = {
+                .comm = r->comm[0] ? r->comm : NULL,
+                .unit = r->unit[0] ? r->unit : NULL,
+                .has_uid = r->has_uid,
+                .uid = r->uid,
+                .path = r->path,
+        };
+        ReaderVerdict v = {
+                .counts = counts,
+                .verdict = counts ? READ_VERDICT_UNKNOWN : READ_VERDICT_IGNORE_RULE,
+                .rule = counts ? NULL : "comm=top",
+        };
+
+        feed(w,
+             &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
+                              .reader = *r,
+                              .identity = &id,
+                              .pid = r->pid,
+                              .verdict = &v,
+                              .clock = { .mono = now, .realtime = now, .counting = engine_counting(w->engine),
+                                         .by_holder = by_holder } },
+             now);
 }
 
 static void forget(World *w) {
@@ -245,6 +275,15 @@ static void check(World *w, const Step *st, const char *at) {
                    strstr(reason, st->text) ? "" : "; got: ", strstr(reason, st->text) ? "" : reason);
                 break;
         }
+        case STEP_TABLE: {
+                const ReaderTable *t = engine_readers(w->engine);
+
+                snprintf(name, sizeof name, "%s: %u reader(s) in the table", at, st->n);
+                is_int(t->n, st->n, name);
+                snprintf(name, sizeof name, "%s: the first one's period", at);
+                is_u64(t->n > 0 ? t->entries[0].period : 0, st->t, name);
+                break;
+        }
         default:
                 ok(false, "%s: bad step %d", at, st->what);
         }
@@ -276,25 +315,14 @@ static void run_scenario(const Scenario *sc) {
                 case STEP_READ:
                         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_READ, .reader = *st->reader, .counts = st->counts },
                              now);
-                        feed(&w,
-                             &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED, .reader = *st->reader, .by_holder = st->flag },
-                             now);
-                        /* The reader table: a reader of unknown pace, read now;
-                         * a hold's command's reads do not linger. */
-                        if (st->counts)
-                                feed(&w,
-                                     &(EngineEvent) { .type = ENGINE_EVENT_READERS,
-                                                      .linger_from = st->flag ? 0 : now,
-                                                      .has_reader = !st->flag,
-                                                      .reader = *st->reader },
-                                     now);
+                        name(&w, st->reader, st->counts, st->flag, now);
                         break;
                 case STEP_READ_NAMED_LATER:
                         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_READ, .reader = R_NUMASTAT_UNNAMED, .counts = true },
                              now);
                                 ok(strstr(engine_decision(w.engine)->reason, "pid 4242 (exited before"),
                            "%s: the switch is decided before the reader is named: %s", at, engine_decision(w.engine)->reason);
-                        feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED, .reader = R_NUMASTAT }, now);
+                        name(&w, &R_NUMASTAT, true, false, now);
                         break;
                 case STEP_RATE:
                         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_RATE, .rate = st->rate, .interval_rate = st->rate },
@@ -502,6 +530,20 @@ static const Scenario scenarios[] = {
                         DECIDE(S(300)), WROTE("coarse auto"),
                         IGNORED_READ(S(340), TOP), RECORD(KERNEL, IGNORED_READ, "top (pid 77"),
                         WROTE("coarse auto"), COUNTS(2, 1, 1, 0),
+                        END,
+                },
+        },
+        {
+                "a periodic reader keeps counting on until its missed read, not for linger",
+                CONFIG(NUMA_STAT, FOLLOW, false), KERNEL_MODE_STRICT,
+                (const Step[]) {
+                        PRESSURE,
+                        READ(S(290), NUMASTAT), READ(S(300), NUMASTAT), READ(S(310), NUMASTAT),
+                        READ(S(320), NUMASTAT), TABLE(1, 10),
+                        DECIDE(S(325)), WROTE(""), REASON("numastat"),
+                        /* Off a margin past its missed read at 330, not linger
+                         * (5 min) after its last. */
+                        DECIDE(S(345)), WROTE("coarse"), RECORD(POLICY, PRESSURE_ABOVE, "counting off"),
                         END,
                 },
         },

@@ -315,8 +315,10 @@ static bool nothing_parked(Manager *m) {
 
 /* Whether pid is a reader in the table. */
 static bool in_readertab(const Manager *m, pid_t pid) {
-        for (size_t i = 0; i < m->readertab.n; i++)
-                if (m->readertab.entries[i].last_pid == pid)
+        const ReaderTable *t = engine_readers(m->engine);
+
+        for (size_t i = 0; i < t->n; i++)
+                if (t->entries[i].last_pid == pid)
                         return true;
         return false;
 }
@@ -565,7 +567,7 @@ static void test_armed_sample_after_queued_reads(void) {
         ok(run_until(m, counting_strict, 5 * USEC_PER_SEC), "the read turns counting on: strict");
         is_int((int) engine_counts(m->engine).triggers, 1, "  the trigger was the read's");
         is_int((int) engine_counts(m->engine).armed_samples, 0, "  the sample waited, and was moot");
-        is_int((int) m->readertab.first_off, 1, "  the read found counting off");
+        is_int((int) engine_readers(m->engine)->first_off, 1, "  the read found counting off");
 done:
         manager_free(m);
         if (root_path(root, "/proc/sys/vm/numa_stats_mode", &mode_file) < 0 || unlink(mode_file) < 0)
