@@ -17,10 +17,10 @@
 
 #include "engine.h"
 #include "executor.h"
+#include "exits.h"
 #include "conf.h"
 #include "containers.h"
 #include "mountwatch.h"
-#include "parked.h"
 #include "carry.h"
 #include "counters.h"
 #include "history.h"
@@ -33,7 +33,6 @@
 #include "readertab.h"
 #include "service.h"
 #include "status.h"
-#include "taskstats.h"
 #include "metrics-file.h"
 #include "topology.h"
 #include "hotplug.h"
@@ -66,17 +65,6 @@ typedef struct KernelAuto {
         sd_event_source *trigger_timer; /* a logged trigger waits for its read until then */
         sd_event_source *armed_timer;   /* the next armed sample */
 } KernelAuto;
-
-/* Readers gone before we looked, named from their exit records (see
- * manager_park(), manager-reads.c). */
-typedef struct ExitNaming {
-        Taskstats *taskstats;           /* NULL: off, or unavailable */
-        char *error;                    /* why unavailable, if it is */
-        ParkedReads *parked;            /* reads waiting for their record */
-        sd_event_source *timer;
-        uint64_t named;                 /* parked reads named by their exit record */
-        uint64_t missed;                /* ...whose record did not come in time */
-} ExitNaming;
 
 /* Containers' own procfs instances, marked through /proc/PID/root (see
  * containers.h); scanned every [readers] container_scan, and on mount
@@ -142,7 +130,7 @@ typedef struct Manager {
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
         TopologyState hotplug;
         KernelAuto kauto;
-        ExitNaming exits;
+        Exits *exits;                   /* reads parked until an exit record names their reader */
         ContainerWatch containers;
         MetricsFile *metrics;           /* [metrics] textfile (manager-metrics.c) */
         sd_event_source *metrics_timer;
@@ -229,9 +217,7 @@ void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userda
 void take_kernel_log(Manager *m);
 
 /* manager-reads.c */
-void manager_resolve_parked(Manager *m);
-int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata);
-void on_task_exits(Taskstats *t, void *userdata);
+void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata);
 void on_read(Readers *readers, ReadEvent *ev, void *userdata);
 
 /* manager-sources.c */
@@ -243,8 +229,6 @@ int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_scan_containers(Manager *m);
 int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_scan(Manager *m);
-void manager_start_taskstats(Manager *m);
-void manager_stop_taskstats(Manager *m);
 void manager_start_sources(Manager *m);
 
 /* manager-metrics.c */

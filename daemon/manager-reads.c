@@ -41,19 +41,6 @@ static void take_kernel_log_before_read(Manager *m) {
                 take_kernel_log(m);
 }
 
-/* ev, named by its exit record e; comm is e's, or a copy that outlives
- * the ring entry. */
-static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
-        ev->comm = comm;
-        ev->has_uid = true;
-        ev->uid = e->uid;
-        ev->has_exe_id = e->has_exe;
-        ev->exe_dev = e->exe_dev;
-        ev->exe_ino = e->exe_ino;
-        ev->from_exit_record = true;
-        ev->exit_ppid = e->ppid;
-}
-
 /* Whether a counted read is by a hold's own command: a process of the
  * holder's uid that descends from the holder (numastatctl hold runs the
  * command as its child), while the hold lasts. Such reads need counting
@@ -77,18 +64,9 @@ static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
 /* pid's parent: from /proc while it runs, from its exit record once gone
  * (a held command's shell may exit before its last read is handled). */
 static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
-        const TaskExit *e = NULL;
-
         if (process_parent(pid, ret) >= 0)
                 return 0;
-        if (m->exits.taskstats) {
-                taskstats_fetch(m->exits.taskstats);    /* its record may be queued still */
-                e = taskstats_find(m->exits.taskstats, pid, 0);
-        }
-        if (!e || e->ppid <= 0)
-                return -ESRCH;
-        *ret = e->ppid;
-        return 0;
+        return exits_parent(m->exits, pid, ret);
 }
 
 static bool read_by_holder(Manager *m, const ReadEvent *ev) {
@@ -103,22 +81,6 @@ static bool read_by_holder(Manager *m, const ReadEvent *ev) {
                         return false;
         }
         return false;
-}
-
-/* A reader that exited while we named it (it was running when judged):
- * its exit record is queued already, since the kernel sends it before the
- * process's memory and /proc entry go. */
-static void manager_name_from_exit(Manager *m, ReadEvent *ev) {
-        const TaskExit *e;
-
-        if (ev->comm || ev->from_exit_record || !m->exits.taskstats || ev->pid <= 0)
-                return;
-        taskstats_fetch(m->exits.taskstats);
-        e = taskstats_find(m->exits.taskstats, ev->pid, exit_record_not_before(now_usec(CLOCK_MONOTONIC)));
-        if (!e)
-                return;
-        read_event_name_from(ev, e, e->comm);
-        m->exits.named++;
 }
 
 /* A reader the table had not seen, in the log. Names another process
@@ -179,7 +141,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                             now);
 
         read_event_attribute(ev);
-        manager_name_from_exit(m, ev);
+        exits_name(m->exits, ev);
         clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
         engine_feed(m->engine,
@@ -198,85 +160,12 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         (void) manager_effects(m, &fx, now);
 }
 
-/* ---- readers gone before we looked: named from their exit records ---- */
+/* A read an exit record named (or whose record did not come in time). */
+void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata) {
+        Manager *m = userdata;
 
-/* A parked read (core/parked.h), handled with what its exit record (or,
- * without one, /proc before it was gone) said. */
-static void manager_unpark(Manager *m, ParkedRead *p) {
-        const TaskExit *e = taskstats_find(m->exits.taskstats, p->pid, exit_record_not_before(p->since));
-        char comm[TASKSTATS_COMM_MAX + 1];
-        ReadEvent ev = {
-                .pid = p->pid,
-                .path = p->path,
-                .comm = p->comm,
-                .has_uid = p->has_uid,
-                .uid = p->uid,
-        };
-
-        if (e) {
-                /* A copy: handling the read may fetch more records into the ring. */
-                memcpy(comm, e->comm, sizeof comm);
-                read_event_name_from(&ev, e, comm);
-                m->exits.named++;
-        } else
-                m->exits.missed++;
         take_kernel_log_before_read(m);
-        manager_handle_read(m, &ev);
-        parked_read_done(p);
-}
-
-static bool has_exit_record(pid_t pid, uint64_t not_before, void *userdata) {
-        return taskstats_find(userdata, pid, not_before) != NULL;
-}
-
-/* Handles the parked reads that are due (their record came, or their
- * deadline passed), oldest first, and says when to look again. Never
- * nested: handling a read fetches exit records, but they are news to
- * on_task_exits only on the loop's next turn. */
-void manager_resolve_parked(Manager *m) {
-        ParkedRead p;
-
-        while (parked_reads_take_due(m->exits.parked, now_usec(CLOCK_MONOTONIC),
-                                     m->exits.taskstats ? has_exit_record : NULL, m->exits.taskstats, &p))
-                manager_unpark(m, &p);
-        timer_at(m->exits.timer, parked_reads_next(m->exits.parked, now_usec(CLOCK_MONOTONIC)));
-}
-
-int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        taskstats_fetch(m->exits.taskstats);
-        manager_resolve_parked(m);
-        return 0;
-}
-
-void on_task_exits(Taskstats *t, void *userdata) {
-        Manager *m = userdata;
-
-        if (parked_reads_count(m->exits.parked) > 0)
-                manager_resolve_parked(m);
-}
-
-/* Parks ev if its reader is gone and an exit record may name it. Returns
- * whether it did. While a patched kernel's auto is armed too: the read
- * has already turned counting on in the kernel, and whether it re-arms
- * must wait until the rules can judge who read (an ignored one-off reader
- * judged unnamed would count, and keep counting on). */
-static bool manager_park(Manager *m, ReadEvent *ev) {
-        ParkedRead evicted;
-        int r;
-
-        if (!m->exits.taskstats || ev->overflow || ev->pid <= 0 || !read_event_exited(ev))
-                return false;
-        r = parked_reads_add(m->exits.parked, ev->pid, now_usec(CLOCK_MONOTONIC), ev->path, ev->comm,
-                             ev->has_uid ? &ev->uid : NULL, &evicted);
-        if (r < 0)
-                return false;   /* handled now, unnamed */
-        if (r > 0)
-                manager_unpark(m, &evicted);
-        taskstats_fetch(m->exits.taskstats);  /* its record may be queued already */
-        manager_resolve_parked(m);
-        return true;
+        manager_handle_read(m, ev);
 }
 
 /* A reload changed the rules: each reader is judged again by what it was
@@ -309,6 +198,6 @@ void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 
         take_kernel_log_before_read(m);
-        if (!manager_park(m, ev))
+        if (!exits_park(m->exits, ev))
                 manager_handle_read(m, ev);
 }

@@ -284,28 +284,6 @@ void manager_schedule_scan(Manager *m) {
                                               : now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
 }
 
-/* Exit records name readers gone before we looked ([readers] exit_records). */
-void manager_start_taskstats(Manager *m) {
-        int r;
-
-        m->exits.error = mfree(m->exits.error);
-        if (!m->config.exit_records || m->exits.taskstats)
-                return;
-        r = taskstats_new(m->event, on_task_exits, m, &m->exits.taskstats);
-        if (r < 0) {
-                set_source_error(&m->exits.error, r, "taskstats unavailable: %m%s",
-                                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
-                log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
-                                  "looked at stay unnamed.");
-        }
-}
-
-void manager_stop_taskstats(Manager *m) {
-        m->exits.taskstats = taskstats_free(m->exits.taskstats);
-        m->exits.error = mfree(m->exits.error);
-        manager_resolve_parked(m);      /* handles the parked reads now, unnamed */
-}
-
 /* Each source's constructor leaves its slot NULL when it fails: the
  * failure is said once, in status (set_source_error) and in the log. */
 void manager_start_sources(Manager *m) {
@@ -343,7 +321,7 @@ void manager_start_sources(Manager *m) {
         }
 
         manager_configure_engine(m);   /* what reader detection and the kernel's log can see */
-        manager_start_taskstats(m);
+        (void) exits_enable(m->exits, m->config.exit_records);
         manager_schedule_metrics(m, true);
 
         if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug.source) < 0)

@@ -9,6 +9,7 @@
 
 void status_build(const Manager *m, uint64_t now, Status *ret) {
         EngineCounts ec = engine_counts(m->engine);
+        ExitsStats xs = exits_stats(m->exits);
 
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
@@ -54,11 +55,11 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .readers_error = m->watch.error,
                         .readers_retry_at = m->watch.retry_at,
                         .watched = readers_watched(m->watch.source),
-                        .exit_records = m->exits.taskstats != NULL,
-                        .exit_records_error = m->exits.error,
-                        .exit_records_version = taskstats_stats(m->exits.taskstats).version,
-                        .exits_named = m->exits.named,
-                        .exits_missed = m->exits.missed,
+                        .exit_records = exits_enabled(m->exits),
+                        .exit_records_error = exits_error(m->exits),
+                        .exit_records_version = xs.version,
+                        .exits_named = xs.named,
+                        .exits_missed = xs.missed,
                         .container_scan = manager_container_scan(m),
                         .instances = &m->containers.instances,
                         .scans = m->containers.scans,

@@ -101,9 +101,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         if (r < 0)
                 return log_error_errno(r, "Invalid root directory '%s': %m", opts->root);
         m->config_path = strdup(opts->config_path ? opts->config_path : DEFAULT_CONFIG_PATH);
-        m->exits.parked = parked_reads_new();
         m->metrics = metrics_file_new();
-        if (!m->config_path || !m->exits.parked || !m->metrics)
+        if (!m->config_path || !m->metrics)
                 return log_oom();
         m->config_must_exist = opts->config_path != NULL;
         if (opts->socket_path) {
@@ -127,6 +126,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot allocate event loop: %m");
+        r = exits_new(m->event, on_exit_named_read, m, &m->exits);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up exit records: %m");
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -146,7 +148,6 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->watch.timer);
         sd_event_source_disable_unref(m->kauto.trigger_timer);
         sd_event_source_disable_unref(m->kauto.armed_timer);
-        sd_event_source_disable_unref(m->exits.timer);
         sd_event_source_disable_unref(m->containers.timer);
         sd_event_source_disable_unref(m->metrics_timer);
         sd_event_source_disable_unref(m->turn.source);
@@ -155,9 +156,7 @@ Manager *manager_free(Manager *m) {
         free(m->containers.mounts_error);
         proc_instances_done(&m->containers.instances);
         carry_state_done(&m->counts.carried);
-        parked_reads_free(m->exits.parked);
-        taskstats_free(m->exits.taskstats);
-        free(m->exits.error);
+        exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
         hotplug_free(m->hotplug.source);
@@ -224,10 +223,8 @@ int manager_reload(Manager *m, char **ret_error) {
         } else if (manager_container_scan(m) > 0 && m->watch.source)
                 manager_scan_containers(m);     /* re-marks if the set changed */
         manager_schedule_scan(m);
-        if (m->config.exit_records && !m->exits.taskstats)
-                manager_start_taskstats(m);
-        else if (!m->config.exit_records && m->exits.taskstats)
-                manager_stop_taskstats(m);
+        if (m->config.exit_records != exits_enabled(m->exits))
+                (void) exits_enable(m->exits, m->config.exit_records);
         if (rewatch)
                 (void) manager_watch(m);
         executor_keep_restore(m->executor, manager_exit_mode(m));     /* exit_mode may have changed */
@@ -366,7 +363,6 @@ static int manager_add_timers(Manager *m) {
                 { &m->watch.timer, on_readers_retry, "readers-retry" },
                 { &m->kauto.trigger_timer, on_trigger_settled, "trigger-settle" },
                 { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
-                { &m->exits.timer, on_park_timer, "park" },
                 { &m->containers.timer, on_scan_timer, "container-scan" },
                 { &m->metrics_timer, on_metrics_timer, "metrics" },
         };

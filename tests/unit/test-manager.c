@@ -310,7 +310,7 @@ static void test_readers_die_and_return(void) {
 }
 
 static bool nothing_parked(Manager *m) {
-        return parked_reads_count(m->exits.parked) == 0;
+        return exits_parked(m->exits) == 0;
 }
 
 /* Whether pid is a reader in the table. */
@@ -337,7 +337,7 @@ static void test_no_read_inside_another(void) {
         };
 
         m = start(POLICY_STRICT);
-        if (!m->exits.taskstats) {
+        if (!exits_enabled(m->exits)) {
                 tap_skip("no exit records here (taskstats needs CAP_NET_ADMIN and the kernel's support)");
                 manager_free(m);
                 return;
@@ -350,10 +350,9 @@ static void test_no_read_inside_another(void) {
         waitpid(gone, NULL, 0);
         {
                 uid_t uid = getuid();
-                ParkedRead none;
 
-                if (parked_reads_add(m->exits.parked, gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC,
-                                     "/proc/zoneinfo", NULL, &uid, &none) != 0)
+                if (exits_park_unlooked(m->exits, gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, "/proc/zoneinfo",
+                                        &uid) != 0)
                         abort();
         }
         /* An exit record queued, not yet read. */
@@ -364,7 +363,7 @@ static void test_no_read_inside_another(void) {
 
         on_read(NULL, &now_read, m);
         ok(in_readertab(m, getpid()), "a read by a running reader is handled");
-        is_int(parked_reads_count(m->exits.parked), 1, "  the parked read its record lookup made due waits for the loop");
+        is_int(exits_parked(m->exits), 1, "  the parked read its record lookup made due waits for the loop");
         ok(!in_readertab(m, gone), "  and is not handled inside it");
         ok(run_until(m, nothing_parked, 5 * USEC_PER_SEC), "the loop's next turns handle it");
         ok(in_readertab(m, gone), "  as a read");
@@ -500,7 +499,7 @@ static void test_hold_ends_after_queued_reads(void) {
         Manager *m;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
-        if (!m->watch.source || !m->exits.taskstats) {
+        if (!m->watch.source || !exits_enabled(m->exits)) {
                 tap_skip("fanotify or taskstats unavailable here (needs CAP_SYS_ADMIN, CAP_NET_ADMIN)");
                 manager_free(m);
                 return;

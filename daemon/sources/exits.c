@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reads parked until an exit record names their reader. See exits.h. */
+#include "exits.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "parked.h"
+#include "strutil.h"
+#include "taskstats.h"
+#include "time-util.h"
+
+struct Exits {
+        Taskstats *taskstats;           /* NULL: off, or unavailable */
+        char *error;                    /* why unavailable, if it is */
+        ParkedReads *parked;            /* reads waiting for their record */
+        sd_event_source *timer;         /* when to look again */
+        sd_event *event;
+        ExitsReadFn on_read;
+        void *userdata;
+        uint64_t named, missed;
+};
+
+/* ev, named by its exit record e; comm is e's, or a copy that outlives
+ * the ring entry. */
+static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *comm) {
+        ev->comm = comm;
+        ev->has_uid = true;
+        ev->uid = e->uid;
+        ev->has_exe_id = e->has_exe;
+        ev->exe_dev = e->exe_dev;
+        ev->exe_ino = e->exe_ino;
+        ev->from_exit_record = true;
+        ev->exit_ppid = e->ppid;
+}
+
+/* A parked read, handed back with what its exit record (or, without one,
+ * /proc before it was gone) said. */
+static void exits_unpark(Exits *x, ParkedRead *p) {
+        const TaskExit *e = taskstats_find(x->taskstats, p->pid, exit_record_not_before(p->since));
+        char comm[TASKSTATS_COMM_MAX + 1];
+        ReadEvent ev = {
+                .pid = p->pid,
+                .path = p->path,
+                .comm = p->comm,
+                .has_uid = p->has_uid,
+                .uid = p->uid,
+        };
+
+        if (e) {
+                /* A copy: handling the read may fetch more records into the ring. */
+                memcpy(comm, e->comm, sizeof comm);
+                read_event_name_from(&ev, e, comm);
+                x->named++;
+        } else
+                x->missed++;
+        x->on_read(x, &ev, x->userdata);
+        parked_read_done(p);
+}
+
+static bool has_exit_record(pid_t pid, uint64_t not_before, void *userdata) {
+        return taskstats_find(userdata, pid, not_before) != NULL;
+}
+
+static void timer_at(sd_event_source *s, uint64_t when) {
+        if (when == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(s, when);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Hands back the parked reads that are due (their record came, or their
+ * deadline passed), oldest first, and says when to look again. Never
+ * nested: handling a read fetches exit records, but they are news to
+ * on_task_exits only on the loop's next turn. */
+static void exits_resolve(Exits *x) {
+        ParkedRead p;
+
+        while (parked_reads_take_due(x->parked, now_usec(CLOCK_MONOTONIC), x->taskstats ? has_exit_record : NULL,
+                                     x->taskstats, &p))
+                exits_unpark(x, &p);
+        timer_at(x->timer, parked_reads_next(x->parked, now_usec(CLOCK_MONOTONIC)));
+}
+
+static int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Exits *x = userdata;
+
+        taskstats_fetch(x->taskstats);
+        exits_resolve(x);
+        return 0;
+}
+
+static void on_task_exits(Taskstats *t, void *userdata) {
+        Exits *x = userdata;
+
+        if (parked_reads_count(x->parked) > 0)
+                exits_resolve(x);
+}
+
+int exits_new(sd_event *event, ExitsReadFn on_read, void *userdata, Exits **ret) {
+        _cleanup_(exits_freep) Exits *x = NULL;
+        int r;
+
+        x = calloc(1, sizeof *x);
+        if (!x)
+                return -ENOMEM;
+        *x = (Exits) { .event = sd_event_ref(event), .on_read = on_read, .userdata = userdata };
+        x->parked = parked_reads_new();
+        if (!x->parked)
+                return -ENOMEM;
+        /* Accuracy 1 ms: records come within 20 ms, and a read waits. */
+        r = sd_event_add_time(event, &x->timer, CLOCK_MONOTONIC, UINT64_MAX, USEC_PER_MSEC, on_park_timer, x);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(x->timer, "park");
+        r = sd_event_source_set_exit_on_failure(x->timer, true);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(x->timer, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(x);
+        return 0;
+}
+
+Exits *exits_free(Exits *x) {
+        if (!x)
+                return NULL;
+        sd_event_source_disable_unref(x->timer);
+        parked_reads_free(x->parked);
+        taskstats_free(x->taskstats);
+        free(x->error);
+        sd_event_unref(x->event);
+        free(x);
+        return NULL;
+}
+
+int exits_enable(Exits *x, bool on) {
+        int r;
+
+        if (!on) {
+                x->taskstats = taskstats_free(x->taskstats);
+                x->error = mfree(x->error);
+                exits_resolve(x);       /* hands the parked reads back now, unnamed */
+                return 0;
+        }
+        x->error = mfree(x->error);
+        if (x->taskstats)
+                return 0;
+        r = taskstats_new(x->event, on_task_exits, x, &x->taskstats);
+        if (r < 0) {
+                set_source_error(&x->error, r, "taskstats unavailable: %m%s",
+                                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
+                log_info_errno(r, "Exit records unavailable (taskstats: %m): readers gone before they are "
+                                  "looked at stay unnamed.");
+        }
+        return r;
+}
+
+bool exits_enabled(const Exits *x) {
+        return x && x->taskstats;
+}
+
+const char *exits_error(const Exits *x) {
+        return x ? x->error : NULL;
+}
+
+ExitsStats exits_stats(const Exits *x) {
+        if (!x)
+                return (ExitsStats) {};
+        return (ExitsStats) {
+                .named = x->named,
+                .missed = x->missed,
+                .version = taskstats_stats(x->taskstats).version,
+        };
+}
+
+/* While a patched kernel's auto is armed too: the read has already turned
+ * counting on in the kernel, and whether it re-arms must wait until the
+ * rules can judge who read (an ignored one-off reader judged unnamed would
+ * count, and keep counting on). */
+bool exits_park(Exits *x, ReadEvent *ev) {
+        ParkedRead evicted;
+        int r;
+
+        if (!x || !x->taskstats || ev->overflow || ev->pid <= 0 || !read_event_exited(ev))
+                return false;
+        r = parked_reads_add(x->parked, ev->pid, now_usec(CLOCK_MONOTONIC), ev->path, ev->comm,
+                             ev->has_uid ? &ev->uid : NULL, &evicted);
+        if (r < 0)
+                return false;   /* handled now, unnamed */
+        if (r > 0)
+                exits_unpark(x, &evicted);
+        taskstats_fetch(x->taskstats);  /* its record may be queued already */
+        exits_resolve(x);
+        return true;
+}
+
+void exits_name(Exits *x, ReadEvent *ev) {
+        const TaskExit *e;
+
+        if (ev->comm || ev->from_exit_record || !x || !x->taskstats || ev->pid <= 0)
+                return;
+        taskstats_fetch(x->taskstats);
+        e = taskstats_find(x->taskstats, ev->pid, exit_record_not_before(now_usec(CLOCK_MONOTONIC)));
+        if (!e)
+                return;
+        read_event_name_from(ev, e, e->comm);
+        x->named++;
+}
+
+int exits_parent(Exits *x, pid_t pid, pid_t *ret) {
+        const TaskExit *e;
+
+        if (!x || !x->taskstats)
+                return -ESRCH;
+        taskstats_fetch(x->taskstats);    /* its record may be queued still */
+        e = taskstats_find(x->taskstats, pid, 0);
+        if (!e || e->ppid <= 0)
+                return -ESRCH;
+        *ret = e->ppid;
+        return 0;
+}
+
+size_t exits_parked(const Exits *x) {
+        return x ? parked_reads_count(x->parked) : 0;
+}
+
+int exits_park_unlooked(Exits *x, pid_t pid, uint64_t since, const char *path, const uid_t *uid) {
+        ParkedRead evicted;
+        int r;
+
+        r = parked_reads_add(x->parked, pid, since, path, NULL, uid, &evicted);
+        if (r > 0)
+                exits_unpark(x, &evicted);
+        return r < 0 ? r : 0;
+}
