@@ -68,9 +68,9 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         if (switched && m->hotplug.zones_stale)
                 manager_refresh_zones(m);
         if (fx->set_settle)
-                timer_at(m->kauto.trigger_timer, fx->settle_at);
+                event_timer_at(m->kauto.trigger_timer, fx->settle_at);
         if (fx->set_armed_sample)
-                timer_at(m->kauto.armed_timer, fx->armed_sample_at);
+                event_timer_at(m->kauto.armed_timer, fx->armed_sample_at);
         if (fx->clear_error)
                 executor_clear_error(m->executor);
         if (fx->counting_changed)

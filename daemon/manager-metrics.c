@@ -41,6 +41,6 @@ int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 void manager_schedule_metrics(Manager *m, bool now) {
         if (!m->metrics_timer)
                 return;
-        timer_at(m->metrics_timer, !m->config.metrics_textfile ? USEC_INFINITY
+        event_timer_at(m->metrics_timer, !m->config.metrics_textfile ? USEC_INFINITY
                                    : now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
 }

@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 
 #include "engine.h"
+#include "event-util.h"
 #include "executor.h"
 #include "exits.h"
 #include "conf.h"
@@ -184,7 +185,6 @@ void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);
 
 /* manager.c */
-void timer_at(sd_event_source *s, usec_t when);
 void manager_set_mode(Manager *m, KernelMode mode);
 void manager_configure_engine(Manager *m);
 

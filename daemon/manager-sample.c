@@ -227,7 +227,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
          * they are taken first, in their own turns (the trigger is theirs);
          * the sample waits for them, and is moot if one did. */
         if (readers_pending(m->watch.source) > 0) {
-                timer_at(s, now_usec(CLOCK_MONOTONIC));
+                event_timer_at(s, now_usec(CLOCK_MONOTONIC));
                 return 0;
         }
         (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));

@@ -48,7 +48,7 @@ static usec_t readers_schedule_retry(Manager *m) {
 
         m->watch.backoff = MIN(m->watch.backoff * 2, READERS_RETRY_MAX_USEC);
         m->watch.retry_at = now_usec(CLOCK_REALTIME) + delay;
-        timer_at(m->watch.timer, now_usec(CLOCK_MONOTONIC) + delay);
+        event_timer_at(m->watch.timer, now_usec(CLOCK_MONOTONIC) + delay);
         return delay;
 }
 
@@ -256,7 +256,7 @@ static void on_mounts(MountWatch *w, void *userdata) {
         if (!m->containers.for_mount)
                 m->containers.burst_since = now;
         m->containers.for_mount = true;
-        timer_at(m->containers.timer, MIN(now + MOUNT_SETTLE_USEC, m->containers.burst_since + MOUNT_SCAN_DEADLINE_USEC));
+        event_timer_at(m->containers.timer, MIN(now + MOUNT_SETTLE_USEC, m->containers.burst_since + MOUNT_SCAN_DEADLINE_USEC));
 }
 
 /* Scans, and re-marks if containers came or went. */
@@ -279,7 +279,7 @@ int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 void manager_schedule_scan(Manager *m) {
         if (!m->containers.timer)
                 return;
-        timer_at(m->containers.timer, manager_container_scan(m) == 0 || !m->watch.source
+        event_timer_at(m->containers.timer, manager_container_scan(m) == 0 || !m->watch.source
                                               ? USEC_INFINITY
                                               : now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
 }

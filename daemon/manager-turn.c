@@ -36,9 +36,9 @@ static void turn_end_due(Manager *m) {
 void manager_turn_end(Manager *m) {
         (void) sd_event_source_set_enabled(m->turn.source, SD_EVENT_OFF);
         if (m->turn.deadline_now)
-                timer_at(m->deadline_timer, now_usec(CLOCK_MONOTONIC));
+                event_timer_at(m->deadline_timer, now_usec(CLOCK_MONOTONIC));
         else if (m->turn.deadline)
-                timer_at(m->deadline_timer, engine_next_deadline(m->engine));
+                event_timer_at(m->deadline_timer, engine_next_deadline(m->engine));
         m->turn.deadline_now = m->turn.deadline = false;
         if (m->turn.status) {
                 m->turn.status = false;

@@ -22,16 +22,6 @@ static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
 
-/* A one-shot timer due at when (CLOCK_MONOTONIC); USEC_INFINITY: off. */
-void timer_at(sd_event_source *s, usec_t when) {
-        if (when == USEC_INFINITY) {
-                sd_event_source_set_enabled(s, SD_EVENT_OFF);
-                return;
-        }
-        sd_event_source_set_time(s, when);
-        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
 usec_t manager_container_scan(const Manager *m) {
         if (m->config.container_scan != USEC_INFINITY)
                 return m->config.container_scan;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event-util.h"
 #include "log.h"
 #include "macro.h"
 #include "parked.h"
@@ -65,15 +66,6 @@ static bool has_exit_record(pid_t pid, uint64_t not_before, void *userdata) {
         return taskstats_find(userdata, pid, not_before) != NULL;
 }
 
-static void timer_at(sd_event_source *s, uint64_t when) {
-        if (when == UINT64_MAX) {
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-                return;
-        }
-        (void) sd_event_source_set_time(s, when);
-        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
 /* Hands back the parked reads that are due (their record came, or their
  * deadline passed), oldest first, and says when to look again. Never
  * nested: handling a read fetches exit records, but they are news to
@@ -84,7 +76,7 @@ static void exits_resolve(Exits *x) {
         while (parked_reads_take_due(x->parked, now_usec(CLOCK_MONOTONIC), x->taskstats ? has_exit_record : NULL,
                                      x->taskstats, &p))
                 exits_unpark(x, &p);
-        timer_at(x->timer, parked_reads_next(x->parked, now_usec(CLOCK_MONOTONIC)));
+        event_timer_at(x->timer, parked_reads_next(x->parked, now_usec(CLOCK_MONOTONIC)));
 }
 
 static int on_park_timer(sd_event_source *s, uint64_t usec, void *userdata) {
