@@ -48,6 +48,7 @@ enum {
         STEP_HOLDS,
         STEP_SET_POLICY,
         STEP_RELOAD,
+        STEP_REJUDGE,           /* a reload's rules ignore reader n now */
         /* What the last event did, all told: */
         STEP_WROTE,             /* the writes, in order ("coarse auto"; "" none) */
         STEP_KERNEL,            /* the kernel as the engine knows it, formatted */
@@ -92,6 +93,7 @@ typedef struct Step {
 #define HOLDS(t_, n_, who) { .what = STEP_HOLDS, .t = (t_), .n = (n_), .reader = (who) }
 #define SET_POLICY(t_, p) { .what = STEP_SET_POLICY, .t = (t_), .policy = POLICY_##p }
 #define RELOAD(t_, above) { .what = STEP_RELOAD, .t = (t_), .coarse_above = (above) }
+#define REJUDGE_IGNORED(t_, i) { .what = STEP_REJUDGE, .t = (t_), .n = (i) }
 #define WROTE(w) { .what = STEP_WROTE, .text = (w) }
 #define KERNEL(k) { .what = STEP_KERNEL, .text = (k) }
 #define RECORD(k, c, has) { .what = STEP_RECORD, .kind = TRANSITION_##k, .cause = CAUSE_##c, .text = (has) }
@@ -377,6 +379,12 @@ static void run_scenario(const Scenario *sc) {
                                               .policy_source = CAUSE_RELOAD },
                              now);
                         break;
+                case STEP_REJUDGE: {
+                        ReaderVerdict v = { .verdict = READ_VERDICT_IGNORE_RULE, .rule = "comm=top" };
+
+                        feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_REJUDGE, .index = st->n, .verdict = &v }, now);
+                        break;
+                }
                 default:
                         ok(false, "%s: bad step %d", at, st->what);
                 }
@@ -479,6 +487,19 @@ static const Scenario scenarios[] = {
                         RELOAD(S(400), 1000000), WROTE(""), REASON("counting off until a counted read"),
                         RATE(S(401), 15000), RATE(S(412), 15000),
                         DECIDE(S(412)), WROTE("strict"), RECORD(POLICY, PRESSURE_BELOW, "below strict_below"),
+                        END,
+                },
+        },
+        {
+                "a reload whose rules ignore a reader it lingered for", CONFIG(NUMA_STAT, FOLLOW, false),
+                KERNEL_MODE_STRICT,
+                (const Step[]) {
+                        PRESSURE,
+                        READ(S(100), TOP),
+                        DECIDE(S(300)), WROTE(""), REASON("top (pid 77"),
+                        /* Its read lingered until 400; ignored now, it holds nothing. */
+                        REJUDGE_IGNORED(S(310), 0), WROTE(""),
+                        DECIDE(S(320)), WROTE("coarse"), RECORD(POLICY, PRESSURE_ABOVE, "counting off"),
                         END,
                 },
         },
