@@ -24,7 +24,7 @@ static int manager_write(Manager *m, KernelWrite w, const char *why) {
         if (w.snapshot)
                 manager_sample(m, true);
         r = executor_write(m->executor, w.mode, manager_exit_mode(m), why, &now);
-        engine_feed(m->engine,
+        manager_engine_feed(m,
                     &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,
                                      .mode = r < 0 ? now : w.mode },
                     now_usec(CLOCK_MONOTONIC), &fx);
@@ -49,9 +49,12 @@ static int manager_carry_out(Manager *m, const KernelPlan *plan, const char *why
         return 0;
 }
 
-static void manager_record(Manager *m, const EngineRecord *rec) {
-        manager_record_transition(m, &rec->from, &rec->to, rec->kind, rec->cause, &rec->reader, rec->reason,
-                                  rec->reason_redacted[0] ? rec->reason_redacted : NULL);
+/* engine_feed(), with the wall clock's time for what it records. */
+void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEffects *fx) {
+        EngineEvent stamped = *ev;
+
+        stamped.realtime = now_usec(CLOCK_REALTIME);
+        engine_feed(m->engine, &stamped, now, fx);
 }
 
 /* Does what the engine asked for, in order: records, timers, the kernel's
@@ -62,8 +65,8 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         int r = 0, k;
 
         for (size_t i = 0; i < fx->n_records; i++) {
-                manager_record(m, &fx->records[i]);
-                switched |= fx->records[i].kind == TRANSITION_POLICY;
+                manager_journal_transition(fx->records[i]);
+                switched |= fx->records[i]->kind == TRANSITION_POLICY;
         }
         if (switched && m->hotplug.zones_stale)
                 manager_refresh_zones(m);
@@ -87,8 +90,8 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                 EngineEffects done;
 
                 r = manager_carry_out(m, &fx->plan, engine_decision(m->engine)->reason);
-                engine_feed(m->engine, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now_usec(CLOCK_MONOTONIC),
-                            &done);
+                manager_engine_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now_usec(CLOCK_MONOTONIC),
+                                    &done);
                 k = manager_effects(m, &done, now);
                 if (r >= 0)
                         r = k;
@@ -104,7 +107,7 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {
         EngineEffects fx;
 
-        engine_feed(m->engine, ev, now, &fx);
+        manager_engine_feed(m, ev, now, &fx);
         return manager_effects(m, &fx, now);
 }
 
@@ -164,7 +167,6 @@ int manager_restore(Manager *m) {
         KernelMode to = manager_exit_mode(m);
         KernelMode now = KERNEL_MODE_UNKNOWN;
         KernelState before;
-        char reason[128];
         int r;
 
         if (to == KERNEL_MODE_UNKNOWN)
@@ -187,9 +189,8 @@ int manager_restore(Manager *m) {
         r = manager_write(m, kernel_state_write(&before, to), "daemon stopping");
         if (r < 0)
                 return r;
-        snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)", exit_mode_to_string(m->config.exit_mode));
-        manager_record_transition(m, &before, engine_kernel(m->engine), TRANSITION_EXIT, CAUSE_EXIT, NULL, reason, NULL);
-        return 0;
+        return manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_RESTORED, .from = before },
+                            now_usec(CLOCK_MONOTONIC));
 }
 
 /* ---- the kernel's log ---- */

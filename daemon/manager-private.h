@@ -126,7 +126,6 @@ typedef struct Manager {
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
 
-        History history;
         ReaderWatch watch;
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
         TopologyState hotplug;
@@ -188,9 +187,8 @@ void manager_announce_now(Manager *m);
 void manager_set_mode(Manager *m, KernelMode mode);
 void manager_configure_engine(Manager *m);
 
-/* manager-record.c */
-void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to, TransitionKind kind,
-        Cause cause, const ReaderRef *reader, const char *reason, const char *reason_redacted);
+/* manager-record.c: a transition the engine recorded, in the journal. */
+void manager_journal_transition(const Transition *t);
 
 /* manager-sample.c */
 void manager_carry_save(Manager *m, bool now);
@@ -206,6 +204,9 @@ void manager_load_carried(Manager *m);
 /* Feeds the engine one event at now and does what it asks
  * (manager_effects()). Returns the first failed write's error. */
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now);
+/* engine_feed(), stamped with the wall clock's time (what a transition is
+ * recorded at); the effects are the caller's to do. */
+void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEffects *fx);
 int manager_effects(Manager *m, EngineEffects *fx, usec_t now);
 /* Reads the kernel back and has the engine decide at now (CLOCK_MONOTONIC
  * µs; a read's own, so that the switch it causes is dated at the read). */

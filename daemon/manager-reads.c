@@ -144,7 +144,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         exits_name(m->exits, ev);
         clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
-        engine_feed(m->engine,
+        manager_engine_feed(m,
                     &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
                                      .reader = read_event_ref(ev),
                                      .identity = &id,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The record: history, the journal's transition entries, errors, and the
- * one place that tells status's watchers that something changed. */
+/* The record: the journal's transition entries (the engine keeps the
+ * history), errors, and the one place that tells status's watchers that
+ * something changed. */
 #include <errno.h>
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
@@ -13,7 +14,7 @@
 
 /* One journal entry per transition, with fields to filter on. The cause is
  * data: a switch a reader caused names the reader in fields of its own. */
-static void manager_journal_transition(const Transition *t) {
+void manager_journal_transition(const Transition *t) {
         char message[REASON_MAX + 2 * READER_REF_TEXT_MAX + 128], from[64], to[64], policy[64], kind[64],
                 cause[64], reason[REASON_MAX + 32], from_auto[64], to_auto[64];
         char rpid[64], rcomm[READER_COMM_MAX * 4 + 32], runit[READER_UNIT_MAX * 4 + 32], ruid[64];
@@ -78,30 +79,6 @@ static void manager_journal_transition(const Transition *t) {
         fields[n] = NULL;
         log_struct(t->kind == TRANSITION_EXTERNAL ? LOG_WARNING : LOG_INFO, NUMASTATD_MESSAGE_TRANSITION, message,
                    fields);
-}
-
-/* reason_redacted: the reason with every reader redacted, for callers who
- * may not see them; NULL when it names no reader. */
-void manager_record_transition(Manager *m, const KernelState *from, const KernelState *to,
-                               TransitionKind kind, Cause cause, const ReaderRef *reader, const char *reason,
-                               const char *reason_redacted) {
-        Transition t = {
-                .time = now_usec(CLOCK_REALTIME),
-                .from = from->mode,
-                .to = to->mode,
-                .from_auto = from->mode == KERNEL_MODE_AUTO ? from->auto_state : AUTO_STATE_NONE,
-                .to_auto = to->mode == KERNEL_MODE_AUTO ? to->auto_state : AUTO_STATE_NONE,
-                .policy = engine_policy(m->engine),
-                .kind = kind,
-                .cause = cause,
-                .reason = (char *) reason,
-                .reason_redacted = reason_redacted && !streq_ptr(reason_redacted, reason) ? (char *) reason_redacted
-                                                                                        : NULL,
-        };
-
-        if (cause_has_reader(cause) && reader)
-                t.reader = *reader;
-        manager_journal_transition(history_add(&m->history, &t));
 }
 
 const char *manager_last_error(const Manager *m) {

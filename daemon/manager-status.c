@@ -93,7 +93,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .share_off = ledger_share_off(&m->counts.ledger),
                         .insns_per_page = m->config.insns_per_page,
                 },
-                .history = &m->history,
+                .history = engine_history(m->engine),
         };
         counter_track_total(&m->counts.vmstat, &ret->counters.total);
         counter_track_continuous(&m->counts.vmstat, &ret->counters.continuous);

@@ -55,6 +55,7 @@ static void manager_engine_config(const Manager *m, EngineConfig *ret) {
                 .strict_below = m->config.strict_below,
                 .armed_interval = m->config.armed_interval,
                 .linger_max = m->config.linger_max,
+                .exit_mode = m->config.exit_mode,
                 .realtime_offset = m->realtime_offset,
                 .readers_unseen = !m->watch.source,
                 .kernel_log = m->kauto.kmsg != NULL,
@@ -150,7 +151,6 @@ Manager *manager_free(Manager *m) {
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
         hotplug_free(m->hotplug.source);
-        history_done(&m->history);
         topology_done(&m->hotplug.topology);
         free(m->hotplug.zones);
         free(m->counts.nodes);

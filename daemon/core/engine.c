@@ -46,6 +46,8 @@ struct Engine {
         Decision decision;              /* the last evaluation's */
         KernelState kernel;             /* as last read back, and an auto's armed/triggered */
         ReaderTable readers;
+        History history;
+        uint64_t realtime;              /* the event's being fed */
 
         Step step;
         ReadInProgress read;
@@ -76,6 +78,7 @@ static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
         [ENGINE_EVENT_RATE] = "rate",
         [ENGINE_EVENT_HOLDS] = "holds",
         [ENGINE_EVENT_REJUDGE] = "rejudge",
+        [ENGINE_EVENT_RESTORED] = "restored",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(engine_event_type, EngineEventType);
@@ -99,6 +102,7 @@ Engine *engine_free(Engine *e) {
         if (!e)
                 return NULL;
         readertab_done(&e->readers);
+        history_done(&e->history);
         free(e);
         return NULL;
 }
@@ -138,6 +142,10 @@ const PolicyState *engine_policy_state(const Engine *e) {
 
 const ReaderTable *engine_readers(const Engine *e) {
         return &e->readers;
+}
+
+const History *engine_history(const Engine *e) {
+        return &e->history;
 }
 
 Policy engine_policy(const Engine *e) {
@@ -203,19 +211,32 @@ EngineCounts engine_counts(const Engine *e) {
 
 /* ---- records ---- */
 
-static EngineRecord *add_record(EngineEffects *fx, const KernelState *from, const KernelState *to,
-                                TransitionKind kind, Cause cause, const ReaderRef *reader) {
-        EngineRecord *r;
+/* A transition, into the history and the effects (for the journal).
+ * reason_redacted: the reason with its readers redacted; NULL when it
+ * names none. */
+static void record(Engine *e, EngineEffects *fx, const KernelState *from, const KernelState *to, TransitionKind kind,
+                   Cause cause, const ReaderRef *reader, const char *reason, const char *reason_redacted) {
+        Transition t = {
+                .time = e->realtime,
+                .from = from->mode,
+                .to = to->mode,
+                .from_auto = from->mode == KERNEL_MODE_AUTO ? from->auto_state : AUTO_STATE_NONE,
+                .to_auto = to->mode == KERNEL_MODE_AUTO ? to->auto_state : AUTO_STATE_NONE,
+                .policy = e->policy,
+                .kind = kind,
+                .cause = cause,
+                .reason = (char *) reason,
+                .reason_redacted = reason_redacted && !streq(reason_redacted, reason) ? (char *) reason_redacted : NULL,
+        };
+        const Transition *stored;
 
+        if (reader && cause_has_reader(cause))
+                t.reader = *reader;
+        stored = history_add(&e->history, &t);
         /* At most two per event (someone else's change and the decision's;
          * a trigger and the switch its read caused): never full. */
-        if (fx->n_records == ENGINE_RECORDS_MAX)
-                fx->n_records--;
-        r = &fx->records[fx->n_records++];
-        *r = (EngineRecord) { .from = *from, .to = *to, .kind = kind, .cause = cause };
-        if (reader && cause_has_reader(cause))
-                r->reader = *reader;
-        return r;
+        if (fx->n_records < ENGINE_RECORDS_MAX)
+                fx->records[fx->n_records++] = stored;
 }
 
 /* The sysctl as read, when no judgement comes with it: in "auto",
@@ -239,17 +260,15 @@ static ReaderRef redact_ref(const ReaderRef *r, const void *userdata) {
 /* A decision settled: its record, and the deadline and status it moved. */
 static void commit(Engine *e, EngineEffects *fx) {
         if (e->step.record) {
-                EngineRecord *rec = add_record(fx, &e->step.from, &e->step.to, e->step.kind, e->decision.cause,
-                                               &e->decision.reader);
+                char redacted[REASON_MAX];
                 Decision d = e->decision;
                 PolicyConfig pc;
 
-                snprintf(rec->reason, sizeof rec->reason, "%s", e->decision.reason);
                 decision_map_readers(&d, redact_ref, NULL);
                 engine_policy_config(e, &pc);
-                decision_format_reason(&d, &pc, rec->reason_redacted, sizeof rec->reason_redacted);
-                if (streq(rec->reason_redacted, rec->reason))
-                        rec->reason_redacted[0] = '\0';
+                decision_format_reason(&d, &pc, redacted, sizeof redacted);
+                record(e, fx, &e->step.from, &e->step.to, e->step.kind, e->decision.cause, &e->decision.reader,
+                       e->decision.reason, redacted);
         }
         e->step.active = false;
         fx->counting_changed = fx->committed = fx->changed = true;
@@ -263,8 +282,8 @@ static void settle(Engine *e, EngineEffects *fx) {
 
 /* Someone else changed the sysctl since we last looked. */
 static void check_kernel(Engine *e, KernelMode found, usec_t now, EngineEffects *fx) {
+        char reason[ENGINE_RECORD_REASON_MAX];
         KernelState before;
-        EngineRecord *rec;
         PolicyConfig pc;
 
         if (e->config.backend == BACKEND_NONE || found == KERNEL_MODE_UNKNOWN)
@@ -277,10 +296,10 @@ static void check_kernel(Engine *e, KernelMode found, usec_t now, EngineEffects 
         set_mode(e, found);
         /* A mainline 1→0 zeroed the counters behind our back: the next
          * reading finds them lower and the tracks keep what was counted. */
-        rec = add_record(fx, &before, &e->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL);
-        snprintf(rec->reason, sizeof rec->reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
+        snprintf(reason, sizeof reason, "%s was changed from %s to %s by someone else (on_external_change=%s)",
                  strempty(e->config.sysctl_path), kernel_mode_to_string(before.mode), kernel_mode_to_string(found),
                  external_change_to_string(e->config.on_external_change));
+        record(e, fx, &before, &e->kernel, TRANSITION_EXTERNAL, CAUSE_EXTERNAL, NULL, reason, NULL);
         engine_policy_config(e, &pc);
         policy_on_external_change(&e->state, &pc, now, found, before.mode);
         fx->changed = true;
@@ -399,8 +418,8 @@ static void plan_done(Engine *e, usec_t now, EngineEffects *fx) {
 static void triggered(Engine *e, const KernelState *from, Cause cause, const ReaderRef *reader, bool confirmed,
                       EngineEffects *fx) {
         KernelState to = kernel_state_triggered(cause, reader, confirmed);
-        char who[READER_REF_TEXT_MAX], who_redacted[READER_REF_TEXT_MAX];
-        EngineRecord *rec;
+        char who[READER_REF_TEXT_MAX], who_redacted[READER_REF_TEXT_MAX], reason[ENGINE_RECORD_REASON_MAX],
+                redacted[ENGINE_RECORD_REASON_MAX];
 
         if (e->kernel.mode == KERNEL_MODE_AUTO)
                 e->kernel = to;
@@ -412,7 +431,6 @@ static void triggered(Engine *e, const KernelState *from, Cause cause, const Rea
         if (cause == CAUSE_ARMED_SAMPLE)
                 return;         /* our own sample: counted in status, not a transition */
         e->counts.triggers++;
-        rec = add_record(fx, from, &to, TRANSITION_KERNEL, cause, reader);
         if (cause == CAUSE_READ || cause == CAUSE_IGNORED_READ) {
                 const char *ignored = cause == CAUSE_IGNORED_READ ? " (ignored)" : "",
                            *said = confirmed ? " (the kernel's log says so)" : "";
@@ -420,16 +438,15 @@ static void triggered(Engine *e, const KernelState *from, Cause cause, const Rea
 
                 reader_ref_format(reader, who, sizeof who);
                 reader_ref_format(&r, who_redacted, sizeof who_redacted);
-                snprintf(rec->reason, sizeof rec->reason, "%s%s: the kernel's auto turned counting on%s", who,
+                snprintf(reason, sizeof reason, "%s%s: the kernel's auto turned counting on%s", who, ignored, said);
+                snprintf(redacted, sizeof redacted, "%s%s: the kernel's auto turned counting on%s", who_redacted,
                          ignored, said);
-                snprintf(rec->reason_redacted, sizeof rec->reason_redacted,
-                         "%s%s: the kernel's auto turned counting on%s", who_redacted, ignored, said);
-                if (streq(rec->reason_redacted, rec->reason))
-                        rec->reason_redacted[0] = '\0';
+                record(e, fx, from, &to, TRANSITION_KERNEL, cause, reader, reason, redacted);
         } else
-                snprintf(rec->reason, sizeof rec->reason,
-                         "the kernel's log says a read turned counting on, and no watched file saw it "
-                         "(a reader in another mount namespace?)");
+                record(e, fx, from, &to, TRANSITION_KERNEL, cause, reader,
+                       "the kernel's log says a read turned counting on, and no watched file saw it "
+                       "(a reader in another mount namespace?)",
+                       NULL);
 }
 
 static void kernel_log_trigger(Engine *e, usec_t now, EngineEffects *fx) {
@@ -576,6 +593,7 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
         /* The records are written as they are added: clear the rest only
          * (a tick feeds two events; the records are most of the struct). */
         memset(fx, 0, offsetof(EngineEffects, records));
+        e->realtime = ev->realtime;
 
         switch (ev->type) {
         case ENGINE_EVENT_CONFIGURE:
@@ -636,6 +654,14 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 policy_set_holds(&e->state, ev->holds, ev->has_reader ? &ev->reader : NULL, ev->hold_reason);
                 fx->decide = true;
                 break;
+        case ENGINE_EVENT_RESTORED: {
+                char reason[128];
+
+                snprintf(reason, sizeof reason, "daemon stopping (exit_mode=%s)",
+                         exit_mode_to_string(e->config.exit_mode));
+                record(e, fx, &ev->from, &e->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason, NULL);
+                break;
+        }
         case ENGINE_EVENT_REJUDGE:
                 if (ev->index < e->readers.n && ev->verdict) {
                         (void) readertab_rejudge(&e->readers, ev->index, ev->verdict);

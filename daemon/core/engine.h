@@ -7,8 +7,9 @@
  *
  * It owns the policy's state, the kernel's state as last known (with a
  * patched kernel's armed or triggered auto), the decision, the policy in
- * force, the armed-auto bookkeeping, and the reader table (whose periods
- * tell the policy how long each reader's reads keep counting on). What it wants done comes back as
+ * force, the armed-auto bookkeeping, the reader table (whose periods
+ * tell the policy how long each reader's reads keep counting on), and the
+ * history of transitions. What it wants done comes back as
  * data (EngineEffects): the writes in order, the transitions to record,
  * the timers to set, and whether the status changed. The manager carries
  * the writes out (effects/executor.c) and feeds each outcome back. */
@@ -43,6 +44,7 @@ typedef struct EngineConfig {
         uint64_t coarse_above, strict_below;
         usec_t armed_interval;          /* a patched kernel's armed auto is sampled this often */
         usec_t linger_max;              /* a periodic reader keeps counting on at most this long */
+        ExitMode exit_mode;             /* for the reason of the exit's transition */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC, µs: times in reasons */
         bool readers_unseen;            /* no reader detection */
         bool kernel_log;                /* the kernel's log tells each trigger of its auto */
@@ -68,11 +70,13 @@ typedef enum EngineEventType {
         ENGINE_EVENT_RATE,              /* an allocation-rate sample measured at now: .rate, .interval_rate */
         ENGINE_EVENT_HOLDS,             /* the holds now: .holds, .reader (the oldest's owner), .hold_reason */
         ENGINE_EVENT_REJUDGE,           /* a reload judged reader .index again: .verdict */
+        ENGINE_EVENT_RESTORED,          /* the daemon stopping wrote exit_mode over .from (the kernel before) */
         _ENGINE_EVENT_MAX,
 } EngineEventType;
 
 typedef struct EngineEvent {
         EngineEventType type;
+        uint64_t realtime;              /* CLOCK_REALTIME µs when it came: the time a transition is recorded at */
         const EngineConfig *config;
         Policy policy;
         Cause policy_source;
@@ -91,20 +95,12 @@ typedef struct EngineEvent {
         const ReaderVerdict *verdict;
         ReadClock clock;
         size_t index;
+        KernelState from;
 } EngineEvent;
 
-/* A transition to record (history and journal). Its reason: a decision's,
- * or a reader's name and a sentence. */
+/* Room for a transition's reason: a decision's, or a reader's name and a
+ * sentence. */
 #define ENGINE_RECORD_REASON_MAX (REASON_MAX + READER_REF_TEXT_MAX + 128)
-
-typedef struct EngineRecord {
-        KernelState from, to;
-        TransitionKind kind;
-        Cause cause;
-        ReaderRef reader;
-        char reason[ENGINE_RECORD_REASON_MAX];
-        char reason_redacted[ENGINE_RECORD_REASON_MAX];       /* "": names no reader */
-} EngineRecord;
 
 #define ENGINE_RECORDS_MAX 3
 
@@ -122,8 +118,8 @@ typedef struct EngineEffects {
         bool changed;                   /* the status may have changed */
         bool new_reader;                /* the read made a new entry in the reader table */
         bool no_memory;                 /* ...or could not be kept */
-        size_t n_records;
-        EngineRecord records[ENGINE_RECORDS_MAX];
+        size_t n_records;               /* transitions recorded in the history, for the journal: */
+        const Transition *records[ENGINE_RECORDS_MAX];  /* ...valid until the next feed */
 } EngineEffects;
 
 int engine_new(const EngineConfig *config, Policy policy, bool dry_run, usec_t now, Engine **ret);
@@ -139,6 +135,8 @@ const Decision *engine_decision(const Engine *e);
 const PolicyState *engine_policy_state(const Engine *e);
 /* Who read the statistics files, and the periods learned. */
 const ReaderTable *engine_readers(const Engine *e);
+/* Every switch, the kernel's own and someone else's, with its cause. */
+const History *engine_history(const Engine *e);
 void engine_policy_config(const Engine *e, PolicyConfig *ret);
 Policy engine_policy(const Engine *e);
 Cause engine_policy_source(const Engine *e);

@@ -60,6 +60,7 @@ enum {
         STEP_COUNTS,            /* arms, rearms, triggers, armed samples */
         STEP_REASON,            /* the decision's reason has text */
         STEP_TABLE,             /* the reader table: n entries, of which the first has this period (s) */
+        STEP_HISTORY,           /* n transitions in the history, the last at t */
 };
 
 typedef struct Step {
@@ -103,6 +104,7 @@ typedef struct Step {
 #define ARMED_AT(t_) { .what = STEP_ARMED_AT, .t = (t_) }
 #define COUNTS(a, ra, tr, sa) { .what = STEP_COUNTS, .counters = { (a), (ra), (tr), (sa) } }
 #define REASON(has) { .what = STEP_REASON, .text = (has) }
+#define HISTORY(n_, t_) { .what = STEP_HISTORY, .n = (n_), .t = (t_) }
 #define TABLE(n_, period_s) { .what = STEP_TABLE, .n = (n_), .t = S(period_s) }
 #define END { .what = STEP_END }
 
@@ -129,7 +131,7 @@ typedef struct World {
         KernelMode sysctl;
         bool fail, queued;
         char wrote[128];
-        EngineRecord records[8];
+        const Transition *records[8];   /* in the engine's history */
         size_t n_records;
         bool deferred, settle_set, armed_set;
         usec_t settle_at, armed_at;
@@ -171,9 +173,11 @@ static void carry_out(World *w, EngineEffects *fx, usec_t now) {
 }
 
 static void feed(World *w, const EngineEvent *ev, usec_t now) {
+        EngineEvent stamped = *ev;
         EngineEffects fx;
 
-        engine_feed(w->engine, ev, now, &fx);
+        stamped.realtime = now;         /* the wall clock, as fake as the other */
+        engine_feed(w->engine, &stamped, now, &fx);
         carry_out(w, &fx, now);
 }
 
@@ -232,15 +236,16 @@ static void check(World *w, const Step *st, const char *at) {
                 bool found = false;
 
                 for (size_t i = 0; i < w->n_records; i++) {
-                        const EngineRecord *r = &w->records[i];
+                        const Transition *r = w->records[i];
 
-                        found |= r->kind == st->kind && r->cause == st->cause && strstr(r->reason, st->text);
+                        found |= r->kind == st->kind && r->cause == st->cause && r->reason &&
+                                 strstr(r->reason, st->text);
                 }
                 ok(found, "%s: recorded %s, cause %s, \"%s\"", at, kind_name(st->kind), cause_to_string(st->cause),
                    st->text);
                 for (size_t i = 0; !found && i < w->n_records; i++)
-                        printf("#   got %s, cause %s: %s\n", kind_name(w->records[i].kind),
-                               cause_to_string(w->records[i].cause), w->records[i].reason);
+                        printf("#   got %s, cause %s: %s\n", kind_name(w->records[i]->kind),
+                               cause_to_string(w->records[i]->cause), strnull(w->records[i]->reason));
                 break;
         }
         case STEP_NO_RECORD:
@@ -275,6 +280,15 @@ static void check(World *w, const Step *st, const char *at) {
 
                 ok(strstr(reason, st->text), "%s: reason has \"%s\"%s%s", at, st->text,
                    strstr(reason, st->text) ? "" : "; got: ", strstr(reason, st->text) ? "" : reason);
+                break;
+        }
+        case STEP_HISTORY: {
+                const History *h = engine_history(w->engine);
+
+                snprintf(name, sizeof name, "%s: %u transition(s) in the history", at, st->n);
+                is_u64(h->total, st->n, name);
+                snprintf(name, sizeof name, "%s: the last one at its event's wall-clock time", at);
+                is_u64(h->n > 0 ? history_at(h, h->n - 1)->time : 0, T0 + st->t, name);
                 break;
         }
         case STEP_TABLE: {
@@ -434,6 +448,7 @@ static const Scenario scenarios[] = {
                         /* A read event in time claims it; none comes. */
                         SETTLED(S(310) + MS(50)), SETTLE(INF),
                         RECORD(KERNEL, UNSEEN_READ, "no watched file saw it"), COUNTS(1, 0, 1, 0),
+                        HISTORY(2, S(310) + MS(50)),
                         /* Re-armed only min_dwell after the last arm. */
                         WROTE(""), REASON("re-arm"),
                         DECIDE(S(330)), WROTE("coarse auto"), KERNEL("auto (armed)"), COUNTS(2, 1, 1, 0),
@@ -610,7 +625,7 @@ static void test_dry_run(void) {
         forget(&w);
         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_DECIDE, .found = w.sysctl }, T0 + S(300));
         is_str(w.wrote, "", "dry run: nothing written");
-        ok(w.n_records == 1 && w.records[0].kind == TRANSITION_DRY_RUN, "dry run: the would-be switch recorded");
+        ok(w.n_records == 1 && w.records[0]->kind == TRANSITION_DRY_RUN, "dry run: the would-be switch recorded");
         forget(&w);
         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_DECIDE, .found = w.sysctl }, T0 + S(301));
         is_int(w.n_records, 0, "dry run: once per would-be switch");
