@@ -17,7 +17,6 @@
  * (or not) by the executor, recorded when settled. */
 typedef struct Step {
         bool active;
-        usec_t now;
         KernelPlan plan;
         KernelState from, to;
         bool failed;            /* a write of the plan failed */
@@ -310,7 +309,7 @@ static void decide(Engine *e, KernelMode found, bool reads_queued, usec_t now, E
         PolicyConfig pc;
         Decision d;
 
-        e->step = (Step) { .active = true, .now = now };
+        e->step = (Step) { .active = true };
         check_kernel(e, found, now, fx);
         engine_policy_config(e, &pc);
         policy_evaluate(&e->state, &pc, now, &d);
