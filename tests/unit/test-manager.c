@@ -438,6 +438,42 @@ static void test_one_status_per_read(void) {
         manager_free(m);
 }
 
+/* One handler, two changes: someone else's switch found, and ours written
+ * over it (on_external_change=override). Monitor hears of the turn once. */
+static void test_one_status_per_turn(void) {
+        static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
+        _cleanup_free_ char *mode = NULL;
+        bool counting = true;
+        int client;
+        Manager *m;
+
+        m = start(POLICY_AUTO);
+        m->config.on_external_change = EXTERNAL_CHANGE_OVERRIDE;
+        m->config.strict_below = 0;     /* the tree's counters do not move: no rate turns counting back on */
+        manager_configure_engine(m);
+        (void) manager_apply(m);
+        pressure(m);
+        (void) manager_apply(m);
+        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "override: counting off under pressure")) {
+                manager_free(m);
+                return;
+        }
+        client = call_on_socketpair(m, monitor_call, sizeof monitor_call);
+        run_idle(m);
+        is_int(monitor_messages(client, &counting), 1, "  a Monitor client gets the status");
+
+        put("/proc/sys/vm/numa_stat", "1\n");          /* someone else */
+        (void) manager_apply(m);
+        run_idle(m);
+        mode = get("/proc/sys/vm/numa_stat");
+        is_str(mode, "0\n", "  someone else's switch is overridden");
+        is_int(engine_history(m->engine)->total, 3, "  recorded: ours, theirs, ours again");
+        is_int(monitor_messages(client, &counting), 1, "  Monitor hears of the turn once");
+        ok(!counting, "  saying counting is off");
+        close(client);
+        manager_free(m);
+}
+
 /* Off while a read event is queued waits for it, and comes right after
  * it: the read may be a counted one, whose reader must find counting on. */
 /* Another process reads the tree's /proc/vmstat and exits: its read event
@@ -589,6 +625,7 @@ int main(void) {
                 test_readers_die_and_return();
                 test_no_read_inside_another();
                 test_one_status_per_read();
+                test_one_status_per_turn();
                 test_off_waits_for_queued_reads();
                 test_hold_ends_after_queued_reads();
                 test_armed_sample_after_queued_reads();
