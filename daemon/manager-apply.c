@@ -25,9 +25,9 @@ static int manager_write(Manager *m, KernelWrite w, const char *why) {
                 manager_sample(m, true);
         r = executor_write(m->executor, w.mode, manager_exit_mode(m), why, &now);
         manager_engine_feed(m,
-                    &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,
-                                     .mode = r < 0 ? now : w.mode },
-                    now_usec(CLOCK_MONOTONIC), &fx);
+                            &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,
+                                             .mode = r < 0 ? now : w.mode },
+                            now_usec(CLOCK_MONOTONIC), &fx);
         if (r < 0)
                 return r;
         /* Our writes log too; a read that triggered the auto just written

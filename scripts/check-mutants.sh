@@ -191,8 +191,8 @@ mutant decision-not-taken daemon/manager-apply.c \
         $'        if (false) {' \
         tests/unit/test-manager tests/integration/hold.sh
 mutant outcome-not-fed-back daemon/manager-apply.c \
-        $'        engine_feed(m->engine,\n                    &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
-        $'        if (0) engine_feed(m->engine,\n                    &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
+        $'        manager_engine_feed(m,\n                            &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
+        $'        if (0) manager_engine_feed(m,\n                            &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
         tests/unit/test-manager
 
 echo "check-mutants: $caught caught, $missed missed${missed_names:+ ($missed_names )}, $broken did not apply"
