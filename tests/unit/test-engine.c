@@ -500,6 +500,7 @@ static const Scenario scenarios[] = {
                         PRESSURE,
                         DECIDE(S(300)), WROTE("coarse"),
                         RELOAD(S(400), 1000000), WROTE(""), REASON("counting off until a counted read"),
+                        REASON("between strict_below=20000 and coarse_above=1000000"),
                         RATE(S(401), 15000), RATE(S(412), 15000),
                         DECIDE(S(412)), WROTE("strict"), RECORD(POLICY, PRESSURE_BELOW, "below strict_below"),
                         END,
