@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Deciding and applying: check the kernel, decide, carry out the plan that
- * gets the kernel there (kernel_state_plan()), then commit the record.
- * What a reader waits for is manager_decide() and manager_execute(). */
+/* Between the engine and the world: each event fed to the engine, and what
+ * it asks done (the journal for what it recorded, the timers, the writes
+ * through the executor with each outcome fed back, a decision now). What a
+ * reader waits for is manager_decide() and the writes it plans. */
 #include <string.h>
 
 #include "log.h"
