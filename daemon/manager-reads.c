@@ -137,7 +137,10 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         read_judge(&m->config, &m->known_cache, &id, ev->pid, !ev->from_exit_record, &j);
         counts = j.v.counts;
         clock = read_clock(m, now, engine_read_triggers(m->engine));
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_READ, .reader = read_event_ref(ev), .counts = counts },
+        (void) manager_feed(m,
+                            &(EngineEvent) { .type = ENGINE_EVENT_READ,
+                                             .reader = read_event_ref(ev),
+                                             .counts = counts },
                             now);
 
         read_event_attribute(ev);
@@ -145,14 +148,14 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
         manager_engine_feed(m,
-                    &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
-                                     .reader = read_event_ref(ev),
-                                     .identity = &id,
-                                     .pid = ev->pid,
-                                     .pid_verified = ev->pid_verified,
-                                     .verdict = &j.v,
-                                     .clock = clock },
-                    now, &fx);
+                            &(EngineEvent) { .type = ENGINE_EVENT_READER_NAMED,
+                                             .reader = read_event_ref(ev),
+                                             .identity = &id,
+                                             .pid = ev->pid,
+                                             .pid_verified = ev->pid_verified,
+                                             .verdict = &j.v,
+                                             .clock = clock },
+                            now, &fx);
         if (fx.no_memory)
                 log_oom();
         else if (fx.new_reader)
@@ -188,7 +191,9 @@ void manager_rejudge_readers(Manager *m) {
 
                 read_judge(&m->config, &m->known_cache, &id, 0, false, &j);
                 if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !m->config.known))
-                        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_REJUDGE, .index = i, .verdict = &j.v },
+                        (void) manager_feed(m,
+                                            &(EngineEvent) {
+                                                    .type = ENGINE_EVENT_REJUDGE, .index = i, .verdict = &j.v },
                                             now_usec(CLOCK_MONOTONIC));
                 read_judgement_done(&j);
         }

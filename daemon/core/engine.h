@@ -52,7 +52,7 @@ typedef struct EngineConfig {
 
 typedef enum EngineEventType {
         ENGINE_EVENT_CONFIGURE,         /* .config */
-        ENGINE_EVENT_START,             /* deciding starts: the start counts as a read (nothing goes off before linger) */
+        ENGINE_EVENT_START,             /* deciding starts: the start counts as a read (no off before linger) */
         ENGINE_EVENT_SET_POLICY,        /* .policy, .policy_source, .dry_run: leaves a pause */
         ENGINE_EVENT_KERNEL_MODE,       /* the sysctl as read, taken as it is (start-up, exit): .mode */
         ENGINE_EVENT_DECIDE,            /* a deadline or news: .found (UNKNOWN: not read), .reads_queued */

@@ -591,7 +591,7 @@ static void test_armed_sample_after_queued_reads(void) {
         pressure(m);
         (void) manager_apply(m);
         run_idle(m);
-        ok(engine_kernel(m->engine)->mode == KERNEL_MODE_AUTO && engine_kernel(m->engine)->auto_state == AUTO_STATE_ARMED,
+        ok(engine_armed(m->engine),
            "pressure: the kernel's auto is armed");
 
         read_vmstat_in_child();
