@@ -3,7 +3,7 @@
 # time, in a copy of this tree (tracked files as they are now, edits
 # included), builds it, runs the tests that should catch the break, and
 # reports the breaks no test caught. `make check-mutants` runs it; not part
-# of CI (about six minutes here, as root: the integration tests need it).
+# of CI (about 45 minutes for all, as root: the integration tests need it).
 # Exits 1 if a break went uncaught or did not apply.
 #
 # A break is NAME, FILE, the exact text to replace (once), what replaces it,
