@@ -98,5 +98,5 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
         counter_track_total(&m->counts.vmstat, &ret->counters.total);
         counter_track_continuous(&m->counts.vmstat, &ret->counters.continuous);
         on_time_totals(&m->counts.on_time, now, &ret->counters.on_usec, &ret->counters.off_usec);
-        manager_policy_config(m, &ret->policy_config);
+        engine_policy_config(m->engine, &ret->policy_config);
 }

@@ -72,10 +72,6 @@ void manager_configure_engine(Manager *m) {
                             now_usec(CLOCK_MONOTONIC));
 }
 
-void manager_policy_config(const Manager *m, PolicyConfig *pc) {
-        engine_policy_config(m->engine, pc);
-}
-
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ char *runtime_dir = NULL;

@@ -75,8 +75,6 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged *
  * would only watch files that are not the tree's). 0: never. */
 usec_t manager_container_scan(const Manager *m);
 
-/* The engine's configuration, from the config and the operator's choices. */
-void manager_policy_config(const Manager *m, PolicyConfig *pc);
 /* Whether the kernel counts now, from its mode. */
 bool manager_counting(const Manager *m);
 /* A caller wants the counters as of now (GetCounters): samples if it may.
