@@ -596,3 +596,9 @@ apply:
         tmp = (Config) {};
         return 0;
 }
+
+usec_t config_container_scan(const Config *c, const char *root) {
+        if (c->container_scan != USEC_INFINITY)
+                return c->container_scan;
+        return streq(root, "/") ? CONTAINER_SCAN_DEFAULT : 0;
+}

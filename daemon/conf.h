@@ -49,7 +49,7 @@ typedef struct Config {
         usec_t linger_max;      /* a periodic reader is waited for at most this long; 0: not at all */
         bool exit_records;      /* name readers gone before we looked from taskstats exit records */
         usec_t container_scan;  /* how often to look for other procfs instances; 0: never;
-                                 * USEC_INFINITY: unset (see manager_container_scan()) */
+                                 * USEC_INFINITY: unset (see config_container_scan()) */
         char **watch;
         IgnoreRule *ignore;
         size_t n_ignore;
@@ -77,6 +77,13 @@ void config_done(Config *c);
  * file is fine only if !must_exist: defaults then apply. On error returns a
  * negative errno and sets *ret_error to "FILE:LINE: key: why" (malloc'd). */
 int config_load(Config *c, const char *path, bool must_exist, char **ret_error);
+
+/* How often containers' procfs instances are looked for: container_scan
+ * when set; unset, every minute on "/" and never under --root=DIR (a tree
+ * whose files containers do not read, where scanning the real /proc
+ * would only watch files that are not the tree's). 0: never. */
+#define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)
+usec_t config_container_scan(const Config *c, const char *root);
 
 /* "comm=node_exporter path=/proc/vmstat" → rule. On error *ret_error says why. */
 int ignore_rule_parse(const char *s, IgnoreRule *ret, char **ret_error);

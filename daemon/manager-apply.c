@@ -15,6 +15,42 @@ KernelMode manager_exit_mode(const Manager *m) {
         return policy_exit_mode(m->config.exit_mode, manager_backend(m), m->initial_mode);
 }
 
+/* The kernel's mode as read back from the sysctl, taken as it is. */
+void manager_set_mode(Manager *m, KernelMode mode) {
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_MODE, .mode = mode },
+                            now_usec(CLOCK_MONOTONIC));
+}
+
+void manager_engine_config(const Manager *m, EngineConfig *ret) {
+        *ret = (EngineConfig) {
+                .backend = manager_backend(m),
+                .sysctl_path = backend_sysctl_path(manager_backend(m)),
+                .off_mode = m->config.off_mode,
+                .on_external_change = m->config.on_external_change,
+                .min_dwell = m->config.min_dwell,
+                .linger = m->config.linger,
+                .sustain = m->config.sustain,
+                .coarse_above = m->config.coarse_above,
+                .strict_below = m->config.strict_below,
+                .armed_interval = m->config.armed_interval,
+                .linger_max = m->config.linger_max,
+                .exit_mode = m->config.exit_mode,
+                .realtime_offset = m->realtime_offset,
+                .readers_unseen = !m->watch.source,
+                .kernel_log = m->kauto.kmsg != NULL,
+        };
+}
+
+/* The engine's view of the setting: after the backend is known, at each
+ * reload, and when reader detection or the kernel's log comes or goes. */
+void manager_configure_engine(Manager *m) {
+        EngineConfig c;
+
+        manager_engine_config(m, &c);
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_CONFIGURE, .config = &c },
+                            now_usec(CLOCK_MONOTONIC));
+}
+
 /* One write of the sysctl, read back, its outcome told to the engine; the
  * counters first, when the write zeroes them. */
 static int manager_write(Manager *m, KernelWrite w, const char *why) {
@@ -96,6 +132,8 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                 k = manager_effects(m, &done, now);
                 if (r >= 0)
                         r = k;
+                /* The snapshot before a reset may have given a rate. */
+                manager_hear_rate(m);
         }
         if (fx->decide) {
                 k = manager_decide(m, now);
@@ -103,6 +141,18 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                         r = k;
         }
         return r;
+}
+
+/* A rate the last sample gave, fed to the engine at that sample's time. */
+void manager_hear_rate(Manager *m) {
+        if (!m->counts.rate_unheard)
+                return;
+        m->counts.rate_unheard = false;
+        (void) manager_feed(m,
+                            &(EngineEvent) { .type = ENGINE_EVENT_RATE,
+                                             .rate = m->counts.rate.rate,
+                                             .interval_rate = m->counts.rate.interval_rate },
+                            m->counts.rate_at);
 }
 
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {
@@ -132,13 +182,13 @@ int manager_decide(Manager *m, usec_t now) {
  * up to now to the old state, so it takes a reading now; not while a
  * patched kernel's auto is armed, where our own read would trigger it. */
 void manager_counting_changed(Manager *m, usec_t now) {
-        bool counting = manager_counting(m);
+        bool counting = engine_counting(m->engine);
         VmStat vs;
 
         on_time_set(&m->counts.on_time, now, counting);
         if (counting == m->counts.ledger.counting)
                 return;
-        if (manager_backend(m) != BACKEND_NONE && manager_may_read_stats(m) && stats_read_vmstat(m->root, &vs) >= 0 &&
+        if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) && stats_read_vmstat(m->root, &vs) >= 0 &&
             vs.has_pgalloc)
                 ledger_set_counting(&m->counts.ledger, vs.pgalloc, counting);
         else

@@ -86,6 +86,8 @@ typedef struct ContainerWatch {
  * time shares and the ledger's state also by manager-apply.c, at a switch). */
 typedef struct Counts {
         RateMeter rate;
+        bool rate_unheard;              /* a sample gave a rate the engine has not heard (manager_hear_rate()) */
+        usec_t rate_at;                 /* ...at this sample (CLOCK_MONOTONIC) */
         char *rate_error;               /* why there is no allocation rate, if known */
         uint64_t samples;               /* readings of the statistics files */
         CounterTrack vmstat;
@@ -159,7 +161,6 @@ typedef struct Manager {
 /* Container scans (manager-sources.c). */
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
-#define CONTAINER_SCAN_DEFAULT (60 * USEC_PER_SEC)      /* see manager_container_scan() */
 
 /* Used across the manager only. */
 static inline BackendKind manager_backend(const Manager *m) {
@@ -169,9 +170,6 @@ static inline BackendKind manager_backend(const Manager *m) {
 KernelMode manager_exit_mode(const Manager *m);
 /* Leaves the kernel in the configured exit mode. */
 int manager_restore(Manager *m);
-/* Reading a statistics file is harmless now (not a patched kernel in
- * "auto", where any read turns counting on). */
-bool manager_may_read_stats(const Manager *m);
 /* At the end of this loop turn (manager-turn.c): the status is announced
  * to Monitor clients and systemd if it changed (status_fingerprint()), the
  * deadline computed again, or set for now (off waits for queued reads). */
@@ -183,9 +181,6 @@ void manager_turn_end(Manager *m);
 void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);
 
-/* manager.c */
-void manager_set_mode(Manager *m, KernelMode mode);
-void manager_configure_engine(Manager *m);
 
 /* manager-record.c: a transition the engine recorded, in the journal. */
 void manager_journal_transition(const Transition *t);
@@ -194,9 +189,6 @@ void manager_journal_transition(const Transition *t);
 void manager_carry_save(Manager *m, bool now);
 void manager_sample(Manager *m, bool reset);
 void manager_refresh_zones(Manager *m);
-int on_sample(sd_event_source *s, uint64_t usec, void *userdata);
-int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata);
-int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_sampling(Manager *m);
 void manager_load_carried(Manager *m);
 
@@ -204,6 +196,8 @@ void manager_load_carried(Manager *m);
 /* Feeds the engine one event at now and does what it asks
  * (manager_effects()). Returns the first failed write's error. */
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now);
+/* The rate the last sample gave, if the engine has not heard it. */
+void manager_hear_rate(Manager *m);
 /* engine_feed(), stamped with the wall clock's time (what a transition is
  * recorded at); the effects are the caller's to do. */
 void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEffects *fx);
@@ -212,6 +206,11 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now);
  * µs; a read's own, so that the switch it causes is dated at the read). */
 int manager_decide(Manager *m, usec_t now);
 void manager_counting_changed(Manager *m, usec_t now);
+/* The kernel's mode as read back, taken as it is. */
+void manager_set_mode(Manager *m, KernelMode mode);
+/* The engine's view of the setting, and that view told again. */
+void manager_engine_config(const Manager *m, EngineConfig *ret);
+void manager_configure_engine(Manager *m);
 int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);
 void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata);
 /* What the kernel logged until now, fed to the engine before what comes next. */
@@ -231,6 +230,11 @@ void manager_scan_containers(Manager *m);
 int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_scan(Manager *m);
 void manager_start_sources(Manager *m);
+
+/* manager-ticks.c */
+int on_sample(sd_event_source *s, uint64_t usec, void *userdata);
+int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata);
+int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* manager-metrics.c */
 void manager_metrics_remove(Manager *m);

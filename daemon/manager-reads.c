@@ -110,7 +110,7 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         return (ReadClock) {
                 .realtime = now_usec(CLOCK_REALTIME),
                 .mono = now,
-                .counting = o->on && manager_counting(m) && !triggered,
+                .counting = o->on && engine_counting(m->engine) && !triggered,
                 .on_since = o->on_since,
                 .first_since = since,
         };

@@ -110,12 +110,12 @@ void manager_carry_save(Manager *m, bool now) {
  * snapshot that keeps what they held. Reads nothing a patched kernel's
  * armed auto would take as a reader. */
 void manager_sample(Manager *m, bool reset) {
-        bool counters = reset || manager_counting(m), save_now = false;
+        bool counters = reset || engine_counting(m->engine), save_now = false;
         usec_t now;
         VmStat vs;
         int r;
 
-        if (manager_backend(m) == BACKEND_NONE || !manager_may_read_stats(m))
+        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
                 return;
         r = stats_read_vmstat(m->root, &vs);
         m->counts.samples++;
@@ -129,13 +129,14 @@ void manager_sample(Manager *m, bool reset) {
                                        "auto keeps counting on");
                 log_warning("%s.", m->counts.rate_error);
         }
+        /* A new rate is the engine's news, told by whoever took the sample
+         * when it is free to feed the engine (manager_hear_rate()): a
+         * snapshot is taken in the middle of carrying out a plan. */
         if (r >= 0 && vs.has_pgalloc &&
-            rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval))
-                (void) manager_feed(m,
-                                    &(EngineEvent) { .type = ENGINE_EVENT_RATE,
-                                                     .rate = m->counts.rate.rate,
-                                                     .interval_rate = m->counts.rate.interval_rate },
-                                    now);
+            rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval)) {
+                m->counts.rate_unheard = true;
+                m->counts.rate_at = now;
+        }
         if (r >= 0 && vs.has_pgalloc)
                 ledger_sample(&m->counts.ledger, vs.pgalloc);
 
@@ -162,9 +163,9 @@ void manager_sample(Manager *m, bool reset) {
 }
 
 bool manager_sample_for_caller(Manager *m) {
-        if (manager_backend(m) == BACKEND_NONE || !manager_may_read_stats(m))
+        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
                 return false;
-        if (manager_counting(m))
+        if (engine_counting(m->engine))
                 manager_sample(m, false);
         return true;            /* read now, or frozen since the last reading */
 }
@@ -174,7 +175,7 @@ void manager_refresh_zones(Manager *m) {
         size_t n = 0;
         int r;
 
-        if (!manager_may_read_stats(m)) {
+        if (!engine_may_read_stats(m->engine)) {
                 m->hotplug.zones_stale = true;
                 return;
         }
@@ -187,64 +188,6 @@ void manager_refresh_zones(Manager *m) {
         m->hotplug.zones = z;
         m->hotplug.n_zones = n;
         m->hotplug.zones_stale = false;
-}
-
-/* ---- sampling ---- */
-
-int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        uint64_t now, next;
-
-        /* Armed, this reads nothing: the armed sampler has the rate then. The
-         * meter keeps its last reading, so the next one gives the average. */
-        manager_sample(m, false);
-        /* Our reads queued events of our own (dropped when they are taken):
-         * a switch off waits for them as for any queued read (the plan says
-         * so), one loop turn, rather than this handler draining the source. */
-        (void) manager_apply(m);
-
-        /* Keep the cadence; after a stall, do not catch up in a burst. */
-        now = now_usec(CLOCK_MONOTONIC);
-        next = usec + m->config.interval;
-        if (next <= now)
-                next = now + m->config.interval;
-        sd_event_source_set_time(s, next);
-        return 0;
-}
-
-/* While armed the daemon reads no statistics, so it would not know the
- * pressure dropped. Every armed_interval it samples anyway: the read turns
- * the kernel's auto on, and the policy re-arms at once (or, the pressure
- * gone, switches counting on). Cost: one counter reset (kept by the
- * snapshot) and two sysctl writes per sample. */
-int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
-        unsigned logged[_KMSG_NUMA_MAX];
-        Manager *m = userdata;
-
-        if (!engine_armed(m->engine))
-                return 0;
-        /* Reads queued while armed turned it on before this sample could:
-         * they are taken first, in their own turns (the trigger is theirs);
-         * the sample waits for them, and is moot if one did. */
-        if (readers_pending(m->watch.source) > 0) {
-                event_timer_at(s, now_usec(CLOCK_MONOTONIC));
-                return 0;
-        }
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
-        manager_sample(m, false);
-        /* Our own read's trigger, read back: the kernel logs it inside the
-         * read, so it is there already. */
-        (void) kmsg_monitor_take(m->kauto.kmsg, logged);
-        (void) manager_feed(m,
-                            &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE,
-                                             .confirmed = logged[KMSG_NUMA_AUTO_TRIGGERED] > 0 },
-                            now_usec(CLOCK_MONOTONIC));
-        return 0;
-}
-
-int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
-        (void) manager_apply(userdata);
-        return 0;
 }
 
 void manager_schedule_sampling(Manager *m) {

@@ -246,7 +246,7 @@ static bool manager_find_containers(Manager *m) {
 static void on_mounts(MountWatch *w, void *userdata) {
         Manager *m = userdata;
 
-        if (manager_container_scan(m) == 0 || !m->watch.source)
+        if (config_container_scan(&m->config, m->root) == 0 || !m->watch.source)
                 return;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
@@ -279,9 +279,9 @@ int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 void manager_schedule_scan(Manager *m) {
         if (!m->containers.timer)
                 return;
-        event_timer_at(m->containers.timer, manager_container_scan(m) == 0 || !m->watch.source
+        event_timer_at(m->containers.timer, config_container_scan(&m->config, m->root) == 0 || !m->watch.source
                                               ? USEC_INFINITY
-                                              : now_usec(CLOCK_MONOTONIC) + manager_container_scan(m));
+                                              : now_usec(CLOCK_MONOTONIC) + config_container_scan(&m->config, m->root));
 }
 
 /* Each source's constructor leaves its slot NULL when it fails: the
@@ -304,7 +304,7 @@ void manager_start_sources(Manager *m) {
                                          r == -EINVAL ? " (kernel < 6.14)" : "");
                         log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
                 }
-                if (manager_container_scan(m) > 0) {
+                if (config_container_scan(&m->config, m->root) > 0) {
                         (void) manager_find_containers(m);
                         manager_schedule_scan(m);
                 }

@@ -22,54 +22,8 @@ static bool effective_dry_run(const Manager *m) {
         return m->dry_run_override || m->config.dry_run;
 }
 
-usec_t manager_container_scan(const Manager *m) {
-        if (m->config.container_scan != USEC_INFINITY)
-                return m->config.container_scan;
-        return streq(m->root, "/") ? CONTAINER_SCAN_DEFAULT : 0;
-}
-
-bool manager_counting(const Manager *m) {
+static bool manager_counting(const Manager *m) {
         return engine_counting(m->engine);
-}
-
-bool manager_may_read_stats(const Manager *m) {
-        return engine_may_read_stats(m->engine);
-}
-
-/* The kernel's mode as read back from the sysctl, taken as it is. */
-void manager_set_mode(Manager *m, KernelMode mode) {
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_MODE, .mode = mode },
-                            now_usec(CLOCK_MONOTONIC));
-}
-
-static void manager_engine_config(const Manager *m, EngineConfig *ret) {
-        *ret = (EngineConfig) {
-                .backend = manager_backend(m),
-                .sysctl_path = backend_sysctl_path(manager_backend(m)),
-                .off_mode = m->config.off_mode,
-                .on_external_change = m->config.on_external_change,
-                .min_dwell = m->config.min_dwell,
-                .linger = m->config.linger,
-                .sustain = m->config.sustain,
-                .coarse_above = m->config.coarse_above,
-                .strict_below = m->config.strict_below,
-                .armed_interval = m->config.armed_interval,
-                .linger_max = m->config.linger_max,
-                .exit_mode = m->config.exit_mode,
-                .realtime_offset = m->realtime_offset,
-                .readers_unseen = !m->watch.source,
-                .kernel_log = m->kauto.kmsg != NULL,
-        };
-}
-
-/* The engine's view of the setting: after the backend is known, at each
- * reload, and when reader detection or the kernel's log comes or goes. */
-void manager_configure_engine(Manager *m) {
-        EngineConfig c;
-
-        manager_engine_config(m, &c);
-        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_CONFIGURE, .config = &c },
-                            now_usec(CLOCK_MONOTONIC));
 }
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
@@ -203,10 +157,10 @@ int manager_reload(Manager *m, char **ret_error) {
         if (!metrics_file_at(m->metrics, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_schedule_metrics(m, true);
-        if (manager_container_scan(m) == 0 && m->containers.instances.n > 0) {
+        if (config_container_scan(&m->config, m->root) == 0 && m->containers.instances.n > 0) {
                 proc_instances_done(&m->containers.instances);
                 rewatch = true;
-        } else if (manager_container_scan(m) > 0 && m->watch.source)
+        } else if (config_container_scan(&m->config, m->root) > 0 && m->watch.source)
                 manager_scan_containers(m);     /* re-marks if the set changed */
         manager_schedule_scan(m);
         if (m->config.exit_records != exits_enabled(m->exits))

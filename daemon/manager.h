@@ -69,14 +69,6 @@ int manager_reload(Manager *m, char **ret_error);
  * the write's error. */
 int manager_set_policy(Manager *m, Policy policy, int dry_run /* <0: unchanged */);
 
-/* How often containers' procfs instances are looked for: container_scan
- * when set; unset, every minute on "/" and never under --root=DIR (a tree
- * whose files containers do not read, where scanning the real /proc
- * would only watch files that are not the tree's). 0: never. */
-usec_t manager_container_scan(const Manager *m);
-
-/* Whether the kernel counts now, from its mode. */
-bool manager_counting(const Manager *m);
 /* A caller wants the counters as of now (GetCounters): samples if it may.
  * Returns whether the counters are current (read now, or frozen since). */
 bool manager_sample_for_caller(Manager *m);

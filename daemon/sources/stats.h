@@ -3,7 +3,7 @@
 
 /* Reads the statistics files the daemon samples, through the --root helper.
  * On a patched kernel in "auto" mode any of these reads turns counting on:
- * callers check manager_may_read_stats() first. */
+ * callers check engine_may_read_stats() first. */
 
 #include "parsers.h"
 

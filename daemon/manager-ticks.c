@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The timers' handlers: the sample, the armed auto's sample, the policy's
+ * deadline. Each takes its reading, tells the engine and returns; the
+ * sampling below it feeds no one. */
+#include "manager.h"
+#include "manager-private.h"
+#include "time-util.h"
+
+int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now, next;
+
+        /* Armed, this reads nothing: the armed sampler has the rate then. The
+         * meter keeps its last reading, so the next one gives the average. */
+        manager_sample(m, false);
+        manager_hear_rate(m);
+        /* Our reads queued events of our own (dropped when they are taken):
+         * a switch off waits for them as for any queued read (the plan says
+         * so), one loop turn, rather than this handler draining the source. */
+        (void) manager_apply(m);
+
+        /* Keep the cadence; after a stall, do not catch up in a burst. */
+        now = now_usec(CLOCK_MONOTONIC);
+        next = usec + m->config.interval;
+        if (next <= now)
+                next = now + m->config.interval;
+        sd_event_source_set_time(s, next);
+        return 0;
+}
+
+/* While armed the daemon reads no statistics, so it would not know the
+ * pressure dropped. Every armed_interval it samples anyway: the read turns
+ * the kernel's auto on, and the policy re-arms at once (or, the pressure
+ * gone, switches counting on). Cost: one counter reset (kept by the
+ * snapshot) and two sysctl writes per sample. */
+int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        unsigned logged[_KMSG_NUMA_MAX];
+        Manager *m = userdata;
+
+        if (!engine_armed(m->engine))
+                return 0;
+        /* Reads queued while armed turned it on before this sample could:
+         * they are taken first, in their own turns (the trigger is theirs);
+         * the sample waits for them, and is moot if one did. */
+        if (readers_pending(m->watch.source) > 0) {
+                event_timer_at(s, now_usec(CLOCK_MONOTONIC));
+                return 0;
+        }
+        (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
+        manager_sample(m, false);
+        manager_hear_rate(m);
+        /* Our own read's trigger, read back: the kernel logs it inside the
+         * read, so it is there already. */
+        (void) kmsg_monitor_take(m->kauto.kmsg, logged);
+        (void) manager_feed(m,
+                            &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE,
+                                             .confirmed = logged[KMSG_NUMA_AUTO_TRIGGERED] > 0 },
+                            now_usec(CLOCK_MONOTONIC));
+        return 0;
+}
+
+int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) manager_apply(userdata);
+        return 0;
+}
