@@ -3,11 +3,16 @@
  * how long from a reader's read() returning to the kernel counting NUMA
  * statistics again, and what the bare sysctl write costs.
  *
- *   react ROUNDS READFILE SYSCTL ONWORD
+ *   react ROUNDS READFILE SYSCTL ONWORD [SETTLED-COMMAND]
  *   react write ROUNDS SYSCTL ONWORD OFFWORD
  *
  * The first form: each round waits (up to 30 s) until SYSCTL no longer
- * reads ONWORD (the daemon turned counting off), reads READFILE to the end,
+ * reads ONWORD (the daemon turned counting off), and then, if given, until
+ * SETTLED-COMMAND (a shell command) returns: the sysctl reads off inside
+ * the daemon's write, whose tail (the kernel patching its text, the read
+ * back) would otherwise be timed as part of the next reaction. A varlink
+ * call the daemon answers is such a command: it answers after the switch
+ * is done. Then it reads READFILE to the end,
  * then polls SYSCTL until it reads ONWORD and records the time since the
  * first read() was called (the kernel queues the event inside it). The second times ROUNDS writes of ONWORD, each after a
  * write of OFFWORD (a write of the current value is a no-op in the kernel),
@@ -87,8 +92,9 @@ int main(int argc, char *argv[]) {
 
         if (argc == 6 && strcmp(argv[1], "write") == 0)
                 return bench_write(atoi(argv[2]), argv[3], argv[4], argv[5]);
-        if (argc != 5) {
-                fprintf(stderr, "usage: react ROUNDS READFILE SYSCTL ONWORD | react write ROUNDS SYSCTL ON OFF\n");
+        if (argc != 5 && argc != 6) {
+                fprintf(stderr, "usage: react ROUNDS READFILE SYSCTL ONWORD [SETTLED-COMMAND] | "
+                                "react write ROUNDS SYSCTL ON OFF\n");
                 return 2;
         }
         rounds = atoi(argv[1]);
@@ -102,6 +108,10 @@ int main(int argc, char *argv[]) {
                                 goto out;
                         else
                                 usleep(1000);
+                if (argc == 6 && system(argv[5]) != 0) {
+                        fprintf(stderr, "react: %s failed\n", argv[5]);
+                        goto out;
+                }
                 fd = open(argv[2], O_RDONLY | O_CLOEXEC);
                 if (fd < 0)
                         return 1;
