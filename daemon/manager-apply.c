@@ -94,6 +94,24 @@ void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEf
         engine_feed(m->engine, &stamped, now, fx);
 }
 
+/* Counting flipped: the pages allocated until now are the state before's,
+ * so the engine wants a reading now; not while a patched kernel's auto is
+ * armed, where our own read would trigger it (then they are booked to the
+ * state after, at the next reading). A sample's reading not yet told is
+ * older than this one: it goes. */
+static void manager_allocated_now(Manager *m, usec_t now) {
+        EngineEvent ev = { .type = ENGINE_EVENT_ALLOCATED };
+        VmStat vs;
+
+        m->counts.pgalloc_unheard = false;
+        if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) &&
+            stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc) {
+                ev.has_pgalloc = true;
+                ev.pgalloc = vs.pgalloc;
+        }
+        (void) manager_feed(m, &ev, now);
+}
+
 /* Does what the engine asked for, in order: records, timers, the kernel's
  * writes (their outcome fed back), a decision it wants taken now. Returns
  * the first failed write's error. */
@@ -113,8 +131,8 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                 event_timer_at(m->kauto.armed_timer, fx->armed_sample_at);
         if (fx->clear_error)
                 executor_clear_error(m->executor);
-        if (fx->counting_changed)
-                manager_counting_changed(m, now);
+        if (fx->allocated_wanted)
+                manager_allocated_now(m, now);
         if (fx->deadline_now) {
                 log_debug("Read events queued: counting off after they are handled.");
                 manager_deadline_now(m);
@@ -127,13 +145,13 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                 EngineEffects done;
 
                 r = manager_carry_out(m, &fx->plan, engine_decision(m->engine)->reason);
-                manager_engine_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now_usec(CLOCK_MONOTONIC),
-                                    &done);
+                /* Dated at its decision, as the switch is (a read's own time). */
+                manager_engine_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now, &done);
                 k = manager_effects(m, &done, now);
                 if (r >= 0)
                         r = k;
                 /* The snapshot before a reset may have given a rate. */
-                manager_hear_rate(m);
+                manager_hear_sample(m);
         }
         if (fx->decide) {
                 k = manager_decide(m, now);
@@ -143,16 +161,25 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         return r;
 }
 
-/* A rate the last sample gave, fed to the engine at that sample's time. */
-void manager_hear_rate(Manager *m) {
-        if (!m->counts.rate_unheard)
-                return;
-        m->counts.rate_unheard = false;
-        (void) manager_feed(m,
-                            &(EngineEvent) { .type = ENGINE_EVENT_RATE,
-                                             .rate = m->counts.rate.rate,
-                                             .interval_rate = m->counts.rate.interval_rate },
-                            m->counts.rate_at);
+/* What the last sample found and the engine has not heard, at that
+ * sample's time: the pages allocated, then the rate. */
+void manager_hear_sample(Manager *m) {
+        if (m->counts.pgalloc_unheard) {
+                m->counts.pgalloc_unheard = false;
+                (void) manager_feed(m,
+                                    &(EngineEvent) { .type = ENGINE_EVENT_ALLOCATED,
+                                                     .has_pgalloc = true,
+                                                     .pgalloc = m->counts.pgalloc },
+                                    m->counts.sampled_at);
+        }
+        if (m->counts.rate_unheard) {
+                m->counts.rate_unheard = false;
+                (void) manager_feed(m,
+                                    &(EngineEvent) { .type = ENGINE_EVENT_RATE,
+                                                     .rate = m->counts.rate.rate,
+                                                     .interval_rate = m->counts.rate.interval_rate },
+                                    m->counts.sampled_at);
+        }
 }
 
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {
@@ -175,24 +202,6 @@ int manager_decide(Manager *m, usec_t now) {
                                              .found = found,
                                              .reads_queued = readers_pending(m->watch.source) > 0 },
                             now);
-}
-
-/* Whether the kernel counts may have changed: the time shares and the
- * benefit ledger start a new stretch. The ledger books the pages allocated
- * up to now to the old state, so it takes a reading now; not while a
- * patched kernel's auto is armed, where our own read would trigger it. */
-void manager_counting_changed(Manager *m, usec_t now) {
-        bool counting = engine_counting(m->engine);
-        VmStat vs;
-
-        on_time_set(&m->counts.on_time, now, counting);
-        if (counting == m->counts.ledger.counting)
-                return;
-        if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) && stats_read_vmstat(m->root, &vs) >= 0 &&
-            vs.has_pgalloc)
-                ledger_set_counting(&m->counts.ledger, vs.pgalloc, counting);
-        else
-                m->counts.ledger.counting = counting;  /* booked at the next sample */
 }
 
 int manager_apply(Manager *m) {

@@ -82,12 +82,14 @@ typedef struct ContainerWatch {
         usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
 } ContainerWatch;
 
-/* The allocation rate and the continuous counters (manager-sample.c; the
- * time shares and the ledger's state also by manager-apply.c, at a switch). */
+/* The allocation rate and the continuous counters (manager-sample.c; what
+ * a sample found is told to the engine by manager-apply.c). */
 typedef struct Counts {
         RateMeter rate;
-        bool rate_unheard;              /* a sample gave a rate the engine has not heard (manager_hear_rate()) */
-        usec_t rate_at;                 /* ...at this sample (CLOCK_MONOTONIC) */
+        bool pgalloc_unheard;           /* a sample's reading the engine has not heard (manager_hear_sample()): */
+        uint64_t pgalloc;               /* ...the pages allocated so far */
+        bool rate_unheard;              /* ...and a new rate */
+        usec_t sampled_at;              /* ...at this sample (CLOCK_MONOTONIC) */
         char *rate_error;               /* why there is no allocation rate, if known */
         uint64_t samples;               /* readings of the statistics files */
         CounterTrack vmstat;
@@ -98,8 +100,6 @@ typedef struct Counts {
         char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
         uint64_t resets;                /* resets we caused and compensated */
         uint64_t external_resets;       /* resets found in the readings */
-        OnTime on_time;
-        Ledger ledger;                  /* pages allocated with counting on and off */
 } Counts;
 
 /* What this loop turn's handler changed, settled at its end (manager-turn.c). */
@@ -196,8 +196,8 @@ void manager_load_carried(Manager *m);
 /* Feeds the engine one event at now and does what it asks
  * (manager_effects()). Returns the first failed write's error. */
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now);
-/* The rate the last sample gave, if the engine has not heard it. */
-void manager_hear_rate(Manager *m);
+/* What the last sample found, if the engine has not heard it. */
+void manager_hear_sample(Manager *m);
 /* engine_feed(), stamped with the wall clock's time (what a transition is
  * recorded at); the effects are the caller's to do. */
 void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEffects *fx);
@@ -205,7 +205,6 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now);
 /* Reads the kernel back and has the engine decide at now (CLOCK_MONOTONIC
  * µs; a read's own, so that the switch it causes is dated at the read). */
 int manager_decide(Manager *m, usec_t now);
-void manager_counting_changed(Manager *m, usec_t now);
 /* The kernel's mode as read back, taken as it is. */
 void manager_set_mode(Manager *m, KernelMode mode);
 /* The engine's view of the setting, and that view told again. */

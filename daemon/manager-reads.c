@@ -102,7 +102,7 @@ static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
  * a benchmark under numastatctl hold reads at its start what it will
  * subtract at its end. */
 static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
-        const OnTime *o = &m->counts.on_time;
+        const OnTime *o = engine_on_time(m->engine);
         usec_t linger = m->config.linger, since;
 
         since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger;

@@ -129,16 +129,17 @@ void manager_sample(Manager *m, bool reset) {
                                        "auto keeps counting on");
                 log_warning("%s.", m->counts.rate_error);
         }
-        /* A new rate is the engine's news, told by whoever took the sample
-         * when it is free to feed the engine (manager_hear_rate()): a
-         * snapshot is taken in the middle of carrying out a plan. */
-        if (r >= 0 && vs.has_pgalloc &&
-            rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval)) {
-                m->counts.rate_unheard = true;
-                m->counts.rate_at = now;
+        /* The pages allocated and a new rate are the engine's news, told
+         * by whoever took the sample when it is free to feed the engine
+         * (manager_hear_sample()): a snapshot is taken in the middle of
+         * carrying out a plan. */
+        if (r >= 0 && vs.has_pgalloc) {
+                m->counts.pgalloc_unheard = true;
+                m->counts.pgalloc = vs.pgalloc;
+                m->counts.sampled_at = now;
+                if (rate_meter_sample(&m->counts.rate, now, vs.pgalloc, 3 * m->config.interval, m->config.interval))
+                        m->counts.rate_unheard = true;
         }
-        if (r >= 0 && vs.has_pgalloc)
-                ledger_sample(&m->counts.ledger, vs.pgalloc);
 
         /* While the kernel does not count, the counters stay frozen at zero:
          * nothing to follow until counting is back. */

@@ -85,18 +85,18 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .n_nodes = m->counts.n_nodes,
                         .resets_compensated = m->counts.resets,
                         .external_resets = m->counts.external_resets,
-                        .counting_share = on_time_share(&m->counts.on_time, now),
+                        .counting_share = on_time_share(engine_on_time(m->engine), now),
                 },
                 .ledger = {
-                        .pages_on = m->counts.ledger.pages_on,
-                        .pages_off = m->counts.ledger.pages_off,
-                        .share_off = ledger_share_off(&m->counts.ledger),
+                        .pages_on = engine_ledger(m->engine)->pages_on,
+                        .pages_off = engine_ledger(m->engine)->pages_off,
+                        .share_off = ledger_share_off(engine_ledger(m->engine)),
                         .insns_per_page = m->config.insns_per_page,
                 },
                 .history = engine_history(m->engine),
         };
         counter_track_total(&m->counts.vmstat, &ret->counters.total);
         counter_track_continuous(&m->counts.vmstat, &ret->counters.continuous);
-        on_time_totals(&m->counts.on_time, now, &ret->counters.on_usec, &ret->counters.off_usec);
+        on_time_totals(engine_on_time(m->engine), now, &ret->counters.on_usec, &ret->counters.off_usec);
         engine_policy_config(m->engine, &ret->policy_config);
 }

@@ -13,7 +13,7 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         /* Armed, this reads nothing: the armed sampler has the rate then. The
          * meter keeps its last reading, so the next one gives the average. */
         manager_sample(m, false);
-        manager_hear_rate(m);
+        manager_hear_sample(m);
         /* Our reads queued events of our own (dropped when they are taken):
          * a switch off waits for them as for any queued read (the plan says
          * so), one loop turn, rather than this handler draining the source. */
@@ -48,7 +48,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
         manager_sample(m, false);
-        manager_hear_rate(m);
+        manager_hear_sample(m);
         /* Our own read's trigger, read back: the kernel logs it inside the
          * read, so it is there already. */
         (void) kmsg_monitor_take(m->kauto.kmsg, logged);

@@ -355,8 +355,6 @@ int manager_start(Manager *m) {
 int manager_run(Manager *m) {
         int r, k;
 
-        on_time_start(&m->counts.on_time, now_usec(CLOCK_MONOTONIC), manager_counting(m));
-        m->counts.ledger.counting = manager_counting(m);       /* its origin: the first sample */
         /* A failed first write is in status; the daemon serves anyway. */
         (void) manager_apply(m);
         /* Counting starts after the first decision: on a patched kernel in

@@ -186,6 +186,10 @@ mutant periods-unheard daemon/core/engine.c \
         $'                update_expected(e, now);\n                fx->committed = true;' \
         '                fx->committed = true;' \
         tests/unit/test-engine tests/integration/linger.sh
+mutant ledger-flip-unbooked daemon/core/engine.c \
+        '        fx->allocated_wanted = counting != e->ledger.counting;' \
+        '        fx->allocated_wanted = false;' \
+        tests/unit/test-engine
 mutant decision-not-taken daemon/manager-apply.c \
         $'        if (fx->decide) {' \
         $'        if (false) {' \

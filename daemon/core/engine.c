@@ -56,6 +56,11 @@ struct Engine {
         bool have_deferred;             /* off waited for queued reads: */
         Decision deferred;              /* ...the decision that wanted it, for the record */
         EngineCounts counts;
+
+        OnTime on_time;
+        Ledger ledger;                  /* .counting: the state the next reading's pages go to */
+        bool ledger_flipped;            /* counting flipped: the reading at the flip is awaited */
+        bool counting_touched;          /* this feed may have flipped counting */
 };
 
 static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
@@ -73,6 +78,7 @@ static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
         [ENGINE_EVENT_KERNEL_LOG_TRIGGER] = "kernel-log-trigger",
         [ENGINE_EVENT_TRIGGER_SETTLED] = "trigger-settled",
         [ENGINE_EVENT_ARMED_SAMPLE] = "armed-sample",
+        [ENGINE_EVENT_ALLOCATED] = "allocated",
         [ENGINE_EVENT_ARMED_SAMPLE_DONE] = "armed-sample-done",
         [ENGINE_EVENT_RATE] = "rate",
         [ENGINE_EVENT_HOLDS] = "holds",
@@ -208,6 +214,14 @@ EngineCounts engine_counts(const Engine *e) {
         return e->counts;
 }
 
+const OnTime *engine_on_time(const Engine *e) {
+        return &e->on_time;
+}
+
+const Ledger *engine_ledger(const Engine *e) {
+        return &e->ledger;
+}
+
 /* ---- records ---- */
 
 /* A transition, into the history and the effects (for the journal).
@@ -270,7 +284,8 @@ static void commit(Engine *e, EngineEffects *fx) {
                        e->decision.reason, redacted);
         }
         e->step.active = false;
-        fx->counting_changed = fx->committed = fx->changed = true;
+        e->counting_touched = true;
+        fx->committed = fx->changed = true;
 }
 
 /* Settled now, or with the read's naming when a read asked. */
@@ -426,7 +441,8 @@ static void triggered(Engine *e, const KernelState *from, Cause cause, const Rea
         fx->set_settle = true;
         fx->settle_at = USEC_INFINITY;
         policy_on_triggered(&e->state, cause, reader);
-        fx->counting_changed = fx->changed = true;
+        e->counting_touched = true;
+        fx->changed = true;
         if (cause == CAUSE_ARMED_SAMPLE)
                 return;         /* our own sample: counted in status, not a transition */
         e->counts.triggers++;
@@ -522,7 +538,7 @@ static void read_judged(Engine *e, const ReaderRef *ref, bool counts, usec_t now
                 /* Counting is on in the kernel now, whoever read: since this read. */
                 e->kernel = kernel_state_triggered(counts ? CAUSE_READ : CAUSE_IGNORED_READ, ref,
                                                    e->config.kernel_log);
-                fx->counting_changed = true;
+                e->counting_touched = true;
         }
         if (!counts)
                 return;
@@ -588,6 +604,32 @@ static void lost_reads(Engine *e, usec_t now, EngineEffects *fx) {
         fx->decide = true;
 }
 
+/* ---- time shares and the ledger ---- */
+
+/* Counting may have flipped: the time shares start a new stretch at once;
+ * the ledger asks for a reading, which books the pages allocated until
+ * now to the state before. */
+static void counting_may_have_changed(Engine *e, usec_t now, EngineEffects *fx) {
+        bool counting = engine_counting(e);
+
+        on_time_set(&e->on_time, now, counting);
+        fx->allocated_wanted = counting != e->ledger.counting;
+        e->ledger_flipped = fx->allocated_wanted;
+}
+
+static void allocated(Engine *e, const EngineEvent *ev) {
+        if (!e->ledger_flipped) {
+                if (ev->has_pgalloc)
+                        ledger_sample(&e->ledger, ev->pgalloc);
+                return;
+        }
+        e->ledger_flipped = false;
+        if (ev->has_pgalloc)
+                ledger_set_counting(&e->ledger, ev->pgalloc, engine_counting(e));
+        else
+                e->ledger.counting = engine_counting(e);        /* booked at the next reading */
+}
+
 void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx) {
         /* The records are written as they are added: clear the rest only
          * (a tick feeds two events; the records are most of the struct). */
@@ -601,6 +643,8 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 break;
         case ENGINE_EVENT_START:
                 policy_init(&e->state, now);
+                on_time_start(&e->on_time, now, engine_counting(e));
+                e->ledger.counting = engine_counting(e);        /* from the first reading */
                 break;
         case ENGINE_EVENT_SET_POLICY:
                 e->policy = ev->policy;
@@ -661,6 +705,9 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 record(e, fx, &ev->from, &e->kernel, TRANSITION_EXIT, CAUSE_EXIT, NULL, reason, NULL);
                 break;
         }
+        case ENGINE_EVENT_ALLOCATED:
+                allocated(e, ev);
+                break;
         case ENGINE_EVENT_REJUDGE:
                 if (ev->index < e->readers.n && ev->verdict) {
                         (void) readertab_rejudge(&e->readers, ev->index, ev->verdict);
@@ -670,5 +717,9 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 break;
         default:
                 break;
+        }
+        if (e->counting_touched) {
+                e->counting_touched = false;
+                counting_may_have_changed(e, now, fx);
         }
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "cause.h"
+#include "counters.h"
 #include "macro.h"
 #include "history.h"
 #include "kernel-state.h"
@@ -71,6 +72,7 @@ typedef enum EngineEventType {
         ENGINE_EVENT_HOLDS,             /* the holds now: .holds, .reader (the oldest's owner), .hold_reason */
         ENGINE_EVENT_REJUDGE,           /* a reload judged reader .index again: .verdict */
         ENGINE_EVENT_RESTORED,          /* the daemon stopping wrote exit_mode over .from (the kernel before) */
+        ENGINE_EVENT_ALLOCATED,         /* a reading of the pages allocated so far: .pgalloc (if .has_pgalloc) */
         _ENGINE_EVENT_MAX,
 } EngineEventType;
 
@@ -87,6 +89,8 @@ typedef struct EngineEvent {
         bool has_reader;
         bool counts, confirmed;
         double rate, interval_rate;
+        bool has_pgalloc;
+        uint64_t pgalloc;               /* the pgalloc_* total, which no mode affects */
         unsigned holds;
         const char *hold_reason;
         const ReaderIdentity *identity;
@@ -108,7 +112,9 @@ typedef struct EngineEffects {
         KernelPlan plan;                /* KERNEL_PLAN_WRITES: carry these out, feed back each outcome */
         bool decide;                    /* read the kernel back and feed ENGINE_EVENT_DECIDE now */
         bool clear_error;               /* the kernel is where the decision wants it */
-        bool counting_changed;          /* the kernel's counting may have flipped: new time shares */
+        bool allocated_wanted;          /* counting flipped: feed ENGINE_EVENT_ALLOCATED read now (the pages
+                                         * allocated until now go to the state before; .has_pgalloc false:
+                                         * to the state after, if no reading can be taken) */
         bool committed;                 /* a decision was settled: the deadline moves */
         bool deadline_now;              /* off waits for queued reads: decide again right after them */
         bool set_settle;                /* the kernel log's trigger waits for a read until settle_at */
@@ -163,5 +169,9 @@ typedef struct EngineCounts {
 } EngineCounts;
 
 EngineCounts engine_counts(const Engine *e);
+/* The time counting was on, and the pages allocated with counting on and
+ * off (the benefit ledger), since START. */
+const OnTime *engine_on_time(const Engine *e);
+const Ledger *engine_ledger(const Engine *e);
 
 const char *engine_event_type_to_string(EngineEventType t);

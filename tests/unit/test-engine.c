@@ -61,6 +61,8 @@ enum {
         STEP_REASON,            /* the decision's reason has text */
         STEP_TABLE,             /* the reader table: n entries, of which the first has this period (s) */
         STEP_HISTORY,           /* n transitions in the history, the last at t */
+        STEP_LEDGER,            /* pages allocated with counting on and off (1000 a second, from T0) */
+        STEP_ON_TIME,           /* seconds counting was on and off, up to the last event */
 };
 
 typedef struct Step {
@@ -106,6 +108,8 @@ typedef struct Step {
 #define REASON(has) { .what = STEP_REASON, .text = (has) }
 #define HISTORY(n_, t_) { .what = STEP_HISTORY, .n = (n_), .t = (t_) }
 #define TABLE(n_, period_s) { .what = STEP_TABLE, .n = (n_), .t = S(period_s) }
+#define LEDGER(on, off) { .what = STEP_LEDGER, .counters = { (on), (off) } }
+#define ON_TIME(on, off) { .what = STEP_ON_TIME, .counters = { (on), (off) } }
 #define END { .what = STEP_END }
 
 #define CONFIG(b, ext, log)                                                             \
@@ -135,7 +139,13 @@ typedef struct World {
         size_t n_records;
         bool deferred, settle_set, armed_set;
         usec_t settle_at, armed_at;
+        usec_t now;                     /* the last event's */
 } World;
+
+/* The fake kernel allocates 1000 pages a second. */
+static uint64_t pgalloc_at(usec_t now) {
+        return (now - T0) / USEC_PER_MSEC;
+}
 
 static void feed(World *w, const EngineEvent *ev, usec_t now);
 
@@ -167,6 +177,13 @@ static void carry_out(World *w, EngineEffects *fx, usec_t now) {
                 }
                 feed(w, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now);
         }
+        if (fx->allocated_wanted)
+                /* Not while an armed auto would take our read for a reader's. */
+                feed(w,
+                     &(EngineEvent) { .type = ENGINE_EVENT_ALLOCATED,
+                                      .has_pgalloc = engine_may_read_stats(w->engine),
+                                      .pgalloc = pgalloc_at(now) },
+                     now);
         if (fx->decide)
                 feed(w, &(EngineEvent) { .type = ENGINE_EVENT_DECIDE, .found = w->sysctl, .reads_queued = w->queued },
                      now);
@@ -177,6 +194,7 @@ static void feed(World *w, const EngineEvent *ev, usec_t now) {
         EngineEffects fx;
 
         stamped.realtime = now;         /* the wall clock, as fake as the other */
+        w->now = now;
         engine_feed(w->engine, &stamped, now, &fx);
         carry_out(w, &fx, now);
 }
@@ -300,6 +318,25 @@ static void check(World *w, const Step *st, const char *at) {
                 is_u64(t->n > 0 ? t->entries[0].period : 0, st->t, name);
                 break;
         }
+        case STEP_LEDGER: {
+                const Ledger *l = engine_ledger(w->engine);
+
+                snprintf(name, sizeof name, "%s: pages allocated with counting on", at);
+                is_u64(l->pages_on, st->counters[0], name);
+                snprintf(name, sizeof name, "%s: ...and off", at);
+                is_u64(l->pages_off, st->counters[1], name);
+                break;
+        }
+        case STEP_ON_TIME: {
+                uint64_t on, off;
+
+                on_time_totals(engine_on_time(w->engine), w->now, &on, &off);
+                snprintf(name, sizeof name, "%s: time counting was on (s)", at);
+                is_u64(on, S(st->counters[0]), name);
+                snprintf(name, sizeof name, "%s: ...and off (s)", at);
+                is_u64(off, S(st->counters[1]), name);
+                break;
+        }
         default:
                 ok(false, "%s: bad step %d", at, st->what);
         }
@@ -341,6 +378,13 @@ static void run_scenario(const Scenario *sc) {
                         name(&w, &R_NUMASTAT, true, false, now);
                         break;
                 case STEP_RATE:
+                        /* A sample: the pages allocated so far, then the rate (manager_hear_sample()). */
+                        if (engine_may_read_stats(w.engine))
+                                feed(&w,
+                                     &(EngineEvent) { .type = ENGINE_EVENT_ALLOCATED,
+                                                      .has_pgalloc = true,
+                                                      .pgalloc = pgalloc_at(now) },
+                                     now);
                         feed(&w, &(EngineEvent) { .type = ENGINE_EVENT_RATE, .rate = st->rate, .interval_rate = st->rate },
                              now);
                         break;
@@ -410,6 +454,21 @@ static void run_scenario(const Scenario *sc) {
 #define PRESSURE RATE(0, 150000), RATE(S(20), 150000)
 
 static const Scenario scenarios[] = {
+        {
+                "the ledger books pages to the state they were allocated in", CONFIG(NUMA_STAT, FOLLOW, false),
+                KERNEL_MODE_STRICT,
+                (const Step[]) {
+                        /* The first reading is the origin: nothing booked. */
+                        PRESSURE, LEDGER(20000, 0),
+                        /* Off at 300 s: the reading at the switch books 20..300 s to on. */
+                        DECIDE(S(300)), WROTE("coarse"), LEDGER(300000, 0), ON_TIME(300, 0),
+                        RATE(S(310), 150000), LEDGER(300000, 10000), ON_TIME(300, 10),
+                        /* A read turns it on at 400 s: 310..400 s were off. */
+                        READ(S(400), NUMASTAT), WROTE("strict"), LEDGER(300000, 100000), ON_TIME(300, 100),
+                        RATE(S(410), 150000), LEDGER(310000, 100000), ON_TIME(310, 100),
+                        END,
+                },
+        },
         {
                 "off waits while reads are queued", CONFIG(NUMA_STAT, FOLLOW, false), KERNEL_MODE_STRICT,
                 (const Step[]) {
