@@ -8,6 +8,7 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-private.h"
+#include "sampler.h"
 #include "stats.h"
 #include "time-util.h"
 
@@ -103,7 +104,7 @@ static void manager_allocated_now(Manager *m, usec_t now) {
         EngineEvent ev = { .type = ENGINE_EVENT_ALLOCATED };
         VmStat vs;
 
-        m->counts.pgalloc_unheard = false;
+        sampler_drop_pgalloc(m->counts.sampler);
         if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) &&
             stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc) {
                 ev.has_pgalloc = true;
@@ -161,25 +162,25 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         return r;
 }
 
-/* What the last sample found and the engine has not heard, at that
- * sample's time: the pages allocated, then the rate. */
+/* What the samples found and the engine has not heard, at the sample's
+ * time: the pages allocated, then the rate. */
 void manager_hear_sample(Manager *m) {
-        if (m->counts.pgalloc_unheard) {
-                m->counts.pgalloc_unheard = false;
+        SampleNews news;
+
+        if (!sampler_take_news(m->counts.sampler, &news))
+                return;
+        if (news.has_pgalloc)
                 (void) manager_feed(m,
                                     &(EngineEvent) { .type = ENGINE_EVENT_ALLOCATED,
                                                      .has_pgalloc = true,
-                                                     .pgalloc = m->counts.pgalloc },
-                                    m->counts.sampled_at);
-        }
-        if (m->counts.rate_unheard) {
-                m->counts.rate_unheard = false;
+                                                     .pgalloc = news.pgalloc },
+                                    news.at);
+        if (news.has_rate)
                 (void) manager_feed(m,
                                     &(EngineEvent) { .type = ENGINE_EVENT_RATE,
-                                                     .rate = m->counts.rate.rate,
-                                                     .interval_rate = m->counts.rate.interval_rate },
-                                    m->counts.sampled_at);
-        }
+                                                     .rate = news.rate,
+                                                     .interval_rate = news.interval_rate },
+                                    news.at);
 }
 
 int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {

@@ -23,6 +23,7 @@
 #include "containers.h"
 #include "mountwatch.h"
 #include "carry.h"
+#include "sampler.h"
 #include "counters.h"
 #include "history.h"
 #include "kernel-state.h"
@@ -82,24 +83,12 @@ typedef struct ContainerWatch {
         usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
 } ContainerWatch;
 
-/* The allocation rate and the continuous counters (manager-sample.c; what
- * a sample found is told to the engine by manager-apply.c). */
+/* The sampler, and the counters it carries to the next daemon of this
+ * boot (manager-sample.c). */
 typedef struct Counts {
-        RateMeter rate;
-        bool pgalloc_unheard;           /* a sample's reading the engine has not heard (manager_hear_sample()): */
-        uint64_t pgalloc;               /* ...the pages allocated so far */
-        bool rate_unheard;              /* ...and a new rate */
-        usec_t sampled_at;              /* ...at this sample (CLOCK_MONOTONIC) */
-        char *rate_error;               /* why there is no allocation rate, if known */
-        uint64_t samples;               /* readings of the statistics files */
-        CounterTrack vmstat;
-        NodeTrack *nodes;
-        size_t n_nodes;
-        CarryState carried;             /* the previous daemon's counters, to continue from */
+        Sampler *sampler;
         usec_t carry_saved_at;          /* CLOCK_MONOTONIC: the last save of ours */
         char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
-        uint64_t resets;                /* resets we caused and compensated */
-        uint64_t external_resets;       /* resets found in the readings */
 } Counts;
 
 /* What this loop turn's handler changed, settled at its end (manager-turn.c). */

@@ -10,6 +10,8 @@
 void status_build(const Manager *m, uint64_t now, Status *ret) {
         EngineCounts ec = engine_counts(m->engine);
         ExitsStats xs = exits_stats(m->exits);
+        size_t n_nodes;
+        const NodeTrack *nodes = sampler_nodes(m->counts.sampler, &n_nodes);
 
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
@@ -34,8 +36,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .paused = engine_paused(m->engine),
                 .decision = engine_decision(m->engine),
 
-                .have_rate = m->counts.rate.have_rate,
-                .rate = m->counts.rate.rate,
+                .have_rate = sampler_rate(m->counts.sampler)->have_rate,
+                .rate = sampler_rate(m->counts.sampler)->rate,
                 .last_error = executor_last_error(m->executor),
 
                 .topology = &m->hotplug.topology,
@@ -71,20 +73,20 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .metrics_textfile = m->config.metrics_textfile,
                         .metrics_error = metrics_file_error(m->metrics),
                         .metrics_written_at = metrics_file_written_at(m->metrics),
-                        .rate_error = m->counts.rate_error,
+                        .rate_error = sampler_rate_error(m->counts.sampler),
                         .uevents = hotplug_listening(m->hotplug.source),
                         .uevents_error = hotplug_error(m->hotplug.source),
                         .kernel_log = m->kauto.kmsg != NULL,
                         .topology_changes = hotplug_changes(m->hotplug.source),
                         .topology_reloads = m->hotplug.reloads,
                         .topology_changed_at = hotplug_changed_at(m->hotplug.source),
-                        .samples = m->counts.samples,
+                        .samples = sampler_samples(m->counts.sampler),
                 },
                 .counters = {
-                        .nodes = m->counts.nodes,
-                        .n_nodes = m->counts.n_nodes,
-                        .resets_compensated = m->counts.resets,
-                        .external_resets = m->counts.external_resets,
+                        .nodes = nodes,
+                        .n_nodes = n_nodes,
+                        .resets_compensated = sampler_resets(m->counts.sampler),
+                        .external_resets = sampler_external_resets(m->counts.sampler),
                         .counting_share = on_time_share(engine_on_time(m->engine), now),
                 },
                 .ledger = {
@@ -95,8 +97,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 },
                 .history = engine_history(m->engine),
         };
-        counter_track_total(&m->counts.vmstat, &ret->counters.total);
-        counter_track_continuous(&m->counts.vmstat, &ret->counters.continuous);
+        counter_track_total(sampler_vmstat(m->counts.sampler), &ret->counters.total);
+        counter_track_continuous(sampler_vmstat(m->counts.sampler), &ret->counters.continuous);
         on_time_totals(engine_on_time(m->engine), now, &ret->counters.on_usec, &ret->counters.off_usec);
         engine_policy_config(m->engine, &ret->policy_config);
 }

@@ -53,7 +53,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         }
         m->dry_run_override = opts->dry_run;
         runtime_dir = manager_runtime_dir(opts->runtime_dir);
-        if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0)
+        if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0 ||
+            sampler_new(m->root, &m->counts.sampler) < 0)
                 return log_oom();
         m->started = now_usec(CLOCK_REALTIME);
         m->initial_mode = KERNEL_MODE_UNKNOWN;
@@ -96,18 +97,16 @@ Manager *manager_free(Manager *m) {
         mount_watch_free(m->containers.mounts);
         free(m->containers.mounts_error);
         proc_instances_done(&m->containers.instances);
-        carry_state_done(&m->counts.carried);
+        sampler_free(m->counts.sampler);
         exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
         hotplug_free(m->hotplug.source);
         topology_done(&m->hotplug.topology);
         free(m->hotplug.zones);
-        free(m->counts.nodes);
         config_done(&m->config);
         free(m->config_error);
         free(m->watch.error);
-        free(m->counts.rate_error);
         free(m->root);
         free(m->config_path);
         free(m->socket_override);
