@@ -124,7 +124,7 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
                 manager_journal_transition(fx->records[i]);
                 switched |= fx->records[i]->kind == TRANSITION_POLICY;
         }
-        if (switched && m->hotplug.zones_stale)
+        if (switched && nodes_zones_stale(m->nodes))
                 manager_refresh_zones(m);
         if (fx->set_settle)
                 event_timer_at(m->kauto.trigger_timer, fx->settle_at);

@@ -36,6 +36,7 @@
 #include "service.h"
 #include "status.h"
 #include "metrics-file.h"
+#include "nodes.h"
 #include "topology.h"
 #include "hotplug.h"
 
@@ -48,17 +49,6 @@ typedef struct ReaderWatch {
         uint64_t retry_at;              /* CLOCK_REALTIME µs, for status; 0: no retry pending */
         sd_event_source *timer;
 } ReaderWatch;
-
-/* The topology and the counters' precision, re-read after hotplug
- * (manager-sources.c; the precision, from zoneinfo, by manager-sample.c). */
-typedef struct TopologyState {
-        Topology topology;
-        uint64_t reloads;
-        ZoneThreshold *zones;           /* counter precision, from /proc/zoneinfo */
-        size_t n_zones;
-        bool zones_stale;               /* CPUs changed while we could not read zoneinfo */
-        Hotplug *source;                /* uevents, told once per burst */
-} TopologyState;
 
 /* The patched kernel's auto, as its log and our samples tell it; what it
  * means is the engine's (manager-apply.c, manager-sample.c). */
@@ -119,7 +109,8 @@ typedef struct Manager {
 
         ReaderWatch watch;
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
-        TopologyState hotplug;
+        Nodes *nodes;                   /* the topology and the counters' precision, as last read */
+        Hotplug *hotplug;               /* uevents, told once per burst (manager-sources.c) */
         KernelAuto kauto;
         Exits *exits;                   /* reads parked until an exit record names their reader */
         ContainerWatch containers;

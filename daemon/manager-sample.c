@@ -48,7 +48,7 @@ void manager_sample(Manager *m, bool reset) {
         if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
                 return;
         changed = sampler_sample(m->counts.sampler, m->config.interval, reset || engine_counting(m->engine), reset,
-                                 &m->hotplug.topology);
+                                 nodes_topology(m->nodes));
         manager_carry_save(m, changed);
 }
 
@@ -61,23 +61,7 @@ bool manager_sample_for_caller(Manager *m) {
 }
 
 void manager_refresh_zones(Manager *m) {
-        ZoneThreshold *z = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!engine_may_read_stats(m->engine)) {
-                m->hotplug.zones_stale = true;
-                return;
-        }
-        r = stats_read_zoneinfo(m->root, &z, &n);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot read counter precision from /proc/zoneinfo: %m");
-                return;
-        }
-        free(m->hotplug.zones);
-        m->hotplug.zones = z;
-        m->hotplug.n_zones = n;
-        m->hotplug.zones_stale = false;
+        nodes_refresh_zones(m->nodes, engine_may_read_stats(m->engine));
 }
 
 void manager_schedule_sampling(Manager *m) {

@@ -123,31 +123,12 @@ int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static bool topology_same_nodes(const Topology *a, const Topology *b) {
-        if (a->n_nodes != b->n_nodes)
-                return false;
-        for (size_t i = 0; i < a->n_nodes; i++)
-                if (a->nodes[i].id != b->nodes[i].id)
-                        return false;
-        return true;
-}
-
 static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata) {
         Manager *m = userdata;
-        bool rewatch = what->nodes;
-        Topology t;
-        int r;
+        bool changed = false;
 
-        m->hotplug.reloads++;
-        r = topology_load(m->root, &t);
-        if (r < 0)
-                log_warning_errno(r, "Cannot re-read the NUMA topology: %m");
-        else {
-                rewatch = rewatch || !topology_same_nodes(&t, &m->hotplug.topology);
-                topology_done(&m->hotplug.topology);
-                m->hotplug.topology = t;
-        }
-        if (rewatch)
+        (void) nodes_reload(m->nodes, &changed);
+        if (what->nodes || changed)
                 (void) manager_watch(m);        /* a node's files came or went */
         if (what->cpus)
                 manager_refresh_zones(m);       /* thresholds follow the CPU count */
@@ -324,6 +305,6 @@ void manager_start_sources(Manager *m) {
         (void) exits_enable(m->exits, m->config.exit_records);
         manager_schedule_metrics(m, true);
 
-        if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug.source) < 0)
+        if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug) < 0)
                 log_oom();
 }

@@ -12,6 +12,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
         ExitsStats xs = exits_stats(m->exits);
         size_t n_nodes;
         const NodeTrack *nodes = sampler_nodes(m->counts.sampler, &n_nodes);
+        size_t n_zones;
+        const ZoneThreshold *zones = nodes_zones(m->nodes, &n_zones);
 
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
@@ -40,10 +42,10 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .rate = sampler_rate(m->counts.sampler)->rate,
                 .last_error = executor_last_error(m->executor),
 
-                .topology = &m->hotplug.topology,
-                .zones = m->hotplug.zones,
-                .n_zones = m->hotplug.n_zones,
-                .zones_stale = m->hotplug.zones_stale,
+                .topology = nodes_topology(m->nodes),
+                .zones = zones,
+                .n_zones = n_zones,
+                .zones_stale = nodes_zones_stale(m->nodes),
 
                 .readers = engine_readers(m->engine),
                 .now = now,
@@ -74,12 +76,12 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .metrics_error = metrics_file_error(m->metrics),
                         .metrics_written_at = metrics_file_written_at(m->metrics),
                         .rate_error = sampler_rate_error(m->counts.sampler),
-                        .uevents = hotplug_listening(m->hotplug.source),
-                        .uevents_error = hotplug_error(m->hotplug.source),
+                        .uevents = hotplug_listening(m->hotplug),
+                        .uevents_error = hotplug_error(m->hotplug),
                         .kernel_log = m->kauto.kmsg != NULL,
-                        .topology_changes = hotplug_changes(m->hotplug.source),
-                        .topology_reloads = m->hotplug.reloads,
-                        .topology_changed_at = hotplug_changed_at(m->hotplug.source),
+                        .topology_changes = hotplug_changes(m->hotplug),
+                        .topology_reloads = nodes_reloads(m->nodes),
+                        .topology_changed_at = hotplug_changed_at(m->hotplug),
                         .samples = sampler_samples(m->counts.sampler),
                 },
                 .counters = {

@@ -54,7 +54,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->dry_run_override = opts->dry_run;
         runtime_dir = manager_runtime_dir(opts->runtime_dir);
         if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0 ||
-            sampler_new(m->root, &m->counts.sampler) < 0)
+            sampler_new(m->root, &m->counts.sampler) < 0 || nodes_new(m->root, &m->nodes) < 0)
                 return log_oom();
         m->started = now_usec(CLOCK_REALTIME);
         m->initial_mode = KERNEL_MODE_UNKNOWN;
@@ -101,9 +101,8 @@ Manager *manager_free(Manager *m) {
         exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);
-        hotplug_free(m->hotplug.source);
-        topology_done(&m->hotplug.topology);
-        free(m->hotplug.zones);
+        hotplug_free(m->hotplug);
+        nodes_free(m->nodes);
         config_done(&m->config);
         free(m->config_error);
         free(m->watch.error);
@@ -329,9 +328,7 @@ int manager_start(Manager *m) {
                 return r;
         manager_load_carried(m);
 
-        r = topology_load(m->root, &m->hotplug.topology);
-        if (r < 0)
-                log_warning_errno(r, "Cannot read the NUMA topology, showing no nodes: %m");
+        (void) nodes_load(m->nodes);
 
         r = service_new(&service_ops, m, m->event, &m->service);
         if (r >= 0)
