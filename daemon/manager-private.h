@@ -20,7 +20,7 @@
 #include "executor.h"
 #include "exits.h"
 #include "conf.h"
-#include "containers.h"
+#include "container-watch.h"
 #include "mountwatch.h"
 #include "carry.h"
 #include "sampler.h"
@@ -57,21 +57,6 @@ typedef struct KernelAuto {
         sd_event_source *trigger_timer; /* a logged trigger waits for its read until then */
         sd_event_source *armed_timer;   /* the next armed sample */
 } KernelAuto;
-
-/* Containers' own procfs instances, marked through /proc/PID/root (see
- * containers.h); scanned every [readers] container_scan, and on mount
- * events (manager-sources.c). */
-typedef struct ContainerWatch {
-        ProcInstances instances;
-        sd_event_source *timer;
-        uint64_t scans;
-        usec_t cost;                    /* the last scan's duration */
-        uint64_t scanned_at;            /* CLOCK_REALTIME µs; 0: never */
-        MountWatch *mounts;             /* mount events in known namespaces (6.14+); NULL: unavailable */
-        char *mounts_error;
-        bool for_mount;                 /* the next scan is a mount event's */
-        usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
-} ContainerWatch;
 
 /* The sampler, and the counters it carries to the next daemon of this
  * boot (manager-sample.c). */
@@ -113,7 +98,7 @@ typedef struct Manager {
         Hotplug *hotplug;               /* uevents, told once per burst (manager-sources.c) */
         KernelAuto kauto;
         Exits *exits;                   /* reads parked until an exit record names their reader */
-        ContainerWatch containers;
+        ContainerWatch *containers;     /* containers' procfs instances (manager-sources.c) */
         MetricsFile *metrics;           /* [metrics] textfile (manager-metrics.c) */
         sd_event_source *metrics_timer;
         Counts counts;
@@ -138,9 +123,6 @@ typedef struct Manager {
 /* The carried counters are saved at most this often, unless their meaning
  * changed (manager-sample.c): an idle daemon need not write every second. */
 #define CARRY_SAVE_USEC (60 * USEC_PER_SEC)
-/* Container scans (manager-sources.c). */
-#define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
-#define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
 
 /* Used across the manager only. */
 static inline BackendKind manager_backend(const Manager *m) {
@@ -206,8 +188,8 @@ unsigned rules_fields(const Config *c);
 int manager_watch(Manager *m);
 int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_scan_containers(Manager *m);
-int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata);
-void manager_schedule_scan(Manager *m);
+/* How often containers are scanned now: none without reader detection. */
+usec_t manager_scan_period(const Manager *m);
 void manager_start_sources(Manager *m);
 
 /* manager-ticks.c */

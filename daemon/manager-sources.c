@@ -69,6 +69,7 @@ static void on_readers_failed(Readers *r, int error, void *userdata) {
 }
 
 int manager_watch(Manager *m) {
+        const ProcInstances *instances = container_watch_instances(m->containers);
         _cleanup_strv_free_ char **views = NULL;
         _cleanup_free_ pid_t *containers = NULL;
         int r;
@@ -82,12 +83,12 @@ int manager_watch(Manager *m) {
         if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
                 return log_oom();
         /* Containers' own procfs, as one of their processes sees it. */
-        containers = calloc(m->containers.instances.n ?: 1, sizeof *containers);
+        containers = calloc(instances->n ?: 1, sizeof *containers);
         if (!containers)
                 return log_oom();
-        for (size_t i = 0; i < m->containers.instances.n; i++)
-                containers[i] = m->containers.instances.items[i].pid;
-        r = readers_watch(m->watch.source, m->root, m->config.watch, views, containers, m->containers.instances.n);
+        for (size_t i = 0; i < instances->n; i++)
+                containers[i] = instances->items[i].pid;
+        r = readers_watch(m->watch.source, m->root, m->config.watch, views, containers, instances->n);
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
@@ -135,134 +136,27 @@ static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *use
         manager_state_changed(m);
 }
 
-/* Every mount namespace the scan can see gets a mount-event mark (once),
- * so that a procfs mounted there later is found at once. */
-typedef struct NsMarking {
-        MountWatch *w;
-        uint64_t *seen;
-        size_t n;
-} NsMarking;
-
-static void mark_ns(uint64_t ns, pid_t pid, void *userdata) {
-        NsMarking *k = userdata;
-        uint64_t *a = reallocarray(k->seen, k->n + 1, sizeof *a);
-
-        if (a) {
-                k->seen = a;
-                k->seen[k->n++] = ns;
-        }
-        (void) mount_watch_add(k->w, pid, ns);
-}
-
-static void manager_mark_namespaces(Manager *m) {
-        NsMarking k = { .w = m->containers.mounts };
-
-        if (!m->containers.mounts)
-                return;
-        if (proc_namespaces_each("/proc", mark_ns, &k) >= 0)
-                mount_watch_retain(m->containers.mounts, k.seen, k.n);
-        free(k.seen);
-}
-
 /* ---- containers' procfs instances ---- */
 
-/* Looks for procfs instances other than ours; returns whether the set
- * changed (the caller re-marks). What we watch already is skipped: our own
- * /proc, pid 1's, the root's. */
-static bool manager_find_containers(Manager *m) {
-        _cleanup_free_ char *rooted = NULL;
-        ProcInstances found = {};
-        uint64_t skip[3];
-        size_t n_skip = 0;
-        usec_t t0 = now_usec(CLOCK_MONOTONIC);
-        struct stat st;
-        int r;
-
-        if (stat("/proc/vmstat", &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        if (stat("/proc/1/root/proc/vmstat", &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        if (root_path(m->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        r = proc_instances_scan("/proc", skip, n_skip, &m->containers.instances, &found);
-        /* New ones were found by the mount event; older ones keep how they
-         * were found (proc_instances_scan() carried it over). */
-        if (r >= 0 && m->containers.for_mount)
-                for (size_t i = 0; i < found.n; i++)
-                        if (!proc_instances_have(&m->containers.instances, found.items[i].dev))
-                                found.items[i].by_mount_event = true;
-        m->containers.for_mount = false;
-        manager_mark_namespaces(m);
-        m->containers.scans++;
-        m->containers.cost = now_usec(CLOCK_MONOTONIC) - t0;
-        m->containers.scanned_at = now_usec(CLOCK_REALTIME);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
-                return false;
-        }
-        if (proc_instances_same(&found, &m->containers.instances)) {
-                /* The same superblocks; the processes that show them may differ. */
-                proc_instances_done(&m->containers.instances);
-                m->containers.instances = found;
-                return false;
-        }
-        for (size_t i = 0; i < found.n; i++) {
-                _cleanup_free_ char *comm = NULL;
-
-                if (proc_instances_have(&m->containers.instances, found.items[i].dev))
-                        continue;
-                comm = cescape(found.items[i].comm ?: "");
-                log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
-                         major(found.items[i].dev), minor(found.items[i].dev), strnull(comm), found.items[i].pid);
-        }
-        if (found.n < m->containers.instances.n)
-                log_info("%zu container procfs instance(s) gone.", m->containers.instances.n - found.n);
-        proc_instances_done(&m->containers.instances);
-        m->containers.instances = found;
-        return true;
+usec_t manager_scan_period(const Manager *m) {
+        return m->watch.source ? config_container_scan(&m->config, m->root) : 0;
 }
 
-/* A mount in a known namespace: scan soon (a burst of mounts, as a
- * container starts, is one scan). */
-static void on_mounts(MountWatch *w, void *userdata) {
+/* A scan of the watch's own found containers come or go: their files are
+ * marked. */
+static void on_containers_changed(ContainerWatch *w, void *userdata) {
         Manager *m = userdata;
 
-        if (config_container_scan(&m->config, m->root) == 0 || !m->watch.source)
-                return;
-        usec_t now = now_usec(CLOCK_MONOTONIC);
-
-        /* Settle, but not forever: a user mounting and unmounting in a loop
-         * must not push the scan away. It runs at most MOUNT_SCAN_DEADLINE_USEC
-         * after the first event of a burst. */
-        if (!m->containers.for_mount)
-                m->containers.burst_since = now;
-        m->containers.for_mount = true;
-        event_timer_at(m->containers.timer, MIN(now + MOUNT_SETTLE_USEC, m->containers.burst_since + MOUNT_SCAN_DEADLINE_USEC));
+        (void) manager_watch(m);
+        manager_state_changed(m);
 }
 
 /* Scans, and re-marks if containers came or went. */
 void manager_scan_containers(Manager *m) {
-        if (manager_find_containers(m)) {
+        if (container_watch_scan(m->containers)) {
                 (void) manager_watch(m);
                 manager_state_changed(m);
         }
-}
-
-int on_scan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        manager_scan_containers(m);
-        manager_schedule_scan(m);
-        return 0;
-}
-
-/* The next scan, container_scan from now; none when it is 0. */
-void manager_schedule_scan(Manager *m) {
-        if (!m->containers.timer)
-                return;
-        event_timer_at(m->containers.timer, config_container_scan(&m->config, m->root) == 0 || !m->watch.source
-                                              ? USEC_INFINITY
-                                              : now_usec(CLOCK_MONOTONIC) + config_container_scan(&m->config, m->root));
 }
 
 /* Each source's constructor leaves its slot NULL when it fails: the
@@ -271,6 +165,8 @@ void manager_start_sources(Manager *m) {
         int r;
 
         manager_resolve_rules(m);
+        if (container_watch_new(m->event, m->root, on_containers_changed, m, &m->containers) < 0)
+                (void) log_oom();
 
         r = readers_new(m->event, on_read, on_readers_failed, m, &m->watch.source);
         if (r < 0) {
@@ -279,15 +175,10 @@ void manager_start_sources(Manager *m) {
                 log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
                                      "policy auto cannot see readers and keeps counting on.");
         } else {
-                r = mount_watch_new(m->event, on_mounts, m, &m->containers.mounts);
-                if (r < 0) {
-                        set_source_error(&m->containers.mounts_error, r, "mount events unavailable: %m%s",
-                                         r == -EINVAL ? " (kernel < 6.14)" : "");
-                        log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
-                }
-                if (config_container_scan(&m->config, m->root) > 0) {
-                        (void) manager_find_containers(m);
-                        manager_schedule_scan(m);
+                container_watch_listen_mounts(m->containers);
+                if (manager_scan_period(m) > 0) {
+                        (void) container_watch_scan(m->containers);
+                        container_watch_set_period(m->containers, manager_scan_period(m));
                 }
                 (void) manager_watch(m);        /* with the containers found */
         }

@@ -90,13 +90,10 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->watch.timer);
         sd_event_source_disable_unref(m->kauto.trigger_timer);
         sd_event_source_disable_unref(m->kauto.armed_timer);
-        sd_event_source_disable_unref(m->containers.timer);
         sd_event_source_disable_unref(m->metrics_timer);
         sd_event_source_disable_unref(m->turn.source);
         metrics_file_free(m->metrics);
-        mount_watch_free(m->containers.mounts);
-        free(m->containers.mounts_error);
-        proc_instances_done(&m->containers.instances);
+        container_watch_free(m->containers);
         sampler_free(m->counts.sampler);
         exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
@@ -155,12 +152,11 @@ int manager_reload(Manager *m, char **ret_error) {
         if (!metrics_file_at(m->metrics, m->config.metrics_textfile))
                 manager_metrics_remove(m);      /* moved or gone: the next write makes the new one */
         manager_schedule_metrics(m, true);
-        if (config_container_scan(&m->config, m->root) == 0 && m->containers.instances.n > 0) {
-                proc_instances_done(&m->containers.instances);
-                rewatch = true;
-        } else if (config_container_scan(&m->config, m->root) > 0 && m->watch.source)
+        if (config_container_scan(&m->config, m->root) == 0)
+                rewatch |= container_watch_forget(m->containers);
+        else if (m->watch.source)
                 manager_scan_containers(m);     /* re-marks if the set changed */
-        manager_schedule_scan(m);
+        container_watch_set_period(m->containers, manager_scan_period(m));
         if (m->config.exit_records != exits_enabled(m->exits))
                 (void) exits_enable(m->exits, m->config.exit_records);
         if (rewatch)
@@ -301,15 +297,12 @@ static int manager_add_timers(Manager *m) {
                 { &m->watch.timer, on_readers_retry, "readers-retry" },
                 { &m->kauto.trigger_timer, on_trigger_settled, "trigger-settle" },
                 { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
-                { &m->containers.timer, on_scan_timer, "container-scan" },
                 { &m->metrics_timer, on_metrics_timer, "metrics" },
         };
         int r = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(timers) && r >= 0; i++)
                 r = add_timer(m, timers[i].slot, timers[i].handler, timers[i].name);
-        if (r >= 0)
-                r = sd_event_source_set_time_accuracy(m->containers.timer, USEC_PER_SEC);  /* not urgent: coalesce */
         if (r >= 0)
                 r = manager_add_turn_end(m);
         if (r < 0)

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Containers' own procfs instances (containers.h), looked for every
+ * period and soon after a mount in a known namespace (mount events,
+ * Linux 6.14 and later). A scan it runs on its own tells its owner when
+ * the set of instances changed, so that their files are marked; a scan
+ * asked for returns it. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "containers.h"
+#include "strutil.h"
+
+typedef struct ContainerWatch ContainerWatch;
+typedef void (*ContainerWatchChanged)(ContainerWatch *w, void *userdata);
+
+/* root: the tree whose /proc is ours already (skipped). */
+int container_watch_new(sd_event *event, const char *root, ContainerWatchChanged changed, void *userdata,
+                        ContainerWatch **ret);
+ContainerWatch *container_watch_free(ContainerWatch *w);
+
+/* Listens for mount events; where there are none, the error is kept for
+ * status and the scans alone find containers. */
+void container_watch_listen_mounts(ContainerWatch *w);
+/* Scans every period from now; 0: never, and mount events are ignored. */
+void container_watch_set_period(ContainerWatch *w, usec_t period);
+/* Drops the instances found; returns whether there were any (the owner
+ * re-marks). */
+bool container_watch_forget(ContainerWatch *w);
+/* Scans now. Returns true when the set of instances changed. */
+bool container_watch_scan(ContainerWatch *w);
+
+/* Read-only views, for marking and for status. Every function takes a
+ * NULL watch (one that could not be made) as one that finds nothing. */
+const ProcInstances *container_watch_instances(const ContainerWatch *w);
+uint64_t container_watch_scans(const ContainerWatch *w);
+usec_t container_watch_cost(const ContainerWatch *w);           /* the last scan's duration */
+uint64_t container_watch_scanned_at(const ContainerWatch *w);   /* CLOCK_REALTIME µs; 0: never */
+bool container_watch_mount_events(const ContainerWatch *w);
+const char *container_watch_mount_events_error(const ContainerWatch *w);
+size_t container_watch_mount_namespaces(const ContainerWatch *w);
