@@ -104,7 +104,7 @@ static void manager_allocated_now(Manager *m, usec_t now) {
         EngineEvent ev = { .type = ENGINE_EVENT_ALLOCATED };
         VmStat vs;
 
-        sampler_drop_pgalloc(m->counts.sampler);
+        sampler_drop_pgalloc(m->sampler);
         if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) &&
             stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc) {
                 ev.has_pgalloc = true;
@@ -167,7 +167,7 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
 void manager_hear_sample(Manager *m) {
         SampleNews news;
 
-        if (!sampler_take_news(m->counts.sampler, &news))
+        if (!sampler_take_news(m->sampler, &news))
                 return;
         if (news.has_pgalloc)
                 (void) manager_feed(m,

@@ -58,14 +58,6 @@ typedef struct KernelAuto {
         sd_event_source *armed_timer;   /* the next armed sample */
 } KernelAuto;
 
-/* The sampler, and the counters it carries to the next daemon of this
- * boot (manager-sample.c). */
-typedef struct Counts {
-        Sampler *sampler;
-        usec_t carry_saved_at;          /* CLOCK_MONOTONIC: the last save of ours */
-        char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
-} Counts;
-
 /* What this loop turn's handler changed, settled at its end (manager-turn.c). */
 typedef struct TurnEnd {
         sd_event_source *source;
@@ -101,7 +93,7 @@ typedef struct Manager {
         ContainerWatch *containers;     /* containers' procfs instances (manager-sources.c) */
         MetricsFile *metrics;           /* [metrics] textfile (manager-metrics.c) */
         sd_event_source *metrics_timer;
-        Counts counts;
+        Sampler *sampler;               /* the samples, and the counters followed (manager-sample.c) */
         sd_event_source *sample_timer;
         sd_event_source *deadline_timer;
 
@@ -120,9 +112,6 @@ typedef struct Manager {
 #define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
 #define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
 
-/* The carried counters are saved at most this often, unless their meaning
- * changed (manager-sample.c): an idle daemon need not write every second. */
-#define CARRY_SAVE_USEC (60 * USEC_PER_SEC)
 
 /* Used across the manager only. */
 static inline BackendKind manager_backend(const Manager *m) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Sampling: the allocation rate, the continuous counters, and the totals
- * carried to the next daemon of this boot. */
+/* Sampling: when to take a sample (sampler.h), and the counters carried
+ * to the next daemon of this boot, kept by the executor. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,32 +8,20 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-private.h"
-#include "rootfs.h"
 #include "sampler.h"
 #include "stats.h"
 #include "time-util.h"
 
-/* For the next daemon of this boot (carry.h): now, when the state changed
- * meaning (a reset, a source begun, exit), else at most every
- * CARRY_SAVE_USEC. Between saves nothing is lost: the kernel keeps counting,
- * and the next daemon adds what it counted since the saved reading. Only a
- * reset by someone else after the last save, with every counter grown back
- * past its saved reading before a restart, would pass for growth. A failure
- * costs only continuity after a restart. */
+/* For the next daemon of this boot (carry.h): now, when the counters'
+ * state changed meaning (a reset, a source begun, exit), else when the
+ * executor says a save is due. */
 void manager_carry_save(Manager *m, bool now) {
         _cleanup_(carry_state_done) CarryState s = {};
-        usec_t t = now_usec(CLOCK_MONOTONIC), saved = m->counts.carry_saved_at;
-        int fd = executor_runtime_fd(m->executor), r;
 
-        if (fd < 0 || (!now && saved != 0 && t < saved + CARRY_SAVE_USEC))
+        if (!executor_counters_due(m->executor, now))
                 return;
-        if (sampler_carry_state(m->counts.sampler, m->root, m->counts.boot_id, &s) < 0)
-                return;
-        r = carry_state_save(fd, &s);
-        if (r < 0 && saved == 0)
-                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m",
-                                  executor_runtime_dir(m->executor));
-        m->counts.carry_saved_at = t;
+        sampler_carry_state(m->sampler, &s);
+        executor_save_counters(m->executor, &s);
 }
 
 /* One sample of the statistics files (sampler.h); with reset, the
@@ -47,7 +35,7 @@ void manager_sample(Manager *m, bool reset) {
 
         if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
                 return;
-        changed = sampler_sample(m->counts.sampler, m->config.interval, reset || engine_counting(m->engine), reset,
+        changed = sampler_sample(m->sampler, m->config.interval, reset || engine_counting(m->engine), reset,
                                  nodes_topology(m->nodes));
         manager_carry_save(m, changed);
 }
@@ -73,22 +61,8 @@ void manager_schedule_sampling(Manager *m) {
 /* The counters a previous daemon of this boot left (carry.h); refused or
  * absent, they start over from what the kernel shows. */
 void manager_load_carried(Manager *m) {
-        _cleanup_free_ char *why = NULL, *boot = NULL;
         _cleanup_(carry_state_done) CarryState carried = {};
-        int fd = executor_runtime_fd(m->executor), r;
 
-        if (root_read_file(m->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
-                boot[strcspn(boot, "\n")] = '\0';
-                snprintf(m->counts.boot_id, sizeof m->counts.boot_id, "%s", boot);
-        }
-        if (fd < 0)
-                return;
-        r = carry_state_load(fd, m->root, m->counts.boot_id, &carried, &why);
-        if (r == -EPERM)
-                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.",
-                            executor_runtime_dir(m->executor), CARRY_FILE, why ? why : "refused");
-        else if (r >= 0) {
-                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", carried.n);
-                sampler_continue_from(m->counts.sampler, &carried);
-        }
+        if (executor_load_counters(m->executor, &carried) >= 0)
+                sampler_continue_from(m->sampler, &carried);
 }

@@ -11,7 +11,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
         EngineCounts ec = engine_counts(m->engine);
         ExitsStats xs = exits_stats(m->exits);
         size_t n_nodes;
-        const NodeTrack *nodes = sampler_nodes(m->counts.sampler, &n_nodes);
+        const NodeTrack *nodes = sampler_nodes(m->sampler, &n_nodes);
         size_t n_zones;
         const ZoneThreshold *zones = nodes_zones(m->nodes, &n_zones);
 
@@ -38,8 +38,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .paused = engine_paused(m->engine),
                 .decision = engine_decision(m->engine),
 
-                .have_rate = sampler_rate(m->counts.sampler)->have_rate,
-                .rate = sampler_rate(m->counts.sampler)->rate,
+                .have_rate = sampler_rate(m->sampler)->have_rate,
+                .rate = sampler_rate(m->sampler)->rate,
                 .last_error = executor_last_error(m->executor),
 
                 .topology = nodes_topology(m->nodes),
@@ -75,20 +75,20 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .metrics_textfile = m->config.metrics_textfile,
                         .metrics_error = metrics_file_error(m->metrics),
                         .metrics_written_at = metrics_file_written_at(m->metrics),
-                        .rate_error = sampler_rate_error(m->counts.sampler),
+                        .rate_error = sampler_rate_error(m->sampler),
                         .uevents = hotplug_listening(m->hotplug),
                         .uevents_error = hotplug_error(m->hotplug),
                         .kernel_log = m->kauto.kmsg != NULL,
                         .topology_changes = hotplug_changes(m->hotplug),
                         .topology_reloads = nodes_reloads(m->nodes),
                         .topology_changed_at = hotplug_changed_at(m->hotplug),
-                        .samples = sampler_samples(m->counts.sampler),
+                        .samples = sampler_samples(m->sampler),
                 },
                 .counters = {
                         .nodes = nodes,
                         .n_nodes = n_nodes,
-                        .resets_compensated = sampler_resets(m->counts.sampler),
-                        .external_resets = sampler_external_resets(m->counts.sampler),
+                        .resets_compensated = sampler_resets(m->sampler),
+                        .external_resets = sampler_external_resets(m->sampler),
                         .counting_share = on_time_share(engine_on_time(m->engine), now),
                 },
                 .ledger = {
@@ -99,8 +99,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 },
                 .history = engine_history(m->engine),
         };
-        counter_track_total(sampler_vmstat(m->counts.sampler), &ret->counters.total);
-        counter_track_continuous(sampler_vmstat(m->counts.sampler), &ret->counters.continuous);
+        counter_track_total(sampler_vmstat(m->sampler), &ret->counters.total);
+        counter_track_continuous(sampler_vmstat(m->sampler), &ret->counters.continuous);
         on_time_totals(engine_on_time(m->engine), now, &ret->counters.on_usec, &ret->counters.off_usec);
         engine_policy_config(m->engine, &ret->policy_config);
 }

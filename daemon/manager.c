@@ -54,7 +54,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->dry_run_override = opts->dry_run;
         runtime_dir = manager_runtime_dir(opts->runtime_dir);
         if (!runtime_dir || executor_new(m->root, runtime_dir, &m->executor) < 0 ||
-            sampler_new(m->root, &m->counts.sampler) < 0 || nodes_new(m->root, &m->nodes) < 0)
+            sampler_new(m->root, &m->sampler) < 0 || nodes_new(m->root, &m->nodes) < 0)
                 return log_oom();
         m->started = now_usec(CLOCK_REALTIME);
         m->initial_mode = KERNEL_MODE_UNKNOWN;
@@ -94,7 +94,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->turn.source);
         metrics_file_free(m->metrics);
         container_watch_free(m->containers);
-        sampler_free(m->counts.sampler);
+        sampler_free(m->sampler);
         exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
         readers_free(m->watch.source);

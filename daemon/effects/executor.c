@@ -10,6 +10,7 @@
 #include "log.h"
 #include "macro.h"
 #include "restore.h"
+#include "rootfs.h"
 #include "strutil.h"
 #include "time-util.h"
 
@@ -20,7 +21,16 @@ struct Executor {
         char *runtime_dir;              /* where the crash-restore state lives */
         int runtime_fd;                 /* ...opened and checked; -1: crash safety off */
         ErrorRecord last_error;
+        char boot_id[40];               /* this boot's, "" if unknown: carried counters are per boot */
+        usec_t counters_saved_at;       /* CLOCK_MONOTONIC: the last save; 0: none yet */
 };
+
+/* Between saves nothing is lost: the kernel keeps counting, and the next
+ * daemon adds what it counted since the saved reading. Only a reset by
+ * someone else after the last save, with every counter grown back past its
+ * saved reading before a restart, would pass for growth. An idle daemon
+ * need not write every second. */
+#define CARRY_SAVE_USEC (60 * USEC_PER_SEC)
 
 int executor_new(const char *root, const char *runtime_dir, Executor **ret) {
         Executor *x;
@@ -212,4 +222,47 @@ const char *executor_runtime_dir(const Executor *x) {
 
 const ErrorRecord *executor_last_error(const Executor *x) {
         return &x->last_error;
+}
+
+int executor_load_counters(Executor *x, CarryState *ret) {
+        _cleanup_free_ char *why = NULL, *boot = NULL;
+        int r;
+
+        if (root_read_file(x->root, "/proc/sys/kernel/random/boot_id", 64, &boot) >= 0) {
+                boot[strcspn(boot, "\n")] = '\0';
+                snprintf(x->boot_id, sizeof x->boot_id, "%s", boot);
+        }
+        if (x->runtime_fd < 0)
+                return -ENOENT;
+        r = carry_state_load(x->runtime_fd, x->root, x->boot_id, ret, &why);
+        if (r == -EPERM)
+                log_warning("Not continuing the NUMA counters in %s/%s: %s. They start over.", x->runtime_dir,
+                            CARRY_FILE, why ? why : "refused");
+        else if (r >= 0)
+                log_info("Continuing the NUMA counters a previous daemon kept (%zu sources).", ret->n);
+        return r;
+}
+
+bool executor_counters_due(const Executor *x, bool now) {
+        if (x->runtime_fd < 0)
+                return false;
+        return now || x->counters_saved_at == 0 ||
+               now_usec(CLOCK_MONOTONIC) >= x->counters_saved_at + CARRY_SAVE_USEC;
+}
+
+void executor_save_counters(Executor *x, CarryState *s) {
+        int r;
+
+        if (x->runtime_fd < 0)
+                return;
+        if (!s->root) {
+                s->root = strdup(x->root);
+                if (!s->root)
+                        return;
+        }
+        snprintf(s->boot_id, sizeof s->boot_id, "%s", x->boot_id);
+        r = carry_state_save(x->runtime_fd, s);
+        if (r < 0 && x->counters_saved_at == 0)
+                log_warning_errno(r, "Cannot keep the NUMA counters for a restart in %s: %m", x->runtime_dir);
+        x->counters_saved_at = now_usec(CLOCK_MONOTONIC);
 }

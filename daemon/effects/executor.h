@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "carry.h"
 #include "mode.h"
 
 /* The last error the daemon met (a failed write, an unreadable sysctl). */
@@ -57,6 +58,20 @@ bool executor_wrote(const Executor *x);
 /* The runtime directory, opened and checked; -1: crash safety off. */
 int executor_runtime_fd(const Executor *x);
 const char *executor_runtime_dir(const Executor *x);
+
+/* The counters carried to the next daemon of this boot (carry.h), beside
+ * the crash-restore state. Loads what a previous daemon of this boot left
+ * for this root: 0 with *ret filled, -ENOENT for none, -EPERM when it was
+ * refused (said in the log: the counters start over). Reads the boot's id
+ * under root first. */
+int executor_load_counters(Executor *x, CarryState *ret);
+/* Whether to save them now: at once when their meaning changed (now: a
+ * reset, a source begun, exit), else at most every CARRY_SAVE_USEC. Never
+ * without a runtime directory. */
+bool executor_counters_due(const Executor *x, bool now);
+/* Saves s (its sources; the root and boot are the executor's). A failure
+ * costs only continuity after a restart: said once. */
+void executor_save_counters(Executor *x, CarryState *s);
 
 const ErrorRecord *executor_last_error(const Executor *x);
 /* The kernel reads back the mode wanted: the last error is over. */

@@ -167,13 +167,9 @@ void sampler_drop_pgalloc(Sampler *s) {
         s->news.has_pgalloc = false;
 }
 
-int sampler_carry_state(const Sampler *s, const char *root, const char *boot_id, CarryState *ret) {
+void sampler_carry_state(const Sampler *s, CarryState *ret) {
         CarryState c = {};
 
-        c.root = strdup(root);
-        if (!c.root)
-                return -ENOMEM;
-        snprintf(c.boot_id, sizeof c.boot_id, "%s", boot_id);
         if (s->vmstat.started) {
                 CarrySource *src = &c.sources[c.n++];
 
@@ -190,7 +186,6 @@ int sampler_carry_state(const Sampler *s, const char *root, const char *boot_id,
                 counter_track_continuous(&s->nodes[i].track, &src->continuous);
         }
         *ret = c;
-        return 0;
 }
 
 const RateMeter *sampler_rate(const Sampler *s) {

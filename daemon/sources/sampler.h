@@ -49,8 +49,9 @@ bool sampler_take_news(Sampler *s, SampleNews *ret);
 /* A reading taken elsewhere supersedes the pages allocated not yet taken. */
 void sampler_drop_pgalloc(Sampler *s);
 
-/* The counters as the next daemon of this boot continues them. */
-int sampler_carry_state(const Sampler *s, const char *root, const char *boot_id, CarryState *ret);
+/* The counters as the next daemon of this boot continues them: the
+ * sources only (the root and boot are the keeper's). */
+void sampler_carry_state(const Sampler *s, CarryState *ret);
 
 /* Read-only views, for status. */
 const RateMeter *sampler_rate(const Sampler *s);

@@ -5,6 +5,8 @@
  * restored, and at start the state of a dead daemon obeyed, a live one's
  * refused. */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +145,43 @@ static void test_recover(void) {
         close(sync_pipe[1]);
 }
 
+/* The counters carried to the next daemon: saved at once when their
+ * meaning changed, else at most once a minute; loaded back for the same
+ * root and boot only. */
+static void test_counters(void) {
+        _cleanup_(carry_state_done) CarryState loaded = {};
+        CarryState s = { .n = 1 };
+        Executor *x;
+        bool restored;
+
+        sh("mkdir -p %s/proc/sys/kernel/random && echo boot-1 > %s/proc/sys/kernel/random/boot_id", root);
+        is_int(executor_new(root, run, &x), 0, "an executor");
+        ok(!executor_counters_due(x, true), "no runtime directory yet: never due");
+        is_int(executor_recover(x, &restored), 0, "the runtime directory opened");
+        is_int(executor_load_counters(x, &loaded), -ENOENT, "nothing to continue from");
+        ok(executor_counters_due(x, false), "never saved: due");
+        s.sources[0] = (CarrySource) { .id = CARRY_VMSTAT, .continuous = { .v = { 42 } }, .last = { .v = { 40 } } };
+        executor_save_counters(x, &s);
+        ok(faccessat(executor_runtime_fd(x), CARRY_FILE, F_OK, 0) == 0, "saved");
+        ok(!executor_counters_due(x, false), "just saved: not due again within the minute");
+        ok(executor_counters_due(x, true), "...unless their meaning changed");
+        carry_state_done(&s);
+        executor_free(x);
+
+        is_int(executor_new(root, run, &x), 0, "the next daemon's executor");
+        is_int(executor_recover(x, &restored), 0, "  its runtime directory");
+        is_int(executor_load_counters(x, &loaded), 0, "  continues from what was saved");
+        ok(loaded.n == 1 && loaded.sources[0].continuous.v[0] == 42 && streq(loaded.boot_id, "boot-1"),
+           "  the same counters, of this boot");
+        carry_state_done(&loaded);
+        sh("echo boot-2 > %s/proc/sys/kernel/random/boot_id", root);
+        executor_free(x);
+        is_int(executor_new(root, run, &x), 0, "after a reboot");
+        is_int(executor_recover(x, &restored), 0, "  its runtime directory");
+        is_int(executor_load_counters(x, &loaded), -EPERM, "  another boot's counters are refused");
+        executor_free(x);
+}
+
 int main(void) {
         if (!mkdtemp(root))
                 abort();
@@ -150,6 +189,7 @@ int main(void) {
         sh("mkdir -p %s/proc/sys/vm && echo 1 > %s/proc/sys/vm/numa_stat", root);
         test_writes();
         test_recover();
+        test_counters();
         sh("rm -rf %s", root);
         return tap_done();
 }
