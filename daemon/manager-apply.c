@@ -37,7 +37,7 @@ void manager_engine_config(const Manager *m, EngineConfig *ret) {
                 .linger_max = m->config.linger_max,
                 .exit_mode = m->config.exit_mode,
                 .realtime_offset = m->realtime_offset,
-                .readers_unseen = !m->watch.source,
+                .readers_unseen = !reader_watch_readers(m->watch),
                 .kernel_log = m->kauto.kmsg != NULL,
         };
 }
@@ -201,7 +201,7 @@ int manager_decide(Manager *m, usec_t now) {
         return manager_feed(m,
                             &(EngineEvent) { .type = ENGINE_EVENT_DECIDE,
                                              .found = found,
-                                             .reads_queued = readers_pending(m->watch.source) > 0 },
+                                             .reads_queued = readers_pending(reader_watch_readers(m->watch)) > 0 },
                             now);
 }
 

@@ -31,6 +31,7 @@
 #include "parsers.h"
 #include "policy.h"
 #include "readers.h"
+#include "reader-watch.h"
 #include "known-probe.h"
 #include "readertab.h"
 #include "service.h"
@@ -39,16 +40,6 @@
 #include "nodes.h"
 #include "topology.h"
 #include "hotplug.h"
-
-/* Reader detection: the fanotify source, and its retry when it fails
- * (manager-sources.c). */
-typedef struct ReaderWatch {
-        Readers *source;                /* NULL: reader detection unavailable (or died) */
-        char *error;
-        usec_t backoff;                 /* the next retry's delay after a failure */
-        uint64_t retry_at;              /* CLOCK_REALTIME µs, for status; 0: no retry pending */
-        sd_event_source *timer;
-} ReaderWatch;
 
 /* The patched kernel's auto, as its log and our samples tell it; what it
  * means is the engine's (manager-apply.c, manager-sample.c). */
@@ -84,7 +75,7 @@ typedef struct Manager {
         KernelMode initial_mode;        /* found at start-up, for exit_mode=previous */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
 
-        ReaderWatch watch;
+        ReaderWatch *watch;             /* reader detection, kept alive (manager-sources.c) */
         KnownCache known_cache;         /* the catalogue's per-process verdicts */
         Nodes *nodes;                   /* the topology and the counters' precision, as last read */
         Hotplug *hotplug;               /* uevents, told once per burst (manager-sources.c) */
@@ -108,9 +99,6 @@ typedef struct Manager {
 /* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
 #define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
 
-/* Reader detection that died is re-created after 1 s, doubling to 5 min. */
-#define READERS_RETRY_MIN_USEC (1 * USEC_PER_SEC)
-#define READERS_RETRY_MAX_USEC (5 * 60 * USEC_PER_SEC)
 
 
 /* Used across the manager only. */
@@ -175,7 +163,6 @@ void manager_resolve_rules(Manager *m);
 void manager_rejudge_readers(Manager *m);
 unsigned rules_fields(const Config *c);
 int manager_watch(Manager *m);
-int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_scan_containers(Manager *m);
 /* How often containers are scanned now: none without reader detection. */
 usec_t manager_scan_period(const Manager *m);

@@ -41,42 +41,44 @@ unsigned rules_fields(const Config *c) {
 
 /* Reader detection lost (what: why, before error's text): the policy goes
  * blind (auto keeps counting on) until a new group works and marks. */
-/* The next try, after the back-off (which doubles, up to its bound).
- * Returns the delay. */
-static usec_t readers_schedule_retry(Manager *m) {
-        usec_t delay = m->watch.backoff;
-
-        m->watch.backoff = MIN(m->watch.backoff * 2, READERS_RETRY_MAX_USEC);
-        m->watch.retry_at = now_usec(CLOCK_REALTIME) + delay;
-        event_timer_at(m->watch.timer, now_usec(CLOCK_MONOTONIC) + delay);
-        return delay;
-}
-
 static void manager_readers_lost(Manager *m, int error, const char *what) {
-        usec_t delay;
-
-        m->watch.source = readers_free(m->watch.source);
-        set_source_error(&m->watch.error, error, "%s: %m; retrying", what);
-        delay = readers_schedule_retry(m);
-        log_warning("Reader detection lost; policy auto keeps counting on; next try in %" PRIu64 " s.",
-                    delay / USEC_PER_SEC);
+        reader_watch_lost(m->watch, error, what);
         manager_configure_engine(m);
         (void) manager_apply(m);
 }
 
-static void on_readers_failed(Readers *r, int error, void *userdata) {
-        manager_readers_lost(userdata, error, "reader detection failed");
+static void on_readers_lost(ReaderWatch *w, void *userdata) {
+        Manager *m = userdata;
+
+        manager_configure_engine(m);
+        (void) manager_apply(m);
+}
+
+/* A new group after a loss: marked, it sees readers again. */
+static void on_readers_retried(ReaderWatch *w, void *userdata) {
+        Manager *m = userdata;
+
+        if (manager_watch(m) < 0)
+                return;         /* lost again: manager_readers_lost() set the next try */
+        reader_watch_back(m->watch);
+        manager_configure_engine(m);
+        (void) manager_apply(m);
+}
+
+static void on_readers_retry_failed(ReaderWatch *w, void *userdata) {
+        manager_state_changed(userdata);
 }
 
 int manager_watch(Manager *m) {
         const ProcInstances *instances = container_watch_instances(m->containers);
+        Readers *readers = reader_watch_readers(m->watch);
         _cleanup_strv_free_ char **views = NULL;
         _cleanup_free_ pid_t *containers = NULL;
         int r;
 
-        if (!m->watch.source)
+        if (!readers)
                 return 0;
-        readers_set_early_fields(m->watch.source, rules_fields(&m->config));
+        readers_set_early_fields(readers, rules_fields(&m->config));
         /* Under systemd's ProtectKernelTunables= (or in any private mount
          * namespace) our /proc may be a procfs of our own: readers read the
          * one pid 1's namespace has. Marked too; the same inode only once. */
@@ -88,7 +90,7 @@ int manager_watch(Manager *m) {
                 return log_oom();
         for (size_t i = 0; i < instances->n; i++)
                 containers[i] = instances->items[i].pid;
-        r = readers_watch(m->watch.source, m->root, m->config.watch, views, containers, instances->n);
+        r = readers_watch(readers, m->root, m->config.watch, views, containers, instances->n);
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
@@ -97,30 +99,6 @@ int manager_watch(Manager *m) {
                 return r;
         }
         log_debug("Watching %d statistics file(s) for readers.", r);
-        return 0;
-}
-
-int on_readers_retry(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        int r;
-
-        r = readers_new(m->event, on_read, on_readers_failed, m, &m->watch.source);
-        if (r < 0) {
-                usec_t delay = readers_schedule_retry(m);
-
-                log_warning_errno(r, "Cannot re-create reader detection (fanotify: %m); next try in %" PRIu64 " s.",
-                                  delay / USEC_PER_SEC);
-                manager_state_changed(m);
-                return 0;
-        }
-        if (manager_watch(m) < 0)
-                return 0;       /* lost again: manager_readers_lost() set the next try */
-        log_notice("Reader detection is back.");
-        m->watch.error = mfree(m->watch.error);
-        m->watch.retry_at = 0;
-        m->watch.backoff = READERS_RETRY_MIN_USEC;
-        manager_configure_engine(m);
-        (void) manager_apply(m);
         return 0;
 }
 
@@ -139,7 +117,7 @@ static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *use
 /* ---- containers' procfs instances ---- */
 
 usec_t manager_scan_period(const Manager *m) {
-        return m->watch.source ? config_container_scan(&m->config, m->root) : 0;
+        return reader_watch_readers(m->watch) ? config_container_scan(&m->config, m->root) : 0;
 }
 
 /* A scan of the watch's own found containers come or go: their files are
@@ -168,13 +146,15 @@ void manager_start_sources(Manager *m) {
         if (container_watch_new(m->event, m->root, on_containers_changed, m, &m->containers) < 0)
                 (void) log_oom();
 
-        r = readers_new(m->event, on_read, on_readers_failed, m, &m->watch.source);
-        if (r < 0) {
-                set_source_error(&m->watch.error, r, "fanotify unavailable: %m%s",
-                                 r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
-                log_warning_errno(r, "Reader detection unavailable (fanotify: %m); "
-                                     "policy auto cannot see readers and keeps counting on.");
-        } else {
+        static const ReaderWatchOps ops = {
+                .read = on_read,
+                .lost = on_readers_lost,
+                .retried = on_readers_retried,
+                .retry_failed = on_readers_retry_failed,
+        };
+        if (reader_watch_new(m->event, &ops, m, &m->watch) < 0)
+                (void) log_oom();
+        else if (reader_watch_start(m->watch) >= 0) {
                 container_watch_listen_mounts(m->containers);
                 if (manager_scan_period(m) > 0) {
                         (void) container_watch_scan(m->containers);

@@ -42,7 +42,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         /* Reads queued while armed turned it on before this sample could:
          * they are taken first, in their own turns (the trigger is theirs);
          * the sample waits for them, and is moot if one did. */
-        if (readers_pending(m->watch.source) > 0) {
+        if (readers_pending(reader_watch_readers(m->watch)) > 0) {
                 event_timer_at(s, now_usec(CLOCK_MONOTONIC));
                 return 0;
         }

@@ -59,7 +59,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->started = now_usec(CLOCK_REALTIME);
         m->initial_mode = KERNEL_MODE_UNKNOWN;
         m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
-        m->watch.backoff = READERS_RETRY_MIN_USEC;
         manager_engine_config(m, &engine_config);
         if (engine_new(&engine_config, m->config.mode, effective_dry_run(m), now_usec(CLOCK_MONOTONIC),
                        &m->engine) < 0)
@@ -87,7 +86,6 @@ Manager *manager_free(Manager *m) {
         engine_free(m->engine);
         sd_event_source_disable_unref(m->sample_timer);
         sd_event_source_disable_unref(m->deadline_timer);
-        sd_event_source_disable_unref(m->watch.timer);
         sd_event_source_disable_unref(m->kauto.trigger_timer);
         sd_event_source_disable_unref(m->kauto.armed_timer);
         sd_event_source_disable_unref(m->metrics_timer);
@@ -97,12 +95,11 @@ Manager *manager_free(Manager *m) {
         sampler_free(m->sampler);
         exits_free(m->exits);
         kmsg_monitor_free(m->kauto.kmsg);
-        readers_free(m->watch.source);
+        reader_watch_free(m->watch);
         hotplug_free(m->hotplug);
         nodes_free(m->nodes);
         config_done(&m->config);
         free(m->config_error);
-        free(m->watch.error);
         free(m->root);
         free(m->config_path);
         free(m->socket_override);
@@ -145,8 +142,8 @@ int manager_reload(Manager *m, char **ret_error) {
         log_info("Configuration reloaded from %s: policy %s%s.", m->config_path, policy_to_string(m->config.mode),
                  effective_dry_run(m) ? ", dry run" : "");
         manager_configure_engine(m);
-        if (m->watch.source)
-                readers_set_early_fields(m->watch.source, rules_fields(&m->config));
+        if (reader_watch_readers(m->watch))
+                readers_set_early_fields(reader_watch_readers(m->watch), rules_fields(&m->config));
         manager_resolve_rules(m);
         manager_rejudge_readers(m);
         if (!metrics_file_at(m->metrics, m->config.metrics_textfile))
@@ -154,7 +151,7 @@ int manager_reload(Manager *m, char **ret_error) {
         manager_schedule_metrics(m, true);
         if (config_container_scan(&m->config, m->root) == 0)
                 rewatch |= container_watch_forget(m->containers);
-        else if (m->watch.source)
+        else if (reader_watch_readers(m->watch))
                 manager_scan_containers(m);     /* re-marks if the set changed */
         container_watch_set_period(m->containers, manager_scan_period(m));
         if (m->config.exit_records != exits_enabled(m->exits))
@@ -294,7 +291,6 @@ static int manager_add_timers(Manager *m) {
         } timers[] = {
                 { &m->sample_timer, on_sample, "sample" },
                 { &m->deadline_timer, on_deadline, "policy-deadline" },
-                { &m->watch.timer, on_readers_retry, "readers-retry" },
                 { &m->kauto.trigger_timer, on_trigger_settled, "trigger-settle" },
                 { &m->kauto.armed_timer, on_armed_sample, "armed-sample" },
                 { &m->metrics_timer, on_metrics_timer, "metrics" },

@@ -247,7 +247,7 @@ static bool counting_off(Manager *m) {
 }
 
 static bool readers_back(Manager *m) {
-        return m->watch.source != NULL;
+        return reader_watch_readers(m->watch) != NULL;
 }
 
 static void test_readers_die_and_return(void) {
@@ -261,7 +261,7 @@ static void test_readers_die_and_return(void) {
         char *mode;
 
         m = start(POLICY_AUTO);
-        if (!m->watch.source) {
+        if (!reader_watch_readers(m->watch)) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN): reader death not testable");
                 manager_free(m);
                 return;
@@ -284,9 +284,9 @@ static void test_readers_die_and_return(void) {
                 .event_len = sizeof ev[1], .vers = FANOTIFY_METADATA_VERSION, .metadata_len = sizeof ev[1],
                 .mask = FAN_ACCESS, .fd = fd_after, .pid = 1,
         };
-        readers_process_buffer(m->watch.source, ev, sizeof ev);
+        readers_process_buffer(reader_watch_readers(m->watch), ev, sizeof ev);
 
-        ok(m->watch.source == NULL, "an unknown metadata version kills reader detection");
+        ok(reader_watch_readers(m->watch) == NULL, "an unknown metadata version kills reader detection");
         ok(fcntl(fd_after, F_GETFD) < 0 && errno == EBADF, "the event fd left in the buffer is closed");
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         ok(!st.sources.readers, "status: readers unavailable");
@@ -501,7 +501,7 @@ static void test_off_waits_for_queued_reads(void) {
         Manager *m;
 
         m = start(POLICY_AUTO);
-        if (!m->watch.source) {
+        if (!reader_watch_readers(m->watch)) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
                 manager_free(m);
                 return;
@@ -510,7 +510,7 @@ static void test_off_waits_for_queued_reads(void) {
         run_idle(m);
         /* Another process's read, queued and not yet taken. */
         read_vmstat_in_child();
-        ok(readers_pending(m->watch.source) > 0, "a read event is queued");
+        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "a read event is queued");
 
         pressure(m);
         (void) manager_apply(m);
@@ -535,7 +535,7 @@ static void test_hold_ends_after_queued_reads(void) {
         Manager *m;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
-        if (!m->watch.source || !exits_enabled(m->exits)) {
+        if (!reader_watch_readers(m->watch) || !exits_enabled(m->exits)) {
                 tap_skip("fanotify or taskstats unavailable here (needs CAP_SYS_ADMIN, CAP_NET_ADMIN)");
                 manager_free(m);
                 return;
@@ -561,7 +561,7 @@ static void test_hold_ends_after_queued_reads(void) {
 
         /* The held command's read, and its exit. */
         read_vmstat_in_child();
-        ok(readers_pending(m->watch.source) > 0, "its read event is queued");
+        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "its read event is queued");
         service_release_hold(m->service, holds_get(holds, 0)->id);
         is_int((int) holds_count(holds), 1, "  released: the hold stays in force until it is taken");
         ok(run_until(m, counting_off, 2 * USEC_PER_SEC), "the read was the hold's: counting goes off, no linger (3 s)");
@@ -583,7 +583,7 @@ static void test_armed_sample_after_queued_reads(void) {
 
         put("/proc/sys/vm/numa_stats_mode", "strict\n");
         m = start_with(POLICY_AUTO, 0, OFF_MODE_AUTO);
-        if (!m->watch.source) {
+        if (!reader_watch_readers(m->watch)) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
                 goto done;
         }
@@ -595,7 +595,7 @@ static void test_armed_sample_after_queued_reads(void) {
            "pressure: the kernel's auto is armed");
 
         read_vmstat_in_child();
-        ok(readers_pending(m->watch.source) > 0, "a read is queued");
+        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "a read is queued");
         /* The armed sample dispatched now, as when the read came after the
          * loop's poll (or during a flood, when reads lose their precedence). */
         (void) on_armed_sample(m->kauto.armed_timer, now_usec(CLOCK_MONOTONIC), m);
