@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Sources: start, retry and stop of reader detection (fanotify and its
- * rules), hotplug, containers' procfs instances, and exit records. */
+/* Sources: started, and what their news means to the manager (a loss of
+ * reader detection, a group back, hotplug, containers come or gone). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
