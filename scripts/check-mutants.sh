@@ -190,6 +190,10 @@ mutant ledger-flip-unbooked daemon/core/engine.c \
         '        fx->allocated_wanted = counting != e->ledger.counting;' \
         '        fx->allocated_wanted = false;' \
         tests/unit/test-engine
+mutant counters-saved-every-sample daemon/effects/executor.c \
+        '        return now || x->counters_saved_at == 0 ||' \
+        '        return true || x->counters_saved_at == 0 ||' \
+        tests/unit/test-executor tests/integration/carry.sh
 mutant decision-not-taken daemon/manager-apply.c \
         $'        if (fx->decide) {' \
         $'        if (false) {' \
