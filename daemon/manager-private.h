@@ -21,7 +21,6 @@
 #include "exits.h"
 #include "conf.h"
 #include "container-watch.h"
-#include "mountwatch.h"
 #include "carry.h"
 #include "sampler.h"
 #include "counters.h"
@@ -99,8 +98,6 @@ typedef struct Manager {
 /* journalctl MESSAGE_ID=9047bd2c736f496ba83969e626bf4f84 lists every switch. */
 #define NUMASTATD_MESSAGE_TRANSITION "9047bd2c736f496ba83969e626bf4f84"
 
-
-
 /* Used across the manager only. */
 static inline BackendKind manager_backend(const Manager *m) {
         return executor_backend(m->executor);
@@ -119,7 +116,6 @@ int manager_add_turn_end(Manager *m);
 void manager_turn_end(Manager *m);
 void manager_turn_end_pending(Manager *m);
 void manager_announce_now(Manager *m);
-
 
 /* manager-record.c: a transition the engine recorded, in the journal. */
 void manager_journal_transition(const Transition *t);

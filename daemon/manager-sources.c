@@ -39,19 +39,22 @@ unsigned rules_fields(const Config *c) {
                (c->known && c->known_readers.n > 0 ? ATTRIBUTE_EXE : 0);
 }
 
-/* Reader detection lost (what: why, before error's text): the policy goes
- * blind (auto keeps counting on) until a new group works and marks. */
-static void manager_readers_lost(Manager *m, int error, const char *what) {
-        reader_watch_lost(m->watch, error, what);
+/* Reader detection came or went: what the engine can see changed, and so
+ * may its decision (blind, auto keeps counting on). */
+static void manager_readers_changed(Manager *m) {
         manager_configure_engine(m);
         (void) manager_apply(m);
 }
 
-static void on_readers_lost(ReaderWatch *w, void *userdata) {
-        Manager *m = userdata;
+/* Reader detection lost (what: why, before error's text): the policy goes
+ * blind until a new group works and marks. */
+static void manager_readers_lost(Manager *m, int error, const char *what) {
+        reader_watch_lost(m->watch, error, what);
+        manager_readers_changed(m);
+}
 
-        manager_configure_engine(m);
-        (void) manager_apply(m);
+static void on_readers_lost(ReaderWatch *w, void *userdata) {
+        manager_readers_changed(userdata);
 }
 
 /* A new group after a loss: marked, it sees readers again. */
@@ -61,8 +64,7 @@ static void on_readers_retried(ReaderWatch *w, void *userdata) {
         if (manager_watch(m) < 0)
                 return;         /* lost again: manager_readers_lost() set the next try */
         reader_watch_back(m->watch);
-        manager_configure_engine(m);
-        (void) manager_apply(m);
+        manager_readers_changed(m);
 }
 
 static void on_readers_retry_failed(ReaderWatch *w, void *userdata) {
@@ -120,21 +122,21 @@ usec_t manager_scan_period(const Manager *m) {
         return reader_watch_readers(m->watch) ? config_container_scan(&m->config, m->root) : 0;
 }
 
-/* A scan of the watch's own found containers come or go: their files are
- * marked. */
-static void on_containers_changed(ContainerWatch *w, void *userdata) {
-        Manager *m = userdata;
-
+/* Containers came or went: their files are marked, or no longer. */
+static void manager_containers_changed(Manager *m) {
         (void) manager_watch(m);
         manager_state_changed(m);
 }
 
-/* Scans, and re-marks if containers came or went. */
+/* A scan the watch ran on its own (its timer, mount events) found them. */
+static void on_containers_changed(ContainerWatch *w, void *userdata) {
+        manager_containers_changed(userdata);
+}
+
+/* Scans now. */
 void manager_scan_containers(Manager *m) {
-        if (container_watch_scan(m->containers)) {
-                (void) manager_watch(m);
-                manager_state_changed(m);
-        }
+        if (container_watch_scan(m->containers))
+                manager_containers_changed(m);
 }
 
 /* Each source's constructor leaves its slot NULL when it fails: the

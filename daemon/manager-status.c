@@ -14,6 +14,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
         const NodeTrack *nodes = sampler_nodes(m->sampler, &n_nodes);
         size_t n_zones;
         const ZoneThreshold *zones = nodes_zones(m->nodes, &n_zones);
+        Readers *readers = reader_watch_readers(m->watch);
 
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
@@ -53,12 +54,12 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                 .known_readers = m->config.known ? &m->config.known_readers : NULL,
                 .holds = service_holds(m->service),
                 .sources = {
-                        .readers = reader_watch_readers(m->watch) != NULL,
-                        .readers_pidfd = reader_watch_readers(m->watch) && readers_have_pidfd(reader_watch_readers(m->watch)),
-                        .reads_coalesced = readers_coalesced(reader_watch_readers(m->watch)),
+                        .readers = readers != NULL,
+                        .readers_pidfd = readers && readers_have_pidfd(readers),
+                        .reads_coalesced = readers_coalesced(readers),
                         .readers_error = reader_watch_error(m->watch),
                         .readers_retry_at = reader_watch_retry_at(m->watch),
-                        .watched = readers_watched(reader_watch_readers(m->watch)),
+                        .watched = readers_watched(readers),
                         .exit_records = exits_enabled(m->exits),
                         .exit_records_error = exits_error(m->exits),
                         .exit_records_version = xs.version,

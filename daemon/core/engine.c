@@ -59,7 +59,6 @@ struct Engine {
 
         OnTime on_time;
         Ledger ledger;                  /* .counting: the state the next reading's pages go to */
-        bool ledger_flipped;            /* counting flipped: the reading at the flip is awaited */
         bool counting_touched;          /* this feed may have flipped counting */
 };
 
@@ -614,20 +613,17 @@ static void counting_may_have_changed(Engine *e, usec_t now, EngineEffects *fx) 
 
         on_time_set(&e->on_time, now, counting);
         fx->allocated_wanted = counting != e->ledger.counting;
-        e->ledger_flipped = fx->allocated_wanted;
 }
 
+/* A reading books the pages since the last one to the ledger's state,
+ * which then follows counting: a reading at a flip books to the state
+ * before. Without one the pages wait for the next reading, booked to the
+ * state after. */
 static void allocated(Engine *e, const EngineEvent *ev) {
-        if (!e->ledger_flipped) {
-                if (ev->has_pgalloc)
-                        ledger_sample(&e->ledger, ev->pgalloc);
-                return;
-        }
-        e->ledger_flipped = false;
         if (ev->has_pgalloc)
                 ledger_set_counting(&e->ledger, ev->pgalloc, engine_counting(e));
         else
-                e->ledger.counting = engine_counting(e);        /* booked at the next reading */
+                e->ledger.counting = engine_counting(e);
 }
 
 void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx) {
