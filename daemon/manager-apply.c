@@ -5,15 +5,16 @@
  * reader waits for is manager_decide() and the writes it plans. */
 #include <string.h>
 
+#include "journal.h"
 #include "log.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "sampler.h"
 #include "stats.h"
 #include "time-util.h"
 
 KernelMode manager_exit_mode(const Manager *m) {
-        return policy_exit_mode(m->config.exit_mode, manager_backend(m), m->initial_mode);
+        return policy_exit_mode(manager_config(m)->exit_mode, manager_backend(m), manager_initial_mode(m));
 }
 
 /* The kernel's mode as read back from the sysctl, taken as it is. */
@@ -26,19 +27,19 @@ void manager_engine_config(const Manager *m, EngineConfig *ret) {
         *ret = (EngineConfig) {
                 .backend = manager_backend(m),
                 .sysctl_path = backend_sysctl_path(manager_backend(m)),
-                .off_mode = m->config.off_mode,
-                .on_external_change = m->config.on_external_change,
-                .min_dwell = m->config.min_dwell,
-                .linger = m->config.linger,
-                .sustain = m->config.sustain,
-                .coarse_above = m->config.coarse_above,
-                .strict_below = m->config.strict_below,
-                .armed_interval = m->config.armed_interval,
-                .linger_max = m->config.linger_max,
-                .exit_mode = m->config.exit_mode,
-                .realtime_offset = m->realtime_offset,
-                .readers_unseen = !reader_watch_readers(m->watch),
-                .kernel_log = m->kauto.kmsg != NULL,
+                .off_mode = manager_config(m)->off_mode,
+                .on_external_change = manager_config(m)->on_external_change,
+                .min_dwell = manager_config(m)->min_dwell,
+                .linger = manager_config(m)->linger,
+                .sustain = manager_config(m)->sustain,
+                .coarse_above = manager_config(m)->coarse_above,
+                .strict_below = manager_config(m)->strict_below,
+                .armed_interval = manager_config(m)->armed_interval,
+                .linger_max = manager_config(m)->linger_max,
+                .exit_mode = manager_config(m)->exit_mode,
+                .realtime_offset = manager_realtime_offset(m),
+                .readers_unseen = !reader_watch_readers(manager_reader_watch(m)),
+                .kernel_log = manager_kmsg(m) != NULL,
         };
 }
 
@@ -61,7 +62,7 @@ static int manager_write(Manager *m, KernelWrite w, const char *why) {
 
         if (w.snapshot)
                 manager_sample(m, true);
-        r = executor_write(m->executor, w.mode, manager_exit_mode(m), why, &now);
+        r = executor_write(manager_executor(m), w.mode, manager_exit_mode(m), why, &now);
         manager_engine_feed(m,
                             &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,
                                              .mode = r < 0 ? now : w.mode },
@@ -92,7 +93,7 @@ void manager_engine_feed(Manager *m, const EngineEvent *ev, usec_t now, EngineEf
         EngineEvent stamped = *ev;
 
         stamped.realtime = now_usec(CLOCK_REALTIME);
-        engine_feed(m->engine, &stamped, now, fx);
+        engine_feed(manager_engine(m), &stamped, now, fx);
 }
 
 /* Counting flipped: the pages allocated until now are the state before's,
@@ -104,9 +105,9 @@ static void manager_allocated_now(Manager *m, usec_t now) {
         EngineEvent ev = { .type = ENGINE_EVENT_ALLOCATED };
         VmStat vs;
 
-        sampler_drop_pgalloc(m->sampler);
-        if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(m->engine) &&
-            stats_read_vmstat(m->root, &vs) >= 0 && vs.has_pgalloc) {
+        sampler_drop_pgalloc(manager_sampler(m));
+        if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(manager_engine(m)) &&
+            stats_read_vmstat(manager_root(m), &vs) >= 0 && vs.has_pgalloc) {
                 ev.has_pgalloc = true;
                 ev.pgalloc = vs.pgalloc;
         }
@@ -121,17 +122,17 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         int r = 0, k;
 
         for (size_t i = 0; i < fx->n_records; i++) {
-                manager_journal_transition(fx->records[i]);
+                journal_transition(fx->records[i]);
                 switched |= fx->records[i]->kind == TRANSITION_POLICY;
         }
-        if (switched && nodes_zones_stale(m->nodes))
+        if (switched && nodes_zones_stale(manager_nodes(m)))
                 manager_refresh_zones(m);
         if (fx->set_settle)
-                event_timer_at(m->kauto.trigger_timer, fx->settle_at);
+                event_timer_at(manager_timer(m, MANAGER_TIMER_TRIGGER_SETTLE), fx->settle_at);
         if (fx->set_armed_sample)
-                event_timer_at(m->kauto.armed_timer, fx->armed_sample_at);
+                event_timer_at(manager_timer(m, MANAGER_TIMER_ARMED_SAMPLE), fx->armed_sample_at);
         if (fx->clear_error)
-                executor_clear_error(m->executor);
+                executor_clear_error(manager_executor(m));
         if (fx->allocated_wanted)
                 manager_allocated_now(m, now);
         if (fx->deadline_now) {
@@ -145,7 +146,7 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
         if (fx->plan.kind == KERNEL_PLAN_WRITES) {
                 EngineEffects done;
 
-                r = manager_carry_out(m, &fx->plan, engine_decision(m->engine)->reason);
+                r = manager_carry_out(m, &fx->plan, engine_decision(manager_engine(m))->reason);
                 /* Dated at its decision, as the switch is (a read's own time). */
                 manager_engine_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_PLAN_DONE }, now, &done);
                 k = manager_effects(m, &done, now);
@@ -167,7 +168,7 @@ int manager_effects(Manager *m, EngineEffects *fx, usec_t now) {
 void manager_hear_sample(Manager *m) {
         SampleNews news;
 
-        if (!sampler_take_news(m->sampler, &news))
+        if (!sampler_take_news(manager_sampler(m), &news))
                 return;
         if (news.has_pgalloc)
                 (void) manager_feed(m,
@@ -196,13 +197,17 @@ int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {
 int manager_decide(Manager *m, usec_t now) {
         KernelMode found = KERNEL_MODE_UNKNOWN;
 
-        if (manager_backend(m) != BACKEND_NONE && executor_read(m->executor, &found) < 0)
+        if (manager_backend(m) != BACKEND_NONE && executor_read(manager_executor(m), &found) < 0)
                 found = KERNEL_MODE_UNKNOWN;
         return manager_feed(m,
                             &(EngineEvent) { .type = ENGINE_EVENT_DECIDE,
                                              .found = found,
-                                             .reads_queued = readers_pending(reader_watch_readers(m->watch)) > 0 },
+                                             .reads_queued = readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0 },
                             now);
+}
+
+const char *manager_last_error(const Manager *m) {
+        return executor_last_error(manager_executor(m))->message;
 }
 
 int manager_apply(Manager *m) {
@@ -214,14 +219,14 @@ int manager_set_policy(Manager *m, Policy policy, int dry_run) {
 
         log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
                  dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
-                 policy_to_string(engine_policy(m->engine)), engine_dry_run(m->engine) ? ", dry run" : "");
+                 policy_to_string(engine_policy(manager_engine(m))), engine_dry_run(manager_engine(m)) ? ", dry run" : "");
         r = manager_feed(m,
                          &(EngineEvent) { .type = ENGINE_EVENT_SET_POLICY,
                                           .policy = policy,
                                           .policy_source = CAUSE_OPERATOR,
-                                          .dry_run = dry_run >= 0 ? dry_run : engine_dry_run(m->engine) },
+                                          .dry_run = dry_run >= 0 ? dry_run : engine_dry_run(manager_engine(m)) },
                          now_usec(CLOCK_MONOTONIC));
-        return r < 0 ? r : engine_dry_run(m->engine);
+        return r < 0 ? r : engine_dry_run(manager_engine(m));
 }
 
 int manager_restore(Manager *m) {
@@ -234,17 +239,17 @@ int manager_restore(Manager *m) {
                 return 0;
         /* A dry run never wrote; leave the kernel as the admin has it. But if
          * we did write before dry run was turned on, undo our doing. */
-        if (engine_dry_run(m->engine) && !executor_wrote(m->executor))
+        if (engine_dry_run(manager_engine(m)) && !executor_wrote(manager_executor(m)))
                 return 0;
 
-        (void) executor_read(m->executor, &now);
+        (void) executor_read(manager_executor(m), &now);
         if (now == to) {
                 log_info("Leaving NUMA statistics in %s (exit_mode=%s).", kernel_mode_to_string(to),
-                         exit_mode_to_string(m->config.exit_mode));
+                         exit_mode_to_string(manager_config(m)->exit_mode));
                 return 0;
         }
         manager_set_mode(m, now);
-        before = *engine_kernel(m->engine);
+        before = *engine_kernel(manager_engine(m));
         /* "previous" may be auto: written over strict, it keeps counting on,
          * which is what a stopping daemon should leave. */
         r = manager_write(m, kernel_state_write(&before, to), "daemon stopping");
@@ -282,6 +287,6 @@ void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userda
 void take_kernel_log(Manager *m) {
         unsigned counts[_KMSG_NUMA_MAX];
 
-        if (kmsg_monitor_take(m->kauto.kmsg, counts) > 0)
+        if (kmsg_monitor_take(manager_kmsg(m), counts) > 0)
                 kernel_logged(m, counts);
 }

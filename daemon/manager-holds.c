@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "time-util.h"
 
 static const char *refuse(int *ret_error, int error, const char *why) {
@@ -15,12 +15,12 @@ static const char *refuse(int *ret_error, int error, const char *why) {
 const char *manager_hold_refused(const Manager *m, int *ret_error) {
         if (manager_backend(m) == BACKEND_NONE)
                 return refuse(ret_error, -EOPNOTSUPP, "this kernel has no interface for NUMA statistics");
-        if (engine_dry_run(m->engine))
+        if (engine_dry_run(manager_engine(m)))
                 return refuse(ret_error, -EOPNOTSUPP, "the daemon runs in dry-run mode and writes nothing");
-        if (engine_paused(m->engine))
+        if (engine_paused(manager_engine(m)))
                 return refuse(ret_error, -EBUSY,
                               "paused after someone else changed the mode: numastatctl set-policy resumes");
-        if (engine_policy(m->engine) == POLICY_COARSE)
+        if (engine_policy(manager_engine(m)) == POLICY_COARSE)
                 return refuse(ret_error, -EPERM,
                               "policy coarse: counting stays off (an administrator may set-policy auto)");
         return refuse(ret_error, 0, NULL);

@@ -3,21 +3,21 @@
  * rewritten on change and at most every interval. */
 #include "log.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "metrics.h"
 #include "metrics-file.h"
 #include "time-util.h"
 
 /* The file we wrote, gone (a clean stop, or the path changed). */
 void manager_metrics_remove(Manager *m) {
-        metrics_file_remove(m->metrics);
+        metrics_file_remove(manager_metrics_file(m));
 }
 
 static void manager_metrics_write(Manager *m) {
         _cleanup_free_ char *text = NULL;
         Status st;
 
-        if (!m->config.metrics_textfile)
+        if (!manager_config(m)->metrics_textfile)
                 return;
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         text = metrics_render(&st);
@@ -25,7 +25,7 @@ static void manager_metrics_write(Manager *m) {
                 log_oom();
                 return;
         }
-        if (metrics_file_update(m->metrics, m->config.metrics_textfile, text) > 0)
+        if (metrics_file_update(manager_metrics_file(m), manager_config(m)->metrics_textfile, text) > 0)
                 manager_state_changed(m);
 }
 
@@ -39,8 +39,8 @@ int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* The next write, an interval from now (or at once); none without a textfile. */
 void manager_schedule_metrics(Manager *m, bool now) {
-        if (!m->metrics_timer)
+        if (!manager_timer(m, MANAGER_TIMER_METRICS))
                 return;
-        event_timer_at(m->metrics_timer, !m->config.metrics_textfile ? USEC_INFINITY
-                                   : now_usec(CLOCK_MONOTONIC) + (now ? 0 : m->config.metrics_interval));
+        event_timer_at(manager_timer(m, MANAGER_TIMER_METRICS), !manager_config(m)->metrics_textfile ? USEC_INFINITY
+                                   : now_usec(CLOCK_MONOTONIC) + (now ? 0 : manager_config(m)->metrics_interval));
 }

@@ -6,7 +6,7 @@
 
 #include "log.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "time-util.h"
 #include "verdict.h"
 
@@ -37,7 +37,7 @@ static ReaderRef read_event_ref(const ReadEvent *ev) {
  * while a trigger is possible: otherwise the log can wait for its own
  * source, and a read costs no extra system call. */
 static void take_kernel_log_before_read(Manager *m) {
-        if (!engine_may_read_stats(m->engine))
+        if (!engine_may_read_stats(manager_engine(m)))
                 take_kernel_log(m);
 }
 
@@ -50,7 +50,7 @@ static void take_kernel_log_before_read(Manager *m) {
  * hold stays in force until the loop has taken what was queued before
  * (holds_release()). */
 static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
-        const Holds *holds = service_holds(m->service);
+        const Holds *holds = service_holds(manager_service(m));
 
         for (size_t i = 0; i < holds_count(holds); i++) {
                 const ReaderRef *o = &holds_get(holds, i)->owner;
@@ -66,13 +66,13 @@ static bool is_holder(const Manager *m, pid_t pid, uid_t uid) {
 static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
         if (process_parent(pid, ret) >= 0)
                 return 0;
-        return exits_parent(m->exits, pid, ret);
+        return exits_parent(manager_exits(m), pid, ret);
 }
 
 static bool read_by_holder(Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
 
-        if (holds_count(service_holds(m->service)) == 0 || !ev->has_uid)
+        if (holds_count(service_holds(manager_service(m))) == 0 || !ev->has_uid)
                 return false;
         for (unsigned depth = 0; depth < 32 && pid > 1; depth++) {
                 if (is_holder(m, pid, ev->uid))
@@ -102,15 +102,19 @@ static void log_new_reader(const ReadEvent *ev, const ReadJudgement *j) {
  * a benchmark under numastatctl hold reads at its start what it will
  * subtract at its end. */
 static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
-        const OnTime *o = engine_on_time(m->engine);
-        usec_t linger = m->config.linger, since;
+        const OnTime *o = engine_on_time(manager_engine(m));
+        PolicyConfig pc;
+        usec_t linger, since;
+
+        engine_policy_config(manager_engine(m), &pc);
+        linger = pc.linger;
 
         since = linger == USEC_INFINITY || now < o->started + linger ? o->started : now - linger;
-        since = MAX(since, holds_held_since(service_holds(m->service)));       /* 0 without holds */
+        since = MAX(since, holds_held_since(service_holds(manager_service(m))));       /* 0 without holds */
         return (ReadClock) {
                 .realtime = now_usec(CLOCK_REALTIME),
                 .mono = now,
-                .counting = o->on && engine_counting(m->engine) && !triggered,
+                .counting = o->on && engine_counting(manager_engine(m)) && !triggered,
                 .on_since = o->on_since,
                 .first_since = since,
         };
@@ -134,9 +138,9 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
          * more) it is judged, and if it needs counting on, the kernel is
          * switched; naming it in full, the record and the log come after. */
         id = read_event_identity(ev);
-        read_judge(&m->config, &m->known_cache, &id, ev->pid, !ev->from_exit_record, &j);
+        read_judge(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, &j);
         counts = j.v.counts;
-        clock = read_clock(m, now, engine_read_triggers(m->engine));
+        clock = read_clock(m, now, engine_read_triggers(manager_engine(m)));
         (void) manager_feed(m,
                             &(EngineEvent) { .type = ENGINE_EVENT_READ,
                                              .reader = read_event_ref(ev),
@@ -144,7 +148,7 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
                             now);
 
         read_event_attribute(ev);
-        exits_name(m->exits, ev);
+        exits_name(manager_exits(m), ev);
         clock.by_holder = counts && read_by_holder(m, ev);
         id = read_event_identity(ev);
         manager_engine_feed(m,
@@ -181,7 +185,7 @@ static bool verdict_by_rule(const char *verdict) {
 }
 
 void manager_rejudge_readers(Manager *m) {
-        const ReaderTable *t = engine_readers(m->engine);
+        const ReaderTable *t = engine_readers(manager_engine(m));
 
         for (size_t i = 0; i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
@@ -189,8 +193,8 @@ void manager_rejudge_readers(Manager *m) {
                 bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
                 ReadJudgement j;
 
-                read_judge(&m->config, &m->known_cache, &id, 0, false, &j);
-                if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !m->config.known))
+                read_judge(manager_config(m), manager_known_cache(m), &id, 0, false, &j);
+                if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !manager_config(m)->known))
                         (void) manager_feed(m,
                                             &(EngineEvent) {
                                                     .type = ENGINE_EVENT_REJUDGE, .index = i, .verdict = &j.v },
@@ -203,6 +207,6 @@ void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
         Manager *m = userdata;
 
         take_kernel_log_before_read(m);
-        if (!exits_park(m->exits, ev))
+        if (!exits_park(manager_exits(m), ev))
                 manager_handle_read(m, ev);
 }

@@ -7,7 +7,7 @@
 
 #include "log.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "sampler.h"
 #include "stats.h"
 #include "time-util.h"
@@ -18,10 +18,10 @@
 void manager_carry_save(Manager *m, bool now) {
         _cleanup_(carry_state_done) CarryState s = {};
 
-        if (!executor_counters_due(m->executor, now))
+        if (!executor_counters_due(manager_executor(m), now))
                 return;
-        sampler_carry_state(m->sampler, &s);
-        executor_save_counters(m->executor, &s);
+        sampler_carry_state(manager_sampler(m), &s);
+        executor_save_counters(manager_executor(m), &s);
 }
 
 /* One sample of the statistics files (sampler.h); with reset, the
@@ -33,29 +33,29 @@ void manager_carry_save(Manager *m, bool now) {
 void manager_sample(Manager *m, bool reset) {
         bool changed;
 
-        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
+        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(manager_engine(m)))
                 return;
-        changed = sampler_sample(m->sampler, m->config.interval, reset || engine_counting(m->engine), reset,
-                                 nodes_topology(m->nodes));
+        changed = sampler_sample(manager_sampler(m), manager_config(m)->interval, reset || engine_counting(manager_engine(m)), reset,
+                                 nodes_topology(manager_nodes(m)));
         manager_carry_save(m, changed);
 }
 
 bool manager_sample_for_caller(Manager *m) {
-        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(m->engine))
+        if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(manager_engine(m)))
                 return false;
-        if (engine_counting(m->engine))
+        if (engine_counting(manager_engine(m)))
                 manager_sample(m, false);
         return true;            /* read now, or frozen since the last reading */
 }
 
 void manager_refresh_zones(Manager *m) {
-        nodes_refresh_zones(m->nodes, engine_may_read_stats(m->engine));
+        nodes_refresh_zones(manager_nodes(m), engine_may_read_stats(manager_engine(m)));
 }
 
 void manager_schedule_sampling(Manager *m) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
-        sd_event_source_set_time(m->sample_timer, now + m->config.interval);
-        sd_event_source_set_enabled(m->sample_timer, SD_EVENT_ON);
+        sd_event_source_set_time(manager_timer(m, MANAGER_TIMER_SAMPLE), now + manager_config(m)->interval);
+        sd_event_source_set_enabled(manager_timer(m, MANAGER_TIMER_SAMPLE), SD_EVENT_ON);
 }
 
 /* The counters a previous daemon of this boot left (carry.h); refused or
@@ -63,6 +63,6 @@ void manager_schedule_sampling(Manager *m) {
 void manager_load_carried(Manager *m) {
         _cleanup_(carry_state_done) CarryState carried = {};
 
-        if (executor_load_counters(m->executor, &carried) >= 0)
-                sampler_continue_from(m->sampler, &carried);
+        if (executor_load_counters(manager_executor(m), &carried) >= 0)
+                sampler_continue_from(manager_sampler(m), &carried);
 }

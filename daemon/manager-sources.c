@@ -10,15 +10,15 @@
 
 #include "log.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "rootfs.h"
 #include "time-util.h"
 #include "verdict.h"
 
 void manager_resolve_rules(Manager *m) {
-        rules_resolve_exes(m->config.ignore, m->config.n_ignore);
-        rules_resolve_exes(m->config.count, m->config.n_count);
-        known_cache_clear(&m->known_cache);     /* the catalogue was (re)loaded with the config */
+        rules_resolve_exes(manager_config(m)->ignore, manager_config(m)->n_ignore);
+        rules_resolve_exes(manager_config(m)->count, manager_config(m)->n_count);
+        known_cache_clear(manager_known_cache(m));     /* the catalogue was (re)loaded with the config */
 }
 
 static unsigned rule_fields(const IgnoreRule *rules, size_t n) {
@@ -49,7 +49,7 @@ static void manager_readers_changed(Manager *m) {
 /* Reader detection lost (what: why, before error's text): the policy goes
  * blind until a new group works and marks. */
 static void manager_readers_lost(Manager *m, int error, const char *what) {
-        reader_watch_lost(m->watch, error, what);
+        reader_watch_lost(manager_reader_watch(m), error, what);
         manager_readers_changed(m);
 }
 
@@ -63,7 +63,7 @@ static void on_readers_retried(ReaderWatch *w, void *userdata) {
 
         if (manager_watch(m) < 0)
                 return;         /* lost again: manager_readers_lost() set the next try */
-        reader_watch_back(m->watch);
+        reader_watch_back(manager_reader_watch(m));
         manager_readers_changed(m);
 }
 
@@ -72,19 +72,19 @@ static void on_readers_retry_failed(ReaderWatch *w, void *userdata) {
 }
 
 int manager_watch(Manager *m) {
-        const ProcInstances *instances = container_watch_instances(m->containers);
-        Readers *readers = reader_watch_readers(m->watch);
+        const ProcInstances *instances = container_watch_instances(manager_containers(m));
+        Readers *readers = reader_watch_readers(manager_reader_watch(m));
         _cleanup_strv_free_ char **views = NULL;
         _cleanup_free_ pid_t *containers = NULL;
         int r;
 
         if (!readers)
                 return 0;
-        readers_set_early_fields(readers, rules_fields(&m->config));
+        readers_set_early_fields(readers, rules_fields(manager_config(m)));
         /* Under systemd's ProtectKernelTunables= (or in any private mount
          * namespace) our /proc may be a procfs of our own: readers read the
          * one pid 1's namespace has. Marked too; the same inode only once. */
-        if (streq(m->root, "/") && strv_extend(&views, "/proc/1/root") < 0)
+        if (streq(manager_root(m), "/") && strv_extend(&views, "/proc/1/root") < 0)
                 return log_oom();
         /* Containers' own procfs, as one of their processes sees it. */
         containers = calloc(instances->n ?: 1, sizeof *containers);
@@ -92,7 +92,7 @@ int manager_watch(Manager *m) {
                 return log_oom();
         for (size_t i = 0; i < instances->n; i++)
                 containers[i] = instances->items[i].pid;
-        r = readers_watch(readers, m->root, m->config.watch, views, containers, instances->n);
+        r = readers_watch(readers, manager_root(m), manager_config(m)->watch, views, containers, instances->n);
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
@@ -104,11 +104,11 @@ int manager_watch(Manager *m) {
         return 0;
 }
 
-static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata) {
+void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata) {
         Manager *m = userdata;
         bool changed = false;
 
-        (void) nodes_reload(m->nodes, &changed);
+        (void) nodes_reload(manager_nodes(m), &changed);
         if (what->nodes || changed)
                 (void) manager_watch(m);        /* a node's files came or went */
         if (what->cpus)
@@ -119,7 +119,7 @@ static void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *use
 /* ---- containers' procfs instances ---- */
 
 usec_t manager_scan_period(const Manager *m) {
-        return reader_watch_readers(m->watch) ? config_container_scan(&m->config, m->root) : 0;
+        return reader_watch_readers(manager_reader_watch(m)) ? config_container_scan(manager_config(m), manager_root(m)) : 0;
 }
 
 /* Containers came or went: their files are marked, or no longer. */
@@ -129,55 +129,19 @@ static void manager_containers_changed(Manager *m) {
 }
 
 /* A scan the watch ran on its own (its timer, mount events) found them. */
-static void on_containers_changed(ContainerWatch *w, void *userdata) {
+void on_containers_changed(ContainerWatch *w, void *userdata) {
         manager_containers_changed(userdata);
 }
 
 /* Scans now. */
 void manager_scan_containers(Manager *m) {
-        if (container_watch_scan(m->containers))
+        if (container_watch_scan(manager_containers(m)))
                 manager_containers_changed(m);
 }
 
-/* Each source's constructor leaves its slot NULL when it fails: the
- * failure is said once, in status (set_source_error) and in the log. */
-void manager_start_sources(Manager *m) {
-        int r;
-
-        manager_resolve_rules(m);
-        if (container_watch_new(m->event, m->root, on_containers_changed, m, &m->containers) < 0)
-                (void) log_oom();
-
-        static const ReaderWatchOps ops = {
-                .read = on_read,
-                .lost = on_readers_lost,
-                .retried = on_readers_retried,
-                .retry_failed = on_readers_retry_failed,
-        };
-        if (reader_watch_new(m->event, &ops, m, &m->watch) < 0)
-                (void) log_oom();
-        else if (reader_watch_start(m->watch) >= 0) {
-                container_watch_listen_mounts(m->containers);
-                if (manager_scan_period(m) > 0) {
-                        (void) container_watch_scan(m->containers);
-                        container_watch_set_period(m->containers, manager_scan_period(m));
-                }
-                (void) manager_watch(m);        /* with the containers found */
-        }
-
-        /* The kernel's log says when a patched kernel's auto triggers. */
-        if (backend_is_patched(manager_backend(m))) {
-                r = kmsg_monitor_new(m->event, m->root, on_kmsg, m, &m->kauto.kmsg);
-                if (r < 0) {
-                        log_info_errno(r, "The kernel's log is not readable (%m): an armed auto counts as "
-                                          "triggered at any read event.");
-                }
-        }
-
-        manager_configure_engine(m);   /* what reader detection and the kernel's log can see */
-        (void) exits_enable(m->exits, m->config.exit_records);
-        manager_schedule_metrics(m, true);
-
-        if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug) < 0)
-                log_oom();
-}
+const ReaderWatchOps manager_reader_watch_ops = {
+        .read = on_read,
+        .lost = on_readers_lost,
+        .retried = on_readers_retried,
+        .retry_failed = on_readers_retry_failed,
+};

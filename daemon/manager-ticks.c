@@ -3,7 +3,7 @@
  * deadline. Each takes its reading, tells the engine and returns; the
  * sampling below it feeds no one. */
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "time-util.h"
 
 int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -21,9 +21,9 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 
         /* Keep the cadence; after a stall, do not catch up in a burst. */
         now = now_usec(CLOCK_MONOTONIC);
-        next = usec + m->config.interval;
+        next = usec + manager_config(m)->interval;
         if (next <= now)
-                next = now + m->config.interval;
+                next = now + manager_config(m)->interval;
         sd_event_source_set_time(s, next);
         return 0;
 }
@@ -37,12 +37,12 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         unsigned logged[_KMSG_NUMA_MAX];
         Manager *m = userdata;
 
-        if (!engine_armed(m->engine))
+        if (!engine_armed(manager_engine(m)))
                 return 0;
         /* Reads queued while armed turned it on before this sample could:
          * they are taken first, in their own turns (the trigger is theirs);
          * the sample waits for them, and is moot if one did. */
-        if (readers_pending(reader_watch_readers(m->watch)) > 0) {
+        if (readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0) {
                 event_timer_at(s, now_usec(CLOCK_MONOTONIC));
                 return 0;
         }
@@ -51,7 +51,7 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         manager_hear_sample(m);
         /* Our own read's trigger, read back: the kernel logs it inside the
          * read, so it is there already. */
-        (void) kmsg_monitor_take(m->kauto.kmsg, logged);
+        (void) kmsg_monitor_take(manager_kmsg(m), logged);
         (void) manager_feed(m,
                             &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE,
                                              .confirmed = logged[KMSG_NUMA_AUTO_TRIGGERED] > 0 },

@@ -19,8 +19,9 @@
 #include "time-util.h"
 #include "varlink-server.h"
 
-/* Opaque here: its state is in manager-private.h, for the manager's own
- * files (and test-manager.c); others see a Status (status_build()). */
+/* Opaque: defined in manager.c alone. The manager's other files reach the
+ * units it holds through manager-internal.h's accessors; others see a
+ * Status (status_build()). */
 typedef struct Manager Manager;
 
 #define DEFAULT_RUNTIME_DIR "/run/numastatd"

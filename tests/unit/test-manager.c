@@ -18,7 +18,7 @@
 
 #include "macro.h"
 #include "manager.h"
-#include "manager-private.h"
+#include "manager-internal.h"
 #include "rootfs.h"
 #include "tap.h"
 #include "time-util.h"
@@ -112,37 +112,47 @@ static bool notify_got(int fd, const char *what) {
         return found;
 }
 
-static Manager *start_with(Policy policy, usec_t linger, OffMode off_mode) {
+static void test_config(Config *c, Policy policy, usec_t linger, OffMode off_mode) {
+        config_init(c);
+        c->mode = policy;
+        c->interval = 3600 * USEC_PER_SEC;      /* no sampling in the way */
+        c->min_dwell = c->sustain = 0;
+        c->linger = linger;
+        c->off_mode = off_mode;
+        c->coarse_above = 1000;
+        c->strict_below = 10;
+}
+
+/* Takes over *c. */
+static Manager *start_config(Config *c) {
         _cleanup_free_ char *sock = NULL, *run = NULL;
         Manager *m = NULL;
-        Config c;
 
-        config_init(&c);
-        c.mode = policy;
-        c.interval = 3600 * USEC_PER_SEC;       /* no sampling in the way */
-        c.min_dwell = c.sustain = 0;
-        c.linger = linger;
-        c.off_mode = off_mode;
-        c.coarse_above = 1000;
-        c.strict_below = 10;
         /* Its crash-restore state and carried counters in the tree, never
          * in this machine's /run/numastatd. */
         if (asprintf(&sock, "%s/run/numastatd/io.numastatd", root) < 0 || asprintf(&run, "%s/run/numastatd", root) < 0)
                 abort();
         ManagerOptions opts = { .root = root, .runtime_dir = run };
-        free(c.socket);
-        c.socket = TAKE_PTR(sock);
-        if (manager_new(&opts, &c, &m) < 0 || manager_start(m) < 0)
+        free(c->socket);
+        c->socket = TAKE_PTR(sock);
+        if (manager_new(&opts, c, &m) < 0 || manager_start(m) < 0)
                 abort();
-        config_done(&c);
+        config_done(c);
         return m;
+}
+
+static Manager *start_with(Policy policy, usec_t linger, OffMode off_mode) {
+        Config c;
+
+        test_config(&c, policy, linger, off_mode);
+        return start_config(&c);
 }
 
 /* The allocation rate well above coarse_above for a second already. */
 static void pressure(Manager *m) {
         EngineEffects fx;
 
-        engine_feed(m->engine, &(EngineEvent) { .type = ENGINE_EVENT_RATE, .rate = 1e6, .interval_rate = 1e6 },
+        engine_feed(manager_engine(m), &(EngineEvent) { .type = ENGINE_EVENT_RATE, .rate = 1e6, .interval_rate = 1e6 },
                     now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, &fx);
 }
 
@@ -166,7 +176,7 @@ static int call_on_socketpair(Manager *m, const char *call, size_t size) {
 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
                 abort();
-        if (service_add_connection(m->service, pair[0]) < 0) {
+        if (service_add_connection(manager_service(m), pair[0]) < 0) {
                 close(pair[0]);
                 close(pair[1]);
                 return -1;
@@ -195,7 +205,7 @@ static void test_exit_path_on_failure(void) {
         ok(client >= 0, "a Monitor client connects");
 
         /* A source that fails on purpose, after the first decision is applied. */
-        r = sd_event_add_time_relative(m->event, &failing, CLOCK_MONOTONIC, 200 * USEC_PER_MSEC, 0,
+        r = sd_event_add_time_relative(manager_event(m), &failing, CLOCK_MONOTONIC, 200 * USEC_PER_MSEC, 0,
                                        fail_on_purpose, &mode_then);
         if (r >= 0)
                 r = sd_event_source_set_exit_on_failure(failing, true);
@@ -211,7 +221,7 @@ static void test_exit_path_on_failure(void) {
         ok(!exists("/run/numastatd/restore"), "the crash-restore state is removed");
         ok(!exists("/run/numastatd/io.numastatd"), "the socket is unlinked");
         ok(notify_got(nfd, "STOPPING=1"), "STOPPING=1 is sent");
-        is_int((int) service_monitors(m->service), 0, "no Monitor client is left");
+        is_int((int) service_monitors(manager_service(m)), 0, "no Monitor client is left");
 
         /* The client got its first status and then the end of the stream. */
         while ((n = recv(client, buf + got, sizeof buf - got, 0)) > 0)
@@ -235,7 +245,7 @@ static bool run_until(Manager *m, bool (*cond)(Manager *m), usec_t timeout) {
         while (!cond(m)) {
                 if (now_usec(CLOCK_MONOTONIC) >= deadline)
                         return false;
-                if (sd_event_run(m->event, 50 * USEC_PER_MSEC) < 0)
+                if (sd_event_run(manager_event(m), 50 * USEC_PER_MSEC) < 0)
                         return false;
         }
         return true;
@@ -247,7 +257,7 @@ static bool counting_off(Manager *m) {
 }
 
 static bool readers_back(Manager *m) {
-        return reader_watch_readers(m->watch) != NULL;
+        return reader_watch_readers(manager_reader_watch(m)) != NULL;
 }
 
 static void test_readers_die_and_return(void) {
@@ -261,7 +271,7 @@ static void test_readers_die_and_return(void) {
         char *mode;
 
         m = start(POLICY_AUTO);
-        if (!reader_watch_readers(m->watch)) {
+        if (!reader_watch_readers(manager_reader_watch(m))) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN): reader death not testable");
                 manager_free(m);
                 return;
@@ -284,9 +294,9 @@ static void test_readers_die_and_return(void) {
                 .event_len = sizeof ev[1], .vers = FANOTIFY_METADATA_VERSION, .metadata_len = sizeof ev[1],
                 .mask = FAN_ACCESS, .fd = fd_after, .pid = 1,
         };
-        readers_process_buffer(reader_watch_readers(m->watch), ev, sizeof ev);
+        readers_process_buffer(reader_watch_readers(manager_reader_watch(m)), ev, sizeof ev);
 
-        ok(reader_watch_readers(m->watch) == NULL, "an unknown metadata version kills reader detection");
+        ok(reader_watch_readers(manager_reader_watch(m)) == NULL, "an unknown metadata version kills reader detection");
         ok(fcntl(fd_after, F_GETFD) < 0 && errno == EBADF, "the event fd left in the buffer is closed");
         status_build(m, now_usec(CLOCK_MONOTONIC), &st);
         ok(!st.sources.readers, "status: readers unavailable");
@@ -310,12 +320,12 @@ static void test_readers_die_and_return(void) {
 }
 
 static bool nothing_parked(Manager *m) {
-        return exits_parked(m->exits) == 0;
+        return exits_parked(manager_exits(m)) == 0;
 }
 
 /* Whether pid is a reader in the table. */
 static bool in_readertab(const Manager *m, pid_t pid) {
-        const ReaderTable *t = engine_readers(m->engine);
+        const ReaderTable *t = engine_readers(manager_engine(m));
 
         for (size_t i = 0; i < t->n; i++)
                 if (t->entries[i].last_pid == pid)
@@ -337,7 +347,7 @@ static void test_no_read_inside_another(void) {
         };
 
         m = start(POLICY_STRICT);
-        if (!exits_enabled(m->exits)) {
+        if (!exits_enabled(manager_exits(m))) {
                 tap_skip("no exit records here (taskstats needs CAP_NET_ADMIN and the kernel's support)");
                 manager_free(m);
                 return;
@@ -351,7 +361,7 @@ static void test_no_read_inside_another(void) {
         {
                 uid_t uid = getuid();
 
-                if (exits_park_unlooked(m->exits, gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, "/proc/zoneinfo",
+                if (exits_park_unlooked(manager_exits(m), gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, "/proc/zoneinfo",
                                         &uid) != 0)
                         abort();
         }
@@ -363,7 +373,7 @@ static void test_no_read_inside_another(void) {
 
         on_read(NULL, &now_read, m);
         ok(in_readertab(m, getpid()), "a read by a running reader is handled");
-        is_int(exits_parked(m->exits), 1, "  the parked read its record lookup made due waits for the loop");
+        is_int(exits_parked(manager_exits(m)), 1, "  the parked read its record lookup made due waits for the loop");
         ok(!in_readertab(m, gone), "  and is not handled inside it");
         ok(run_until(m, nothing_parked, 5 * USEC_PER_SEC), "the loop's next turns handle it");
         ok(in_readertab(m, gone), "  as a read");
@@ -392,7 +402,7 @@ static unsigned monitor_messages(int fd, bool *last_counting) {
 
 /* Runs the loop until nothing is pending. */
 static void run_idle(Manager *m) {
-        for (int i = 0; i < 1000 && sd_event_run(m->event, 0) > 0; i++)
+        for (int i = 0; i < 1000 && sd_event_run(manager_event(m), 0) > 0; i++)
                 ;
 }
 
@@ -411,7 +421,9 @@ static void test_one_status_per_read(void) {
                 .uid = getuid(),
                 .path = "/proc/vmstat",
         };
+        EngineConfig engine_config;
         bool counting = false;
+        EngineEffects fx;
         int client;
         Manager *m;
 
@@ -427,8 +439,10 @@ static void test_one_status_per_read(void) {
         run_idle(m);
         is_int(monitor_messages(client, &counting), 1, "a Monitor client gets the status");
 
-        m->config.linger = 3600 * USEC_PER_SEC;        /* the read keeps counting on while we look */
-        manager_configure_engine(m);
+        manager_engine_config(m, &engine_config);
+        engine_config.linger = 3600 * USEC_PER_SEC;     /* the read keeps counting on while we look */
+        engine_feed(manager_engine(m), &(EngineEvent) { .type = ENGINE_EVENT_CONFIGURE, .config = &engine_config },
+                    now_usec(CLOCK_MONOTONIC), &fx);
         on_read(NULL, &read, m);
         run_idle(m);
         ok(counting_on(m), "a read: counting on");
@@ -446,11 +460,12 @@ static void test_one_status_per_turn(void) {
         bool counting = true;
         int client;
         Manager *m;
+        Config c;
 
-        m = start(POLICY_AUTO);
-        m->config.on_external_change = EXTERNAL_CHANGE_OVERRIDE;
-        m->config.strict_below = 0;     /* the tree's counters do not move: no rate turns counting back on */
-        manager_configure_engine(m);
+        test_config(&c, POLICY_AUTO, 0, OFF_MODE_COARSE);
+        c.on_external_change = EXTERNAL_CHANGE_OVERRIDE;
+        c.strict_below = 0;     /* the tree's counters do not move: no rate turns counting back on */
+        m = start_config(&c);
         (void) manager_apply(m);
         pressure(m);
         (void) manager_apply(m);
@@ -467,7 +482,7 @@ static void test_one_status_per_turn(void) {
         run_idle(m);
         mode = get("/proc/sys/vm/numa_stat");
         is_str(mode, "0\n", "  someone else's switch is overridden");
-        is_int(engine_history(m->engine)->total, 3, "  recorded: ours, theirs, ours again");
+        is_int(engine_history(manager_engine(m))->total, 3, "  recorded: ours, theirs, ours again");
         is_int(monitor_messages(client, &counting), 1, "  Monitor hears of the turn once");
         ok(!counting, "  saying counting is off");
         close(client);
@@ -501,7 +516,7 @@ static void test_off_waits_for_queued_reads(void) {
         Manager *m;
 
         m = start(POLICY_AUTO);
-        if (!reader_watch_readers(m->watch)) {
+        if (!reader_watch_readers(manager_reader_watch(m))) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
                 manager_free(m);
                 return;
@@ -510,16 +525,16 @@ static void test_off_waits_for_queued_reads(void) {
         run_idle(m);
         /* Another process's read, queued and not yet taken. */
         read_vmstat_in_child();
-        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "a read event is queued");
+        ok(readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0, "a read event is queued");
 
         pressure(m);
         (void) manager_apply(m);
-        is_int(sd_event_run(m->event, 0), 1, "  the turn ends");
+        is_int(sd_event_run(manager_event(m), 0), 1, "  the turn ends");
         mode = get("/proc/sys/vm/numa_stat");
         is_str(mode, "1\n", "pressure, but off waits for the queued read");
         free(mode);
-        (void) sd_event_source_get_time(m->deadline_timer, &when);
-        (void) sd_event_source_get_enabled(m->deadline_timer, &enabled);
+        (void) sd_event_source_get_time(manager_timer(m, MANAGER_TIMER_DEADLINE), &when);
+        (void) sd_event_source_get_enabled(manager_timer(m, MANAGER_TIMER_DEADLINE), &enabled);
         ok(enabled != SD_EVENT_OFF && when <= now_usec(CLOCK_MONOTONIC), "  the deadline is set for right after it");
         ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "then counting goes off");
         manager_free(m);
@@ -535,7 +550,7 @@ static void test_hold_ends_after_queued_reads(void) {
         Manager *m;
 
         m = start_with(POLICY_AUTO, 3 * USEC_PER_SEC, OFF_MODE_COARSE);
-        if (!reader_watch_readers(m->watch) || !exits_enabled(m->exits)) {
+        if (!reader_watch_readers(manager_reader_watch(m)) || !exits_enabled(manager_exits(m))) {
                 tap_skip("fanotify or taskstats unavailable here (needs CAP_SYS_ADMIN, CAP_NET_ADMIN)");
                 manager_free(m);
                 return;
@@ -543,7 +558,7 @@ static void test_hold_ends_after_queued_reads(void) {
         /* A hold by this process, through the service. */
         client = call_on_socketpair(m, hold_call, sizeof hold_call);
         run_idle(m);
-        holds = service_holds(m->service);
+        holds = service_holds(manager_service(m));
         if (!is_int((int) holds_count(holds), 1, "a hold is in force")) {
                 close(client);
                 manager_free(m);
@@ -561,8 +576,8 @@ static void test_hold_ends_after_queued_reads(void) {
 
         /* The held command's read, and its exit. */
         read_vmstat_in_child();
-        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "its read event is queued");
-        service_release_hold(m->service, holds_get(holds, 0)->id);
+        ok(readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0, "its read event is queued");
+        service_release_hold(manager_service(m), holds_get(holds, 0)->id);
         is_int((int) holds_count(holds), 1, "  released: the hold stays in force until it is taken");
         ok(run_until(m, counting_off, 2 * USEC_PER_SEC), "the read was the hold's: counting goes off, no linger (3 s)");
         is_int((int) holds_count(holds), 0, "  and the hold is gone");
@@ -571,7 +586,7 @@ static void test_hold_ends_after_queued_reads(void) {
 }
 
 static bool counting_strict(Manager *m) {
-        return engine_kernel(m->engine)->mode == KERNEL_MODE_STRICT;
+        return engine_kernel(manager_engine(m))->mode == KERNEL_MODE_STRICT;
 }
 
 /* On a patched kernel: an armed sample due while a read is queued waits
@@ -583,7 +598,7 @@ static void test_armed_sample_after_queued_reads(void) {
 
         put("/proc/sys/vm/numa_stats_mode", "strict\n");
         m = start_with(POLICY_AUTO, 0, OFF_MODE_AUTO);
-        if (!reader_watch_readers(m->watch)) {
+        if (!reader_watch_readers(manager_reader_watch(m))) {
                 tap_skip("fanotify unavailable here (needs CAP_SYS_ADMIN)");
                 goto done;
         }
@@ -591,18 +606,18 @@ static void test_armed_sample_after_queued_reads(void) {
         pressure(m);
         (void) manager_apply(m);
         run_idle(m);
-        ok(engine_armed(m->engine),
+        ok(engine_armed(manager_engine(m)),
            "pressure: the kernel's auto is armed");
 
         read_vmstat_in_child();
-        ok(readers_pending(reader_watch_readers(m->watch)) > 0, "a read is queued");
+        ok(readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0, "a read is queued");
         /* The armed sample dispatched now, as when the read came after the
          * loop's poll (or during a flood, when reads lose their precedence). */
-        (void) on_armed_sample(m->kauto.armed_timer, now_usec(CLOCK_MONOTONIC), m);
+        (void) on_armed_sample(manager_timer(m, MANAGER_TIMER_ARMED_SAMPLE), now_usec(CLOCK_MONOTONIC), m);
         ok(run_until(m, counting_strict, 5 * USEC_PER_SEC), "the read turns counting on: strict");
-        is_int((int) engine_counts(m->engine).triggers, 1, "  the trigger was the read's");
-        is_int((int) engine_counts(m->engine).armed_samples, 0, "  the sample waited, and was moot");
-        is_int((int) engine_readers(m->engine)->first_off, 1, "  the read found counting off");
+        is_int((int) engine_counts(manager_engine(m)).triggers, 1, "  the trigger was the read's");
+        is_int((int) engine_counts(manager_engine(m)).armed_samples, 0, "  the sample waited, and was moot");
+        is_int((int) engine_readers(manager_engine(m))->first_off, 1, "  the read found counting off");
 done:
         manager_free(m);
         if (root_path(root, "/proc/sys/vm/numa_stats_mode", &mode_file) < 0 || unlink(mode_file) < 0)

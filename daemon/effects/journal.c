@@ -1,20 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The record: the journal's transition entries (the engine keeps the
- * history), errors, and the one place that tells status's watchers that
- * something changed. */
-#include <errno.h>
-#include <stdlib.h>
-#include <systemd/sd-daemon.h>
+/* The journal's entries for the transitions the engine recorded (the
+ * engine keeps the history): an effect, carried out as the engine asks. */
+#include <stdio.h>
 
+#include "journal.h"
 #include "log.h"
-#include "manager.h"
-#include "manager-private.h"
-#include "service.h"
-#include "time-util.h"
+#include "policy.h"
+#include "strutil.h"
 
 /* One journal entry per transition, with fields to filter on. The cause is
  * data: a switch a reader caused names the reader in fields of its own. */
-void manager_journal_transition(const Transition *t) {
+void journal_transition(const Transition *t) {
         char message[REASON_MAX + 2 * READER_REF_TEXT_MAX + 128], from[64], to[64], policy[64], kind[64],
                 cause[64], reason[REASON_MAX + 32], from_auto[64], to_auto[64];
         char rpid[64], rcomm[READER_COMM_MAX * 4 + 32], runit[READER_UNIT_MAX * 4 + 32], ruid[64];
@@ -79,25 +75,4 @@ void manager_journal_transition(const Transition *t) {
         fields[n] = NULL;
         log_struct(t->kind == TRANSITION_EXTERNAL ? LOG_WARNING : LOG_INFO, NUMASTATD_MESSAGE_TRANSITION, message,
                    fields);
-}
-
-const char *manager_last_error(const Manager *m) {
-        return executor_last_error(m->executor)->message;
-}
-
-/* Tells Monitor clients and systemd (STATUS=) the status, if it changed
- * since they last heard. manager_state_changed() has it done at the end of
- * the loop turn (manager-turn.c). */
-void manager_announce_now(Manager *m) {
-        char line[REASON_MAX + 128];
-        uint64_t fp;
-        Status st;
-
-        status_build(m, now_usec(CLOCK_MONOTONIC), &st);
-        fp = status_fingerprint(&st);
-        if (fp == m->turn.announced)
-                return;
-        m->turn.announced = fp;
-        service_notify_monitors(m->service, &st);
-        (void) sd_notifyf(false, "STATUS=%s", status_format_notify(&st, line, sizeof line));
 }
