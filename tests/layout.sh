@@ -41,5 +41,16 @@ for name in $(grep -o '`[a-z0-9-]*\.c`' <<<"$layout" | tr -d '`' | sort -u); do
                 failed=$((failed + 1))
         fi
 done
+# The manager's struct is private to its context (README, "How an event
+# flows"): defined in one .c file, in no header, so that no other file
+# reaches into it.
+defined=$(grep -rlE '^(typedef )?struct Manager \{' "$SRCDIR/daemon" | sed "s|^$SRCDIR/||" | tr '\n' ' ')
+n=$((n + 1))
+if [ "$defined" = "daemon/manager-context.c " ]; then
+        echo "ok $n - struct Manager is defined in daemon/manager-context.c alone"
+else
+        echo "not ok $n - struct Manager is defined in daemon/manager-context.c alone (found in: ${defined:-none})"
+        failed=$((failed + 1))
+fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
