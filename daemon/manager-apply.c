@@ -191,6 +191,14 @@ int manager_feed(Manager *m, const EngineEvent *ev, usec_t now) {
         return manager_effects(m, &fx, now);
 }
 
+/* Reads not handled yet: queued in the fanotify group, or parked until an
+ * exit record names their reader (they are taken on the loop's next
+ * turns). A switch off, or an armed sample, waits for them. */
+bool manager_reads_queued(const Manager *m) {
+        return readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0 ||
+               exits_parked(manager_exits(m)) > 0;
+}
+
 /* Reads the kernel back (someone else may have changed it) and has the
  * engine decide at now: a read's own time, so that the switch it causes is
  * dated at the read. */
@@ -202,7 +210,7 @@ int manager_decide(Manager *m, usec_t now) {
         return manager_feed(m,
                             &(EngineEvent) { .type = ENGINE_EVENT_DECIDE,
                                              .found = found,
-                                             .reads_queued = readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0 },
+                                             .reads_queued = manager_reads_queued(m) },
                             now);
 }
 
@@ -214,7 +222,7 @@ int manager_apply(Manager *m) {
         return manager_decide(m, now_usec(CLOCK_MONOTONIC));
 }
 
-int manager_set_policy(Manager *m, Policy policy, int dry_run) {
+int manager_handle_set_policy(Manager *m, Policy policy, int dry_run) {
         int r;
 
         log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
@@ -261,25 +269,18 @@ int manager_restore(Manager *m) {
 
 /* ---- the kernel's log ---- */
 
-int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
+void manager_handle_trigger_settled(Manager *m) {
         /* The kernel logged a trigger and no read event claimed it. */
         take_kernel_log(m);
         (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_TRIGGER_SETTLED }, now_usec(CLOCK_MONOTONIC));
-        return 0;
 }
 
 /* What the kernel logged: only its auto's trigger is news (our own writes,
  * or the admin's: the sysctl says those). */
-static void kernel_logged(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]) {
+void manager_handle_kernel_log(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]) {
         if (counts[KMSG_NUMA_AUTO_TRIGGERED] > 0)
                 (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_KERNEL_LOG_TRIGGER },
                                     now_usec(CLOCK_MONOTONIC));
-}
-
-void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata) {
-        kernel_logged(userdata, counts);
 }
 
 /* What the kernel logged until now, taken in order before what comes
@@ -288,5 +289,5 @@ void take_kernel_log(Manager *m) {
         unsigned counts[_KMSG_NUMA_MAX];
 
         if (kmsg_monitor_take(manager_kmsg(m), counts) > 0)
-                kernel_logged(m, counts);
+                manager_handle_kernel_log(m, counts);
 }

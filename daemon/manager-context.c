@@ -17,6 +17,8 @@
 
 struct Manager {
         sd_event *event;
+        EventQueue *queue;
+        sd_event_source *queue_source;  /* takes what was pushed outside the loop's handling */
         sd_event_source *timers[_MANAGER_TIMER_MAX];
         TurnEnd *turn;
 
@@ -50,6 +52,7 @@ struct Manager {
 };
 
 sd_event *manager_event(const Manager *m) { return m->event; }
+EventQueue *manager_queue(const Manager *m) { return m->queue; }
 sd_event_source *manager_timer(const Manager *m, ManagerTimer which) { return m->timers[which]; }
 const char *manager_root(const Manager *m) { return m->root; }
 const Config *manager_config(const Manager *m) { return &m->config; }
@@ -126,6 +129,19 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         r = sd_event_default(&m->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot allocate event loop: %m");
+        m->queue = event_queue_new();
+        if (!m->queue)
+                return log_oom();
+        /* Before the turn's end (IMPORTANT - 1): a turn settles after its events. */
+        r = sd_event_add_defer(m->event, &m->queue_source, on_queue, m);
+        if (r >= 0) {
+                (void) sd_event_source_set_description(m->queue_source, "queue");
+                r = sd_event_source_set_priority(m->queue_source, SD_EVENT_PRIORITY_IMPORTANT - 2);
+        }
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->queue_source, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event queue: %m");
         r = exits_new(m->event, on_exit_named_read, m, &m->exits);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up exit records: %m");
@@ -142,6 +158,8 @@ void manager_context_free(Manager *m) {
         engine_free(m->engine);
         for (size_t i = 0; i < ELEMENTSOF(m->timers); i++)
                 sd_event_source_disable_unref(m->timers[i]);
+        sd_event_source_disable_unref(m->queue_source);
+        event_queue_free(m->queue);
         metrics_file_free(m->metrics);
         container_watch_free(m->containers);
         sampler_free(m->sampler);
@@ -179,20 +197,18 @@ static int add_timer(Manager *m, sd_event_source **ret, sd_event_time_handler_t 
 
 /* Every timer, created off: each file schedules its own. */
 int manager_add_timers(Manager *m) {
-        static const struct {
-                sd_event_time_handler_t handler;
-                const char *name;
-        } timers[_MANAGER_TIMER_MAX] = {
-                [MANAGER_TIMER_SAMPLE] = { on_sample, "sample" },
-                [MANAGER_TIMER_DEADLINE] = { on_deadline, "policy-deadline" },
-                [MANAGER_TIMER_TRIGGER_SETTLE] = { on_trigger_settled, "trigger-settle" },
-                [MANAGER_TIMER_ARMED_SAMPLE] = { on_armed_sample, "armed-sample" },
-                [MANAGER_TIMER_METRICS] = { on_metrics_timer, "metrics" },
+        static const char *const names[_MANAGER_TIMER_MAX] = {
+                [MANAGER_TIMER_SAMPLE] = "sample",
+                [MANAGER_TIMER_DEADLINE] = "policy-deadline",
+                [MANAGER_TIMER_TRIGGER_SETTLE] = "trigger-settle",
+                [MANAGER_TIMER_ARMED_SAMPLE] = "armed-sample",
+                [MANAGER_TIMER_METRICS] = "metrics",
         };
         int r = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(timers) && r >= 0; i++)
-                r = add_timer(m, &m->timers[i], timers[i].handler, timers[i].name);
+        /* Each comes to the dispatch loop as an event (on_timer()). */
+        for (size_t i = 0; i < ELEMENTSOF(names) && r >= 0; i++)
+                r = add_timer(m, &m->timers[i], on_timer, names[i]);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;
@@ -217,6 +233,18 @@ void manager_new_sources(Manager *m) {
         }
         if (hotplug_new(m->event, on_hotplug_settled, m, &m->hotplug) < 0)
                 log_oom();
+}
+
+/* Queues ev for the dispatch loop: the one running takes it after the
+ * event it handles now, or, pushed outside it, the loop's next turn does
+ * (on_queue()). Out of memory, it is lost, and said so. */
+void manager_push(Manager *m, const ManagerEvent *ev) {
+        if (event_queue_push(m->queue, ev) < 0) {
+                log_error("Out of memory: a %s event is lost.", manager_event_type_to_string(ev->type));
+                return;
+        }
+        if (!event_queue_draining(m->queue))
+                (void) sd_event_source_set_enabled(m->queue_source, SD_EVENT_ONESHOT);
 }
 
 /* ---- what the life cycle sets ---- */

@@ -26,7 +26,7 @@ const char *manager_hold_refused(const Manager *m, int *ret_error) {
         return refuse(ret_error, 0, NULL);
 }
 
-void manager_holds_changed(Manager *m, const Holds *holds) {
+void manager_handle_holds_changed(Manager *m, const Holds *holds) {
         const HoldInfo *h = holds_get(holds, 0);
 
         EngineEvent ev = {

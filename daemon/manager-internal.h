@@ -39,6 +39,7 @@
 #include "nodes.h"
 #include "topology.h"
 #include "hotplug.h"
+#include "manager-queue.h"
 
 typedef struct TurnEnd TurnEnd;
 
@@ -46,16 +47,8 @@ typedef struct TurnEnd TurnEnd;
  * The manager's state is private to manager-context.c, which makes and
  * frees the units it holds and calls no file above it; the other files
  * reach them through these accessors, as kmod's files reach kmod_ctx. */
-typedef enum ManagerTimer {
-        MANAGER_TIMER_SAMPLE,           /* the next sample (manager-sample.c) */
-        MANAGER_TIMER_DEADLINE,         /* the policy's next deadline (manager-turn.c) */
-        MANAGER_TIMER_TRIGGER_SETTLE,   /* a logged trigger waits for its read until then */
-        MANAGER_TIMER_ARMED_SAMPLE,     /* the next armed sample */
-        MANAGER_TIMER_METRICS,          /* the next textfile write (manager-metrics.c) */
-        _MANAGER_TIMER_MAX,
-} ManagerTimer;
-
 sd_event *manager_event(const Manager *m);
+EventQueue *manager_queue(const Manager *m);
 sd_event_source *manager_timer(const Manager *m, ManagerTimer which);
 const char *manager_root(const Manager *m);
 const Config *manager_config(const Manager *m);
@@ -96,6 +89,9 @@ static inline void manager_context_freep(Manager **m) {
  * manager-apply.c handle them), and the sources, each NULL if it failed. */
 int manager_add_timers(Manager *m);
 void manager_new_sources(Manager *m);
+/* Queues ev for the dispatch loop (manager-dispatch.c), rather than
+ * handling it inside the handler that found it. */
+void manager_push(Manager *m, const ManagerEvent *ev);
 /* What the life cycle (manager.c) sets. The turn's end is not owned. */
 void manager_adopt_engine(Manager *m, Engine *e);
 void manager_adopt_service(Manager *m, Service *s);
@@ -149,14 +145,45 @@ void manager_set_mode(Manager *m, KernelMode mode);
 /* The engine's view of the setting, and that view told again. */
 void manager_engine_config(const Manager *m, EngineConfig *ret);
 void manager_configure_engine(Manager *m);
-int on_trigger_settled(sd_event_source *s, uint64_t usec, void *userdata);
-void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata);
 /* What the kernel logged until now, fed to the engine before what comes next. */
 void take_kernel_log(Manager *m);
+/* Reads not handled yet: queued, or parked for their exit records. */
+bool manager_reads_queued(const Manager *m);
 
-/* manager-reads.c */
+/* ---- manager-dispatch.c: the one dispatch loop ----
+ * The sources' callbacks and the manager's timers: each turns what it saw
+ * into one event and hands it to the loop, which handles it, then what its
+ * handling pushed. */
+int on_queue(sd_event_source *s, void *userdata);
+int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata);
-void on_read(Readers *readers, ReadEvent *ev, void *userdata);
+void on_kmsg(KmsgMonitor *k, const unsigned counts[_KMSG_NUMA_MAX], void *userdata);
+void on_containers_changed(ContainerWatch *w, void *userdata);
+void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata);
+extern const ReaderWatchOps manager_reader_watch_ops;
+
+/* ---- the handlers, one per event (manager-dispatch.c calls them) ---- */
+/* manager-reads.c: a read, parked until an exit record names its reader
+ * unless it was already; NULL: reads lost. */
+void manager_handle_read(Manager *m, ReadEvent *ev, bool parked);
+/* manager-apply.c */
+void manager_handle_kernel_log(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]);
+void manager_handle_trigger_settled(Manager *m);
+int manager_handle_set_policy(Manager *m, Policy policy, int dry_run);
+/* manager-sources.c */
+void manager_readers_changed(Manager *m);
+void manager_handle_readers_retried(Manager *m);
+void manager_containers_changed(Manager *m);
+void manager_handle_hotplug(Manager *m, const HotplugSettled *what);
+/* manager-ticks.c: usec, the time the sample was set for */
+void manager_handle_sample(Manager *m, uint64_t usec);
+void manager_handle_armed_sample(Manager *m);
+/* manager-metrics.c */
+void manager_handle_metrics_due(Manager *m);
+/* manager-holds.c */
+void manager_handle_holds_changed(Manager *m, const Holds *holds);
+/* manager-reload.c */
+int manager_handle_reload(Manager *m, char **ret_error);
 
 /* manager-sources.c */
 void manager_resolve_rules(Manager *m);
@@ -166,18 +193,8 @@ int manager_watch(Manager *m);
 void manager_scan_containers(Manager *m);
 /* How often containers are scanned now: none without reader detection. */
 usec_t manager_scan_period(const Manager *m);
-/* What the sources' news means, for manager.c to start them with. */
-extern const ReaderWatchOps manager_reader_watch_ops;
-void on_containers_changed(ContainerWatch *w, void *userdata);
-void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata);
-
-/* manager-ticks.c */
-int on_sample(sd_event_source *s, uint64_t usec, void *userdata);
-int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata);
-int on_deadline(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* manager-metrics.c */
 void manager_metrics_remove(Manager *m);
-int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata);
 void manager_schedule_metrics(Manager *m, bool now);
 

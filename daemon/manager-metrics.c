@@ -29,12 +29,9 @@ static void manager_metrics_write(Manager *m) {
                 manager_state_changed(m);
 }
 
-int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
+void manager_handle_metrics_due(Manager *m) {
         manager_metrics_write(m);
         manager_schedule_metrics(m, false);
-        return 0;
 }
 
 /* The next write, an interval from now (or at once); none without a textfile. */

@@ -120,7 +120,7 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         };
 }
 
-static void manager_handle_read(Manager *m, ReadEvent *ev) {
+static void handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_(read_judgement_done) ReadJudgement j = {};
         EngineEffects fx;
@@ -167,14 +167,6 @@ static void manager_handle_read(Manager *m, ReadEvent *ev) {
         (void) manager_effects(m, &fx, now);
 }
 
-/* A read an exit record named (or whose record did not come in time). */
-void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata) {
-        Manager *m = userdata;
-
-        take_kernel_log_before_read(m);
-        manager_handle_read(m, ev);
-}
-
 /* A reload changed the rules: each reader is judged again by what it was
  * seen as, so that none shows (or keeps counting on by) a rule that is
  * gone. Without probing its process, which may be gone: a verdict the
@@ -203,10 +195,16 @@ void manager_rejudge_readers(Manager *m) {
         }
 }
 
-void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
-        Manager *m = userdata;
+/* A read, or one an exit record named (or whose record did not come in
+ * time): parked, not again. NULL: a read that could not wait, lost. */
+void manager_handle_read(Manager *m, ReadEvent *ev, bool parked) {
+        ReadEvent lost = { .overflow = true };
 
+        if (!ev) {
+                handle_read(m, &lost);
+                return;
+        }
         take_kernel_log_before_read(m);
-        if (!exits_park(manager_exits(m), ev))
-                manager_handle_read(m, ev);
+        if (parked || !exits_park(manager_exits(m), ev))
+                handle_read(m, ev);
 }

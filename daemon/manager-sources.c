@@ -41,34 +41,24 @@ unsigned rules_fields(const Config *c) {
 
 /* Reader detection came or went: what the engine can see changed, and so
  * may its decision (blind, auto keeps counting on). */
-static void manager_readers_changed(Manager *m) {
+void manager_readers_changed(Manager *m) {
         manager_configure_engine(m);
         (void) manager_apply(m);
 }
 
 /* Reader detection lost (what: why, before error's text): the policy goes
- * blind until a new group works and marks. */
+ * blind until a new group works and marks. Its news waits for the loop. */
 static void manager_readers_lost(Manager *m, int error, const char *what) {
         reader_watch_lost(manager_reader_watch(m), error, what);
-        manager_readers_changed(m);
-}
-
-static void on_readers_lost(ReaderWatch *w, void *userdata) {
-        manager_readers_changed(userdata);
+        manager_push(m, &(ManagerEvent) { .type = MANAGER_EVENT_READERS_CHANGED });
 }
 
 /* A new group after a loss: marked, it sees readers again. */
-static void on_readers_retried(ReaderWatch *w, void *userdata) {
-        Manager *m = userdata;
-
+void manager_handle_readers_retried(Manager *m) {
         if (manager_watch(m) < 0)
                 return;         /* lost again: manager_readers_lost() set the next try */
         reader_watch_back(manager_reader_watch(m));
         manager_readers_changed(m);
-}
-
-static void on_readers_retry_failed(ReaderWatch *w, void *userdata) {
-        manager_state_changed(userdata);
 }
 
 int manager_watch(Manager *m) {
@@ -104,8 +94,7 @@ int manager_watch(Manager *m) {
         return 0;
 }
 
-void on_hotplug_settled(Hotplug *h, const HotplugSettled *what, void *userdata) {
-        Manager *m = userdata;
+void manager_handle_hotplug(Manager *m, const HotplugSettled *what) {
         bool changed = false;
 
         (void) nodes_reload(manager_nodes(m), &changed);
@@ -123,25 +112,13 @@ usec_t manager_scan_period(const Manager *m) {
 }
 
 /* Containers came or went: their files are marked, or no longer. */
-static void manager_containers_changed(Manager *m) {
+void manager_containers_changed(Manager *m) {
         (void) manager_watch(m);
         manager_state_changed(m);
 }
 
-/* A scan the watch ran on its own (its timer, mount events) found them. */
-void on_containers_changed(ContainerWatch *w, void *userdata) {
-        manager_containers_changed(userdata);
-}
-
-/* Scans now. */
+/* Scans now; what it found waits for the loop. */
 void manager_scan_containers(Manager *m) {
         if (container_watch_scan(manager_containers(m)))
-                manager_containers_changed(m);
+                manager_push(m, &(ManagerEvent) { .type = MANAGER_EVENT_CONTAINERS_CHANGED });
 }
-
-const ReaderWatchOps manager_reader_watch_ops = {
-        .read = on_read,
-        .lost = on_readers_lost,
-        .retried = on_readers_retried,
-        .retry_failed = on_readers_retry_failed,
-};

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The timers' handlers: the sample, the armed auto's sample, the policy's
- * deadline. Each takes its reading, tells the engine and returns; the
- * sampling below it feeds no one. */
+/* The timers' handlers (the dispatch loop calls them): the sample and the
+ * armed auto's sample; the deadline's is manager_apply(). Each takes its
+ * reading, tells the engine and returns; the sampling below it feeds no
+ * one. */
 #include "manager.h"
 #include "manager-internal.h"
 #include "time-util.h"
 
-int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
+void manager_handle_sample(Manager *m, uint64_t usec) {
         uint64_t now, next;
 
         /* Armed, this reads nothing: the armed sampler has the rate then. The
@@ -24,8 +24,7 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         next = usec + manager_config(m)->interval;
         if (next <= now)
                 next = now + manager_config(m)->interval;
-        sd_event_source_set_time(s, next);
-        return 0;
+        sd_event_source_set_time(manager_timer(m, MANAGER_TIMER_SAMPLE), next);
 }
 
 /* While armed the daemon reads no statistics, so it would not know the
@@ -33,18 +32,17 @@ int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
  * the kernel's auto on, and the policy re-arms at once (or, the pressure
  * gone, switches counting on). Cost: one counter reset (kept by the
  * snapshot) and two sysctl writes per sample. */
-int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+void manager_handle_armed_sample(Manager *m) {
         unsigned logged[_KMSG_NUMA_MAX];
-        Manager *m = userdata;
 
         if (!engine_armed(manager_engine(m)))
-                return 0;
+                return;
         /* Reads queued while armed turned it on before this sample could:
          * they are taken first, in their own turns (the trigger is theirs);
          * the sample waits for them, and is moot if one did. */
-        if (readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0) {
-                event_timer_at(s, now_usec(CLOCK_MONOTONIC));
-                return 0;
+        if (manager_reads_queued(m)) {
+                event_timer_at(manager_timer(m, MANAGER_TIMER_ARMED_SAMPLE), now_usec(CLOCK_MONOTONIC));
+                return;
         }
         (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE }, now_usec(CLOCK_MONOTONIC));
         manager_sample(m, false);
@@ -56,10 +54,4 @@ int on_armed_sample(sd_event_source *s, uint64_t usec, void *userdata) {
                             &(EngineEvent) { .type = ENGINE_EVENT_ARMED_SAMPLE_DONE,
                                              .confirmed = logged[KMSG_NUMA_AUTO_TRIGGERED] > 0 },
                             now_usec(CLOCK_MONOTONIC));
-        return 0;
-}
-
-int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
-        (void) manager_apply(userdata);
-        return 0;
 }

@@ -202,6 +202,10 @@ mutant outcome-not-fed-back daemon/manager-apply.c \
         $'        manager_engine_feed(m,\n                            &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
         $'        if (0) manager_engine_feed(m,\n                            &(EngineEvent) { .type = r < 0 ? ENGINE_EVENT_WRITE_FAILED : ENGINE_EVENT_WRITTEN,' \
         tests/unit/test-manager
+mutant nested-event-handled-inside daemon/manager-dispatch.c \
+        $'        if (event_queue_draining(q)) {\n                if (ev->type == MANAGER_EVENT_READ) {' \
+        $'        if (false) {\n                if (ev->type == MANAGER_EVENT_READ) {' \
+        tests/unit/test-manager
 
 echo "check-mutants: $caught caught, $missed missed${missed_names:+ ($missed_names )}, $broken did not apply"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]

@@ -137,7 +137,9 @@ int exits_enable(Exits *x, bool on) {
         if (!on) {
                 x->taskstats = taskstats_free(x->taskstats);
                 x->error = mfree(x->error);
-                exits_resolve(x);       /* hands the parked reads back now, unnamed */
+                /* The parked reads go back unnamed, from the timer: never
+                 * inside the caller's own handling. */
+                event_timer_at(x->timer, now_usec(CLOCK_MONOTONIC));
                 return 0;
         }
         x->error = mfree(x->error);
@@ -181,14 +183,19 @@ bool exits_park(Exits *x, ReadEvent *ev) {
 
         if (!x || !x->taskstats || ev->overflow || ev->pid <= 0 || !read_event_exited(ev))
                 return false;
+        /* Full: this one is handled now, unnamed, by the caller; nothing
+         * parked is handed back inside the caller's handling. */
+        if (parked_reads_count(x->parked) >= PARKED_MAX)
+                return false;
         r = parked_reads_add(x->parked, ev->pid, now_usec(CLOCK_MONOTONIC), ev->path, ev->comm,
                              ev->has_uid ? &ev->uid : NULL, &evicted);
         if (r < 0)
                 return false;   /* handled now, unnamed */
-        if (r > 0)
-                exits_unpark(x, &evicted);
-        taskstats_fetch(x->taskstats);  /* its record may be queued already */
-        exits_resolve(x);
+        if (r > 0)              /* not while below PARKED_MAX */
+                parked_read_done(&evicted);
+        /* Its record may be queued already: the timer looks on the loop's
+         * next turn, not inside this read's handling. */
+        event_timer_at(x->timer, now_usec(CLOCK_MONOTONIC));
         return true;
 }
 

@@ -25,8 +25,8 @@ int exits_new(sd_event *event, ExitsReadFn on_read, void *userdata, Exits **ret)
 Exits *exits_free(Exits *x);
 
 /* Exit records on or off. On: -errno when taskstats is unavailable (the
- * reason is in exits_error()). Off: the parked reads are handed back now,
- * unnamed. */
+ * reason is in exits_error()). Off: the parked reads are handed back,
+ * unnamed, on the loop's next turn. */
 int exits_enable(Exits *x, bool on);
 bool exits_enabled(const Exits *x);
 const char *exits_error(const Exits *x);

@@ -371,7 +371,7 @@ static void test_no_read_inside_another(void) {
                 _exit(0);
         waitpid(child, NULL, 0);
 
-        on_read(NULL, &now_read, m);
+        manager_reader_watch_ops.read(NULL, &now_read, m);
         ok(in_readertab(m, getpid()), "a read by a running reader is handled");
         is_int(exits_parked(manager_exits(m)), 1, "  the parked read its record lookup made due waits for the loop");
         ok(!in_readertab(m, gone), "  and is not handled inside it");
@@ -443,7 +443,7 @@ static void test_one_status_per_read(void) {
         engine_config.linger = 3600 * USEC_PER_SEC;     /* the read keeps counting on while we look */
         engine_feed(manager_engine(m), &(EngineEvent) { .type = ENGINE_EVENT_CONFIGURE, .config = &engine_config },
                     now_usec(CLOCK_MONOTONIC), &fx);
-        on_read(NULL, &read, m);
+        manager_reader_watch_ops.read(NULL, &read, m);
         run_idle(m);
         ok(counting_on(m), "a read: counting on");
         is_int(monitor_messages(client, &counting), 1, "  Monitor hears of it once");
@@ -613,7 +613,7 @@ static void test_armed_sample_after_queued_reads(void) {
         ok(readers_pending(reader_watch_readers(manager_reader_watch(m))) > 0, "a read is queued");
         /* The armed sample dispatched now, as when the read came after the
          * loop's poll (or during a flood, when reads lose their precedence). */
-        (void) on_armed_sample(manager_timer(m, MANAGER_TIMER_ARMED_SAMPLE), now_usec(CLOCK_MONOTONIC), m);
+        (void) on_timer(manager_timer(m, MANAGER_TIMER_ARMED_SAMPLE), now_usec(CLOCK_MONOTONIC), m);
         ok(run_until(m, counting_strict, 5 * USEC_PER_SEC), "the read turns counting on: strict");
         is_int((int) engine_counts(manager_engine(m)).triggers, 1, "  the trigger was the read's");
         is_int((int) engine_counts(manager_engine(m)).armed_samples, 0, "  the sample waited, and was moot");
@@ -622,6 +622,57 @@ done:
         manager_free(m);
         if (root_path(root, "/proc/sys/vm/numa_stats_mode", &mode_file) < 0 || unlink(mode_file) < 0)
                 abort();
+}
+
+/* The dispatch loop takes one event at a time. News that comes while an
+ * event is handled waits for it; a read, whose fds cannot wait, is taken
+ * as lost reads (counting on, to be safe); a command whose caller waits
+ * for its outcome is refused. Pushed outside any handling, an event waits
+ * for the loop's next turn. */
+static void test_one_event_at_a_time(void) {
+        ReadEvent read = {
+                .pid = getpid(),
+                .comm = "reader",
+                .has_uid = true,
+                .uid = getuid(),
+                .path = "/proc/vmstat",
+        };
+        uint64_t reloads;
+        EventQueue *q;
+        Manager *m;
+
+        m = start(POLICY_AUTO);
+        q = manager_queue(m);
+        (void) manager_apply(m);
+        pressure(m);
+        (void) manager_apply(m);
+        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
+                manager_free(m);
+                return;
+        }
+        run_idle(m);
+        reloads = nodes_reloads(manager_nodes(m));
+
+        event_queue_set_draining(q, true);     /* as while a handler runs */
+        on_hotplug_settled(NULL, &(HotplugSettled) { .nodes = true }, m);
+        is_int((int) event_queue_length(q), 1, "news that comes while an event is handled is queued");
+        is_int((int) (nodes_reloads(manager_nodes(m)) - reloads), 0, "  not handled inside it");
+        manager_reader_watch_ops.read(NULL, &read, m);
+        is_int((int) event_queue_length(q), 2, "a read that comes then is queued too");
+        ok(counting_off(m), "  and not handled inside it");
+        is_int(manager_set_policy(m, POLICY_AUTO, -1), -EBUSY, "a set-policy then is refused: its caller waits");
+        event_queue_set_draining(q, false);
+        (void) on_queue(NULL, m);
+        is_int((int) event_queue_length(q), 0, "the loop takes them after");
+        is_int((int) (nodes_reloads(manager_nodes(m)) - reloads), 1, "  the uevents' news is handled");
+        ok(counting_on(m), "  then the read, as lost reads: counting on, to be safe");
+
+        manager_push(m, &(ManagerEvent) { .type = MANAGER_EVENT_HOTPLUG, .hotplug = { .nodes = true } });
+        is_int((int) event_queue_length(q), 1, "pushed outside any handling: queued");
+        run_idle(m);
+        is_int((int) event_queue_length(q), 0, "  the loop's next turn takes it");
+        is_int((int) (nodes_reloads(manager_nodes(m)) - reloads), 2, "  and handles it");
+        manager_free(m);
 }
 
 int main(void) {
@@ -644,6 +695,7 @@ int main(void) {
                 test_off_waits_for_queued_reads();
                 test_hold_ends_after_queued_reads();
                 test_armed_sample_after_queued_reads();
+                test_one_event_at_a_time();
         } else
                 tap_skip("not root: fanotify needs CAP_SYS_ADMIN");
         remove_tree();
