@@ -3,8 +3,9 @@
 # configuration (policy auto, a sample a second) on a --root tree shaped
 # like a 4-CPU, 2-node machine (tests/bench/make-tree.py) whose counters do
 # not move and which nobody reads. Over IDLE_SECONDS (default 60) it prints
-# the daemon's wakeups a second (context switches, voluntary and not, of
-# all its threads), its CPU share (the scheduler's time, /proc/PID/schedstat)
+# the daemon's wakeups a second (its voluntary context switches, summed
+# over its threads: each is a sleep it woke from; preemptions by others
+# are printed apart), its CPU share (the scheduler's time, /proc/PID/schedstat)
 # and its RSS, and how often it rewrote its carried counters. Targets: at
 # most 1 wakeup a second and 0.01% of a CPU; the checks hold sanity bounds
 # (2 wakeups a second, 0.1%) so that a loaded machine does not fail them,
@@ -22,10 +23,6 @@ NUMASTATD=$BUILDDIR/numastatd NUMASTATCTL=$BUILDDIR/numastatctl
 SECONDS_IDLE=${IDLE_SECONDS:-60}
 . "$HERE/lib.sh"
 bench_init idle
-# Summed over the daemon's threads.
-cpu_ns() { cat /proc/"$DPID"/task/*/schedstat | awk '{ s += $1 } END { print s }'; }
-switches() { cat /proc/"$DPID"/task/*/status | awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s }'; }
-forks() { awk '$1 == "processes" { print $2 }' /proc/stat; }
 
 T=$WORK/t
 python3 "$HERE/make-tree.py" "$T" 4 2
@@ -42,31 +39,51 @@ done
 ok 0 "the daemon runs with the shipped configuration on a quiet 4-CPU, 2-node tree"
 
 # Nothing talks to it from here on: a status call would wake it. One
-# watcher process, so that the bench itself starts next to none.
-c0=$(cpu_ns) w0=$(switches) f0=$(forks) t0=$(date +%s%N)
-versions=$(python3 -c 'import os, sys, time
-path, end, seen, last = sys.argv[1], time.monotonic() + int(sys.argv[2]), 1, None
+# watcher process measures from inside, once it runs: its own start (a
+# Python behind a shim may start dozens of processes, each exit a record
+# the daemon reads) is not counted. It prints the daemon's CPU time (the
+# scheduler's, summed over its threads), its context switches (voluntary
+# and not), the host's process starts and the elapsed time, then how
+# often the counters file changed.
+read -r cpu_ns sleeps preempted forks elapsed_ms versions < <(python3 -c 'import glob, os, sys, time
+pid, path, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def cpu():
+    return sum(int(open(f).read().split()[0]) for f in glob.glob(f"/proc/{pid}/task/*/schedstat"))
+def switches(kind):
+    n = 0
+    for f in glob.glob(f"/proc/{pid}/task/*/status"):
+        for line in open(f):
+            if line.startswith(kind + "_ctxt_switches:"):
+                n += int(line.split()[1])
+    return n
+def forks():
+    for line in open("/proc/stat"):
+        if line.startswith("processes "):
+            return int(line.split()[1])
 def version():
     st = os.stat(path)
     return (st.st_ino, st.st_mtime_ns)
-last = version()
+c0, v0, n0, f0, t0, last, seen = cpu(), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic(), version(), 1
+end = t0 + seconds
 while time.monotonic() < end:
     time.sleep(1)
     v = version()
     if v != last:
         seen, last = seen + 1, v
-print(seen)' "$RUN/counters" "$SECONDS_IDLE")
-c1=$(cpu_ns) w1=$(switches) f1=$(forks) t1=$(date +%s%N)
+c1, v1, n1, f1, t1 = cpu(), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic()
+print(c1 - c0, v1 - v0, n1 - n0, f1 - f0, int((t1 - t0) * 1000), seen)' "$DPID" "$RUN/counters" "$SECONDS_IDLE")
 rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$DPID/status")
 kill $DPID; wait $DPID 2>/dev/null; DPID=
 
-elapsed_ms=$(( (t1 - t0) / 1000000 ))
-wakeups_milli=$(( (w1 - w0) * 1000000 / elapsed_ms ))          # per 1000 s
-cpu_ppm=$(( (c1 - c0) / 1000 * 1000 / elapsed_ms ))            # µs per s: parts per million of a CPU
-forks_milli=$(( (f1 - f0) * 1000000 / elapsed_ms ))
-printf '# figure: idle %d s: %d.%03d wakeups/s, %d.%04d%% of a CPU (%d us), RSS %d KiB, counters file written %d time(s); the host started %d.%03d processes/s\n' \
+[ -n "${versions:-}" ] || { echo "Bail out! the watcher measured nothing"; exit 1; }
+wakeups_milli=$(( sleeps * 1000000 / elapsed_ms ))             # per 1000 s
+preempted_milli=$(( preempted * 1000000 / elapsed_ms ))
+cpu_ppm=$(( cpu_ns / 1000 * 1000 / elapsed_ms ))               # µs per s: parts per million of a CPU
+forks_milli=$(( forks * 1000000 / elapsed_ms ))
+printf '# figure: idle %d s: %d.%03d wakeups/s (and %d.%03d preemptions/s), %d.%04d%% of a CPU (%d us), RSS %d KiB, counters file written %d time(s); the host started %d.%03d processes/s\n' \
         $((elapsed_ms / 1000)) $((wakeups_milli / 1000)) $((wakeups_milli % 1000)) \
-        $((cpu_ppm / 10000)) $((cpu_ppm % 10000)) $(( (c1 - c0) / 1000 )) "$rss" "$versions" \
+        $((preempted_milli / 1000)) $((preempted_milli % 1000)) \
+        $((cpu_ppm / 10000)) $((cpu_ppm % 10000)) $(( cpu_ns / 1000 )) "$rss" "$versions" \
         $((forks_milli / 1000)) $((forks_milli % 1000))
 busy=$(( forks_milli > 2000 ))
 if [ "$busy" -eq 1 ]; then
