@@ -24,19 +24,21 @@ void manager_set_mode(Manager *m, KernelMode mode) {
 }
 
 void manager_engine_config(const Manager *m, EngineConfig *ret) {
+        const Config *c = manager_config(m);
+
         *ret = (EngineConfig) {
                 .backend = manager_backend(m),
                 .sysctl_path = backend_sysctl_path(manager_backend(m)),
-                .off_mode = manager_config(m)->off_mode,
-                .on_external_change = manager_config(m)->on_external_change,
-                .min_dwell = manager_config(m)->min_dwell,
-                .linger = manager_config(m)->linger,
-                .sustain = manager_config(m)->sustain,
-                .coarse_above = manager_config(m)->coarse_above,
-                .strict_below = manager_config(m)->strict_below,
-                .armed_interval = manager_config(m)->armed_interval,
-                .linger_max = manager_config(m)->linger_max,
-                .exit_mode = manager_config(m)->exit_mode,
+                .off_mode = c->off_mode,
+                .on_external_change = c->on_external_change,
+                .min_dwell = c->min_dwell,
+                .linger = c->linger,
+                .sustain = c->sustain,
+                .coarse_above = c->coarse_above,
+                .strict_below = c->strict_below,
+                .armed_interval = c->armed_interval,
+                .linger_max = c->linger_max,
+                .exit_mode = c->exit_mode,
                 .realtime_offset = manager_realtime_offset(m),
                 .readers_unseen = !reader_watch_readers(manager_reader_watch(m)),
                 .kernel_log = manager_kmsg(m) != NULL,
@@ -223,18 +225,19 @@ int manager_apply(Manager *m) {
 }
 
 int manager_handle_set_policy(Manager *m, Policy policy, int dry_run) {
+        Engine *e = manager_engine(m);
         int r;
 
         log_info("Policy set to %s%s by a client (was %s%s).", policy_to_string(policy),
                  dry_run > 0 ? ", dry run" : dry_run == 0 ? ", no dry run" : "",
-                 policy_to_string(engine_policy(manager_engine(m))), engine_dry_run(manager_engine(m)) ? ", dry run" : "");
+                 policy_to_string(engine_policy(e)), engine_dry_run(e) ? ", dry run" : "");
         r = manager_feed(m,
                          &(EngineEvent) { .type = ENGINE_EVENT_SET_POLICY,
                                           .policy = policy,
                                           .policy_source = CAUSE_OPERATOR,
-                                          .dry_run = dry_run >= 0 ? dry_run : engine_dry_run(manager_engine(m)) },
+                                          .dry_run = dry_run >= 0 ? dry_run : engine_dry_run(e) },
                          now_usec(CLOCK_MONOTONIC));
-        return r < 0 ? r : engine_dry_run(manager_engine(m));
+        return r < 0 ? r : engine_dry_run(e);
 }
 
 int manager_restore(Manager *m) {

@@ -86,9 +86,10 @@ static void drain(Manager *m) {
                 (void) dispatch_one(m, &ev);
 }
 
-/* Handles ev now, then what its handling pushed; or, while the loop is
- * taking events already, queues it for the loop. Returns ev's outcome
- * when it was handled now. */
+/* Handles ev now: after what was pushed before it (outside any handling,
+ * not taken yet), and before what its handling pushes. While the loop is
+ * taking events already, queues it instead. Returns ev's outcome when it
+ * was handled now. */
 static int dispatch(Manager *m, const ManagerEvent *ev) {
         EventQueue *q = manager_queue(m);
         int r;
@@ -109,6 +110,7 @@ static int dispatch(Manager *m, const ManagerEvent *ev) {
                 return 0;
         }
         event_queue_set_draining(q, true);
+        drain(m);
         r = dispatch_one(m, ev);
         drain(m);
         event_queue_set_draining(q, false);

@@ -36,8 +36,11 @@ void manager_handle_metrics_due(Manager *m) {
 
 /* The next write, an interval from now (or at once); none without a textfile. */
 void manager_schedule_metrics(Manager *m, bool now) {
-        if (!manager_timer(m, MANAGER_TIMER_METRICS))
+        sd_event_source *timer = manager_timer(m, MANAGER_TIMER_METRICS);
+        const Config *c = manager_config(m);
+
+        if (!timer)
                 return;
-        event_timer_at(manager_timer(m, MANAGER_TIMER_METRICS), !manager_config(m)->metrics_textfile ? USEC_INFINITY
-                                   : now_usec(CLOCK_MONOTONIC) + (now ? 0 : manager_config(m)->metrics_interval));
+        event_timer_at(timer, !c->metrics_textfile ? USEC_INFINITY
+                                                   : now_usec(CLOCK_MONOTONIC) + (now ? 0 : c->metrics_interval));
 }

@@ -178,6 +178,7 @@ static bool verdict_by_rule(const char *verdict) {
 
 void manager_rejudge_readers(Manager *m) {
         const ReaderTable *t = engine_readers(manager_engine(m));
+        const Config *c = manager_config(m);
 
         for (size_t i = 0; i < t->n; i++) {
                 const ReaderEntry *e = &t->entries[i];
@@ -185,8 +186,8 @@ void manager_rejudge_readers(Manager *m) {
                 bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
                 ReadJudgement j;
 
-                read_judge(manager_config(m), manager_known_cache(m), &id, 0, false, &j);
-                if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !manager_config(m)->known))
+                read_judge(c, manager_known_cache(m), &id, 0, false, &j);
+                if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !c->known))
                         (void) manager_feed(m,
                                             &(EngineEvent) {
                                                     .type = ENGINE_EVENT_REJUDGE, .index = i, .verdict = &j.v },

@@ -35,8 +35,8 @@ void manager_sample(Manager *m, bool reset) {
 
         if (manager_backend(m) == BACKEND_NONE || !engine_may_read_stats(manager_engine(m)))
                 return;
-        changed = sampler_sample(manager_sampler(m), manager_config(m)->interval, reset || engine_counting(manager_engine(m)), reset,
-                                 nodes_topology(manager_nodes(m)));
+        changed = sampler_sample(manager_sampler(m), manager_config(m)->interval,
+                                 reset || engine_counting(manager_engine(m)), reset, nodes_topology(manager_nodes(m)));
         manager_carry_save(m, changed);
 }
 

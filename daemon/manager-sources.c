@@ -16,8 +16,10 @@
 #include "verdict.h"
 
 void manager_resolve_rules(Manager *m) {
-        rules_resolve_exes(manager_config(m)->ignore, manager_config(m)->n_ignore);
-        rules_resolve_exes(manager_config(m)->count, manager_config(m)->n_count);
+        const Config *c = manager_config(m);
+
+        rules_resolve_exes(c->ignore, c->n_ignore);
+        rules_resolve_exes(c->count, c->n_count);
         known_cache_clear(manager_known_cache(m));     /* the catalogue was (re)loaded with the config */
 }
 
@@ -108,7 +110,9 @@ void manager_handle_hotplug(Manager *m, const HotplugSettled *what) {
 /* ---- containers' procfs instances ---- */
 
 usec_t manager_scan_period(const Manager *m) {
-        return reader_watch_readers(manager_reader_watch(m)) ? config_container_scan(manager_config(m), manager_root(m)) : 0;
+        if (!reader_watch_readers(manager_reader_watch(m)))
+                return 0;
+        return config_container_scan(manager_config(m), manager_root(m));
 }
 
 /* Containers came or went: their files are marked, or no longer. */

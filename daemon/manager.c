@@ -185,10 +185,12 @@ int manager_start(Manager *m) {
                 r = manager_add_signals(m);
         if (r >= 0)
                 r = manager_add_timers(m);
-        if (r >= 0 && (r = turn_end_new(m, &turn)) >= 0)
-                manager_set_turn(m, turn);
         if (r < 0)
-                return log_error_errno(r, "Cannot set up the loop: %m");
+                return r;
+        r = turn_end_new(m, &turn);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the end of a loop turn: %m");
+        manager_set_turn(m, turn);
         r = sd_event_set_watchdog(manager_event(m), true);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");

@@ -361,8 +361,8 @@ static void test_no_read_inside_another(void) {
         {
                 uid_t uid = getuid();
 
-                if (exits_park_unlooked(manager_exits(m), gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC, "/proc/zoneinfo",
-                                        &uid) != 0)
+                if (exits_park_unlooked(manager_exits(m), gone, now_usec(CLOCK_MONOTONIC) - USEC_PER_SEC,
+                                        "/proc/zoneinfo", &uid) != 0)
                         abort();
         }
         /* An exit record queued, not yet read. */
@@ -410,31 +410,45 @@ static bool counting_on(Manager *m) {
         return !counting_off(m);
 }
 
-/* A read that switches counting on changes the decision, the history and
- * the reader table: Monitor hears of it once. */
-static void test_one_status_per_read(void) {
-        static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
-        ReadEvent read = {
+/* A read of /proc/vmstat by this process, as reader detection reports it. */
+static ReadEvent own_read(void) {
+        return (ReadEvent) {
                 .pid = getpid(),
                 .comm = "reader",
                 .has_uid = true,
                 .uid = getuid(),
                 .path = "/proc/vmstat",
         };
+}
+
+/* Policy auto under pressure, counting off; NULL (said) if it is not. */
+static Manager *start_counting_off(void) {
+        Manager *m = start(POLICY_AUTO);
+
+        (void) manager_apply(m);
+        pressure(m);
+        (void) manager_apply(m);
+        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
+                manager_free(m);
+                return NULL;
+        }
+        return m;
+}
+
+/* A read that switches counting on changes the decision, the history and
+ * the reader table: Monitor hears of it once. */
+static void test_one_status_per_read(void) {
+        static const char monitor_call[] = "{\"method\":\"io.numastatd.Monitor\",\"more\":true}";
+        ReadEvent read = own_read();
         EngineConfig engine_config;
         bool counting = false;
         EngineEffects fx;
         int client;
         Manager *m;
 
-        m = start(POLICY_AUTO);
-        (void) manager_apply(m);
-        pressure(m);
-        (void) manager_apply(m);
-        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
-                manager_free(m);
+        m = start_counting_off();
+        if (!m)
                 return;
-        }
         client = call_on_socketpair(m, monitor_call, sizeof monitor_call);
         run_idle(m);
         is_int(monitor_messages(client, &counting), 1, "a Monitor client gets the status");
@@ -630,26 +644,15 @@ done:
  * for its outcome is refused. Pushed outside any handling, an event waits
  * for the loop's next turn. */
 static void test_one_event_at_a_time(void) {
-        ReadEvent read = {
-                .pid = getpid(),
-                .comm = "reader",
-                .has_uid = true,
-                .uid = getuid(),
-                .path = "/proc/vmstat",
-        };
+        ReadEvent read = own_read();
         uint64_t reloads;
         EventQueue *q;
         Manager *m;
 
-        m = start(POLICY_AUTO);
-        q = manager_queue(m);
-        (void) manager_apply(m);
-        pressure(m);
-        (void) manager_apply(m);
-        if (!ok(run_until(m, counting_off, 5 * USEC_PER_SEC), "auto under pressure: counting off")) {
-                manager_free(m);
+        m = start_counting_off();
+        if (!m)
                 return;
-        }
+        q = manager_queue(m);
         run_idle(m);
         reloads = nodes_reloads(manager_nodes(m));
 
