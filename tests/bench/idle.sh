@@ -6,7 +6,8 @@
 # the daemon's wakeups a second (its voluntary context switches, summed
 # over its threads: each is a sleep it woke from; preemptions by others
 # are printed apart), its CPU share (the scheduler's time, /proc/PID/schedstat)
-# and its RSS, and how often it rewrote its carried counters. Targets: at
+# and its RSS, how often it rewrote its carried counters, and (with perf)
+# its system calls a second and the CPU each costs. Targets: at
 # most 1 wakeup a second and 0.01% of a CPU; the checks hold sanity bounds
 # (2 wakeups a second, 0.1%) so that a loaded machine does not fail them,
 # and the carried counters written at most twice (at start and once a
@@ -73,6 +74,13 @@ while time.monotonic() < end:
 c1, v1, n1, f1, t1 = cpu(), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic()
 print(c1 - c0, v1 - v0, n1 - n0, f1 - f0, int((t1 - t0) * 1000), seen)' "$DPID" "$RUN/counters" "$SECONDS_IDLE")
 rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$DPID/status")
+# Where the CPU goes: the daemon's system calls over 10 s more, if perf can
+# count them (the cost of one differs by a factor of ten between a
+# hypervisor's guest and bare metal).
+syscalls=
+if command -v perf > /dev/null; then
+        syscalls=$(perf stat -x, -e raw_syscalls:sys_enter -p "$DPID" -- sleep 10 2>&1 | awk -F, '/raw_syscalls:sys_enter/ { print $1 }')
+fi
 kill $DPID; wait $DPID 2>/dev/null; DPID=
 
 [ -n "${versions:-}" ] || { echo "Bail out! the watcher measured nothing"; exit 1; }
@@ -85,6 +93,12 @@ printf '# figure: idle %d s: %d.%03d wakeups/s (and %d.%03d preemptions/s), %d.%
         $((preempted_milli / 1000)) $((preempted_milli % 1000)) \
         $((cpu_ppm / 10000)) $((cpu_ppm % 10000)) $(( cpu_ns / 1000 )) "$rss" "$versions" \
         $((forks_milli / 1000)) $((forks_milli % 1000))
+if [[ "$syscalls" =~ ^[0-9]+$ ]] && [ "$syscalls" -gt 0 ]; then
+        printf '# figure: %d.%d system calls a second, %d.%d us of CPU each (CPU over the minute / calls)\n' $((syscalls / 10)) $((syscalls % 10)) \
+                $(( cpu_ppm * 10 / syscalls )) $(( cpu_ppm * 100 / syscalls % 10 ))   # µs/s × 10 s / calls
+else
+        echo "# no system call count: perf cannot count raw_syscalls:sys_enter here"
+fi
 busy=$(( forks_milli > 2000 ))
 if [ "$busy" -eq 1 ]; then
         n=$((n + 1)); echo "ok $n # SKIP wakeups: the host is not idle ($((forks_milli / 1000)) processes started a second, each exit a record the daemon reads)"
