@@ -9,12 +9,33 @@
 # A break is NAME, FILE, the exact text to replace (once), what replaces it,
 # and the tests to run (make check TESTS=...). When a break no longer
 # applies (the code moved), the script says so: update the text here.
+#
+# check-mutants.sh --applies: builds and runs nothing; says, as TAP, whether
+# each break's text is in its file exactly once (tests/mutants-apply.sh,
+# part of make check, so that a break does not go stale unseen).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/numastatd-mutants-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+if [ "${1:-}" = --applies ]; then
+        n=0 failed=0
+        mutant() {
+                local name=$1 file=$2 old=$3 count
+                n=$((n + 1))
+                count=$(OLD=$old python3 -c 'import os, sys; print(open(sys.argv[1]).read().count(os.environ["OLD"]))' \
+                        "$top/$file" 2>/dev/null)
+                if [ "$count" = 1 ]; then
+                        echo "ok $n - mutant $name applies to $file"
+                else
+                        echo "not ok $n - mutant $name applies to $file (its text is there ${count:-0} times, not once)"
+                        failed=$((failed + 1))
+                fi
+        }
+else
+        work=$(mktemp -d /tmp/numastatd-mutants-XXXXXX)
+        trap 'rm -rf "$work"' EXIT
+fi
 only=" $* "
 
+if [ "${1:-}" != --applies ]; then
 echo "check-mutants: building a copy in $work"
 (cd "$top" && git ls-files -z | xargs -0 cp --parents -t "$work") || exit 1
 if ! (cd "$work" && ./autogen.sh && mkdir -p build && cd build &&
@@ -61,6 +82,7 @@ PYEND
         mv "$work/$file.orig" "$work/$file"
         touch "$work/$file"
 }
+fi
 
 mutant taskstats-register-fails daemon/sources/taskstats.c \
         '        r = possible_cpus(&cpus);' \
@@ -71,23 +93,23 @@ mutant fetch-calls-back daemon/sources/taskstats.c \
         '                t->callback(t, t->userdata);' \
         tests/unit/test-manager tests/unit/test-taskstats
 mutant announce-at-once daemon/manager-turn.c \
-        $'        m->turn.status = true;\n        turn_end_due(m);' \
-        '        manager_announce_now(m);' \
+        $'                t->status = true;\n        turn_end_due(m);' \
+        '                announce(m, t);' \
         tests/unit/test-manager
 mutant off-past-queued-reads daemon/core/kernel-state.c \
         'if (reads_queued && (p.action == KERNEL_ACTION_ARM || want == KERNEL_MODE_COARSE)) {' \
         'if (reads_queued && p.action == KERNEL_ACTION_ARM) {' \
         tests/unit/test-kernel-state tests/unit/test-manager
 mutant deadline-now-lost daemon/manager-turn.c \
-        'if (m->turn.deadline_now)' \
+        'if (t->deadline_now)' \
         'if (false)' \
         tests/unit/test-manager
 mutant hold-release-first daemon/service/holds.c \
         'SD_EVENT_PRIORITY_NORMAL + 1);' \
         'SD_EVENT_PRIORITY_IMPORTANT - 2);' \
         tests/unit/test-manager
-mutant armed-sample-before-reads daemon/manager-sample.c \
-        'if (readers_pending(m->watch.source) > 0) {' \
+mutant armed-sample-before-reads daemon/manager-ticks.c \
+        'if (manager_reads_queued(m)) {' \
         'if (false) {' \
         tests/unit/test-manager
 mutant held-read-unsaid daemon/core/policy.c \
@@ -99,16 +121,16 @@ mutant held-read-sticks daemon/core/policy.c \
         '        s->last_reader = *reader;' \
         tests/unit/test-policy
 mutant held-read-untold daemon/manager-reads.c \
-        '                if (clock.by_holder)' \
-        '                if (false)' \
+        'clock.by_holder = counts && read_by_holder(m, ev);' \
+        'clock.by_holder = counts && read_by_holder(m, ev) && false;' \
         tests/integration/linger.sh
 mutant arm-without-snapshot daemon/core/kernel-state.c \
         '                p.writes[p.n_writes++] = kernel_state_write(k, KERNEL_MODE_COARSE);' \
         '                p.writes[p.n_writes++] = (KernelWrite) { .mode = KERNEL_MODE_COARSE };' \
         tests/unit/test-kernel-state
-mutant linger-max-zero-unbounded daemon/manager.c \
-        'readertab_expected(&m->readertab, now, m->config.linger_max, &until, &i)' \
-        'readertab_expected(&m->readertab, now, m->config.linger_max ? m->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
+mutant linger-max-zero-unbounded daemon/core/engine.c \
+        'readertab_expected(&e->readers, now, e->config.linger_max, &until, &i)' \
+        'readertab_expected(&e->readers, now, e->config.linger_max ? e->config.linger_max : 3600 * USEC_PER_SEC, &until, &i)' \
         tests/integration/linger.sh
 mutant ready-before-first-write daemon/manager.c \
         $'        /* A failed first write is in status; the daemon serves anyway. */\n        (void) manager_apply(m);' \
@@ -143,8 +165,8 @@ mutant no-escaping lib/strutil.c \
         'size_t n = 1; e[0] = *s;' \
         tests/unit/test-strutil tests/integration/privacy.sh
 mutant no-sustain daemon/core/policy.c \
-        'd->sustained = now >= usec_add(above, c->sustain);' \
-        'd->sustained = true;' \
+        'd->sustained = since != 0 && now >= usec_add(since, c->sustain);' \
+        'd->sustained = since != 0;' \
         tests/unit/test-policy tests/integration/auto.sh
 mutant no-min-dwell daemon/core/policy.c \
         'return now >= usec_add(s->last_switch, c->min_dwell);' \
@@ -207,5 +229,10 @@ mutant nested-event-handled-inside daemon/manager-dispatch.c \
         $'        if (false) {\n                if (ev->type == MANAGER_EVENT_READ) {' \
         tests/unit/test-manager
 
+if [ "${1:-}" = --applies ]; then
+        echo "1..$n"
+        [ "$failed" -eq 0 ]
+        exit
+fi
 echo "check-mutants: $caught caught, $missed missed${missed_names:+ ($missed_names )}, $broken did not apply"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]
