@@ -233,8 +233,10 @@ int exits_park_unlooked(Exits *x, pid_t pid, uint64_t since, const char *path, c
         ParkedRead evicted;
         int r;
 
+        if (parked_reads_count(x->parked) >= PARKED_MAX)
+                return -ENOSPC;         /* as exits_park(): nothing handed back inside a call */
         r = parked_reads_add(x->parked, pid, since, path, NULL, uid, &evicted);
-        if (r > 0)
-                exits_unpark(x, &evicted);
+        if (r > 0)              /* not while below PARKED_MAX */
+                parked_read_done(&evicted);
         return r < 0 ? r : 0;
 }

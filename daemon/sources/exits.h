@@ -52,7 +52,8 @@ int exits_parent(Exits *x, pid_t pid, pid_t *ret);
 /* How many reads are parked. */
 size_t exits_parked(const Exits *x);
 /* Parks a read of path by a gone pid, taken at since, without looking for
- * its record: the next look does (tests set up a read that is due). */
+ * its record: the next look does (tests set up a read that is due).
+ * -ENOSPC when PARKED_MAX are parked. */
 int exits_park_unlooked(Exits *x, pid_t pid, uint64_t since, const char *path, const uid_t *uid);
 
 static inline void exits_freep(Exits **x) {
