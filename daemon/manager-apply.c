@@ -109,7 +109,7 @@ static void manager_allocated_now(Manager *m, usec_t now) {
 
         sampler_drop_pgalloc(manager_sampler(m));
         if (manager_backend(m) != BACKEND_NONE && engine_may_read_stats(manager_engine(m)) &&
-            stats_read_vmstat(manager_root(m), &vs) >= 0 && vs.has_pgalloc) {
+            stats_read_vmstat(manager_root(m), NULL, &vs) >= 0 && vs.has_pgalloc) {
                 ev.has_pgalloc = true;
                 ev.pgalloc = vs.pgalloc;
         }

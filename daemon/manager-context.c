@@ -49,6 +49,7 @@ struct Manager {
 
         bool shut_down;
         uint64_t started;
+        pid_t pid;              /* ours, for each status: getpid() is a system call */
 };
 
 sd_event *manager_event(const Manager *m) { return m->event; }
@@ -59,6 +60,7 @@ const Config *manager_config(const Manager *m) { return &m->config; }
 const char *manager_config_path(const Manager *m) { return m->config_path; }
 const char *manager_config_error(const Manager *m) { return m->config_error; }
 uint64_t manager_started(const Manager *m) { return m->started; }
+pid_t manager_pid(const Manager *m) { return m->pid; }
 KernelMode manager_initial_mode(const Manager *m) { return m->initial_mode; }
 int64_t manager_realtime_offset(const Manager *m) { return m->realtime_offset; }
 bool manager_shut_down(const Manager *m) { return m->shut_down; }
@@ -123,6 +125,7 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
             sampler_new(m->root, &m->sampler) < 0 || nodes_new(m->root, &m->nodes) < 0)
                 return log_oom();
         m->started = now_usec(CLOCK_REALTIME);
+        m->pid = getpid();
         m->initial_mode = KERNEL_MODE_UNKNOWN;
         m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
 

@@ -133,7 +133,15 @@ int on_queue(sd_event_source *s, void *userdata) {
 /* ---- the sources' callbacks ---- */
 
 static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
-        (void) dispatch(userdata, &(ManagerEvent) { .type = MANAGER_EVENT_READ, .read = { .event = ev } });
+        Manager *m = userdata;
+
+        /* Our own sample's read decides nothing: its fd, if it is to a file
+         * the sampler keeps open, spares the samples' next events. */
+        if (ev->own_fd) {
+                (void) sampler_adopt_quiet_fd(manager_sampler(m), ev->own_fd);
+                return;
+        }
+        (void) dispatch(m, &(ManagerEvent) { .type = MANAGER_EVENT_READ, .read = { .event = ev } });
 }
 
 void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata) {

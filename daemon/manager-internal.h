@@ -55,6 +55,7 @@ const Config *manager_config(const Manager *m);
 const char *manager_config_path(const Manager *m);
 const char *manager_config_error(const Manager *m);     /* the last rejected reload, if any */
 uint64_t manager_started(const Manager *m);             /* CLOCK_REALTIME, µs */
+pid_t manager_pid(const Manager *m);
 KernelMode manager_initial_mode(const Manager *m);      /* found at start-up, for exit_mode=previous */
 int64_t manager_realtime_offset(const Manager *m);      /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, µs */
 bool manager_shut_down(const Manager *m);               /* manager_shutdown() ran */

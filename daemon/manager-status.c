@@ -26,7 +26,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
 
         *ret = (Status) {
                 .version = PACKAGE_VERSION,
-                .pid = getpid(),
+                .pid = manager_pid(m),
                 .started = manager_started(m),
                 .root = manager_root(m),
                 .config_file = manager_config_path(m),

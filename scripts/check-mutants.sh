@@ -228,6 +228,10 @@ mutant nested-event-handled-inside daemon/manager-dispatch.c \
         $'        if (event_queue_draining(q)) {\n                if (ev->type == MANAGER_EVENT_READ) {' \
         $'        if (false) {\n                if (ev->type == MANAGER_EVENT_READ) {' \
         tests/unit/test-manager
+mutant own-read-fd-not-adopted daemon/manager-dispatch.c \
+        $'                (void) sampler_adopt_quiet_fd(manager_sampler(m), ev->own_fd);' \
+        $'                (void) manager_sampler(m);' \
+        tests/integration/daemon.sh
 
 if [ "${1:-}" = --applies ]; then
         echo "1..$n"

@@ -94,7 +94,7 @@ static void set_error(char **ret_error, const char *fmt, ...) {
         *ret_error = s;
 }
 
-int backend_read(const char *root, BackendKind k, KernelMode *ret, char **ret_error) {
+int backend_read_kept(const char *root, RootFile *kept, BackendKind k, KernelMode *ret, char **ret_error) {
         _cleanup_free_ char *text = NULL;
         const char *path = backend_sysctl_path(k);
         KernelMode m;
@@ -104,7 +104,11 @@ int backend_read(const char *root, BackendKind k, KernelMode *ret, char **ret_er
                 *ret = KERNEL_MODE_UNKNOWN;
                 return 0;
         }
-        r = root_read_file(root, path, 4096, &text);
+        if (kept && strcmp(kept->path, path) != 0) {
+                root_file_close(kept);
+                (void) root_file_init(kept, path);
+        }
+        r = kept ? root_file_read(root, kept, 4096, &text) : root_read_file(root, path, 4096, &text);
         if (r < 0) {
                 errno = -r;
                 set_error(ret_error, "cannot read %s: %m", path);
@@ -118,6 +122,10 @@ int backend_read(const char *root, BackendKind k, KernelMode *ret, char **ret_er
         }
         *ret = m;
         return 0;
+}
+
+int backend_read(const char *root, BackendKind k, KernelMode *ret, char **ret_error) {
+        return backend_read_kept(root, NULL, k, ret, ret_error);
 }
 
 int backend_write(const char *root, BackendKind k, KernelMode mode, char **ret_error) {

@@ -17,6 +17,7 @@
 struct Executor {
         char *root;
         BackendKind backend;
+        RootFile mode_file;             /* the backend's sysctl, kept open: read each decision */
         bool wrote;                     /* the kernel, at least once */
         char *runtime_dir;              /* where the crash-restore state lives */
         int runtime_fd;                 /* ...opened and checked; -1: crash safety off */
@@ -38,7 +39,8 @@ int executor_new(const char *root, const char *runtime_dir, Executor **ret) {
         x = calloc(1, sizeof *x);
         if (!x)
                 return -ENOMEM;
-        *x = (Executor) { .root = strdup(root), .runtime_dir = strdup(runtime_dir), .runtime_fd = -1 };
+        *x = (Executor) { .root = strdup(root), .runtime_dir = strdup(runtime_dir), .runtime_fd = -1,
+                           .mode_file = { .fd = -1 } };
         if (!x->root || !x->runtime_dir) {
                 executor_free(x);
                 return -ENOMEM;
@@ -52,6 +54,7 @@ Executor *executor_free(Executor *x) {
                 return NULL;
         if (x->runtime_fd >= 0)
                 close(x->runtime_fd);
+        root_file_close(&x->mode_file);
         free(x->root);
         free(x->runtime_dir);
         free(x->last_error.message);
@@ -145,7 +148,7 @@ int executor_read(Executor *x, KernelMode *ret_mode) {
         _cleanup_free_ char *error = NULL;
         int r;
 
-        r = backend_read(x->root, x->backend, ret_mode, &error);
+        r = backend_read_kept(x->root, &x->mode_file, x->backend, ret_mode, &error);
         if (r < 0) {
                 log_warning_errno(r, "%s", error ? error : "cannot read the kernel mode");
                 if (error)

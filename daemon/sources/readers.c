@@ -189,9 +189,13 @@ static void readers_handle_event(Readers *r, const struct fanotify_event_metadat
                 return;
         }
 
-        /* The daemon reads the statistics itself: those reads never count. */
-        if (m->pid == r->self)
+        /* The daemon reads the statistics itself: those reads never count,
+         * but the fd may spare it the next ones' events. */
+        if (m->pid == r->self) {
+                if (fd >= 0)
+                        r->callback(r, &(ReadEvent) { .own_fd = &fd }, r->userdata);
                 return;
+        }
 
         path = readers_find(r, fd, &st);
         if (!path) {

@@ -43,6 +43,10 @@ typedef struct ReadEvent {
         bool from_exit_record;  /* named from its taskstats exit record: gone before we looked */
         pid_t exit_ppid;        /* ...its parent then (0: unknown) */
         void *attribution;      /* private to readers.c */
+        /* The daemon's own read, and nothing else set: fanotify's fd to the
+         * file read, which the callback may take (leaving -1). Reads
+         * through it are reported to no one. NULL for anyone else's. */
+        int *own_fd;
 } ReadEvent;
 
 /* Called once per read event, with the fields set by

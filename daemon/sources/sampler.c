@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "macro.h"
@@ -19,6 +20,10 @@ struct Sampler {
         CounterTrack vmstat;
         NodeTrack *nodes;
         size_t n_nodes;
+        /* The files read each sample, kept open: vmstat's, and each node's
+         * numastat, in the order of nodes. */
+        RootFile vmstat_file;
+        RootFile *node_files;
         CarryState carried;     /* the previous daemon's counters, to continue from */
         uint64_t resets, external_resets;
         SampleNews news;
@@ -34,6 +39,7 @@ int sampler_new(const char *root, Sampler **ret) {
                 free(s);
                 return -ENOMEM;
         }
+        (void) root_file_init(&s->vmstat_file, "/proc/vmstat");
         *ret = s;
         return 0;
 }
@@ -42,6 +48,10 @@ Sampler *sampler_free(Sampler *s) {
         if (!s)
                 return NULL;
         carry_state_done(&s->carried);
+        root_file_close(&s->vmstat_file);
+        for (size_t i = 0; i < s->n_nodes; i++)
+                root_file_close(&s->node_files[i]);
+        free(s->node_files);
         free(s->nodes);
         free(s->rate_error);
         free(s->root);
@@ -55,18 +65,26 @@ void sampler_continue_from(Sampler *s, CarryState *carried) {
         *carried = (CarryState) {};
 }
 
-static NodeTrack *node_track(Sampler *s, int id) {
+/* Node id's index in nodes and node_files, added if new; -1: no memory. */
+static ssize_t node_index(Sampler *s, int id) {
         NodeTrack *a;
+        RootFile *f;
 
         for (size_t i = 0; i < s->n_nodes; i++)
                 if (s->nodes[i].id == id)
-                        return &s->nodes[i];
+                        return i;
         a = reallocarray(s->nodes, s->n_nodes + 1, sizeof *a);
         if (!a)
-                return NULL;
+                return -1;
         s->nodes = a;
+        f = reallocarray(s->node_files, s->n_nodes + 1, sizeof *f);
+        if (!f)
+                return -1;
+        s->node_files = f;
+        if (stats_node_numastat_init(&f[s->n_nodes], id) < 0)
+                return -1;
         a[s->n_nodes] = (NodeTrack){ .id = id };
-        return &a[s->n_nodes++];
+        return s->n_nodes++;
 }
 
 /* A source's first reading: from the previous daemon's count, if it left
@@ -112,7 +130,7 @@ bool sampler_sample(Sampler *s, usec_t interval, bool counters, bool reset, cons
         VmStat vs;
         int r;
 
-        r = stats_read_vmstat(s->root, &vs);
+        r = stats_read_vmstat(s->root, &s->vmstat_file, &vs);
         s->samples++;
         /* The rate is per the clock at the reading, not a timer's schedule:
          * a late wakeup must not inflate it. */
@@ -143,18 +161,31 @@ bool sampler_sample(Sampler *s, usec_t interval, bool counters, bool reset, cons
                 changed |= track_take(s, &s->vmstat, CARRY_VMSTAT, &vs.numa, "/proc/vmstat", reset);
         for (size_t i = 0; topology && i < topology->n_nodes; i++) {
                 int id = topology->nodes[i].id;
-                NodeTrack *nt = node_track(s, id);
+                ssize_t k = node_index(s, id);
                 NumaCounters c;
                 char what[32];
 
-                if (!nt || stats_read_node_numastat(s->root, id, &c) < 0)
+                if (k < 0 || stats_read_node_numastat(s->root, id, &s->node_files[k], &c) < 0)
                         continue;
                 snprintf(what, sizeof what, "node%d", id);
-                changed |= track_take(s, &nt->track, id, &c, what, reset);
+                changed |= track_take(s, &s->nodes[k].track, id, &c, what, reset);
         }
         if (reset)
                 s->resets++;
         return changed;
+}
+
+bool sampler_adopt_quiet_fd(Sampler *s, int *fd) {
+        struct stat st;
+
+        if (fstat(*fd, &st) < 0)
+                return false;
+        if (root_file_adopt(&s->vmstat_file, fd, &st))
+                return true;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (root_file_adopt(&s->node_files[i], fd, &st))
+                        return true;
+        return false;
 }
 
 bool sampler_take_news(Sampler *s, SampleNews *ret) {

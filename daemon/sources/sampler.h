@@ -44,6 +44,10 @@ void sampler_continue_from(Sampler *s, CarryState *carried);
  * held. Returns true when the counters' state changed meaning (a source
  * begun, a reset), which the carried state must follow now. */
 bool sampler_sample(Sampler *s, usec_t interval, bool counters, bool reset, const Topology *topology);
+/* The daemon's own read of a file it samples, as fanotify reported it:
+ * takes *fd (leaving -1) if it is one of the files kept open, whose
+ * samples then read through it, unreported (rootfs.h). */
+bool sampler_adopt_quiet_fd(Sampler *s, int *fd);
 /* Takes what the samples found since the last call; false: nothing. */
 bool sampler_take_news(Sampler *s, SampleNews *ret);
 /* A reading taken elsewhere supersedes the pages allocated not yet taken. */

@@ -9,21 +9,33 @@
 /* Big enough for /proc/zoneinfo on large machines. */
 #define STATS_FILE_MAX (16U * 1024U * 1024U)
 
-int stats_read_vmstat(const char *root, VmStat *ret) {
+int stats_read_vmstat(const char *root, RootFile *kept, VmStat *ret) {
         _cleanup_free_ char *text = NULL;
-        int r = root_read_file(root, "/proc/vmstat", STATS_FILE_MAX, &text);
+        int r = kept ? root_file_read(root, kept, STATS_FILE_MAX, &text)
+                     : root_read_file(root, "/proc/vmstat", STATS_FILE_MAX, &text);
         if (r < 0)
                 return r;
         return vmstat_parse(text, ret);
 }
 
-int stats_read_node_numastat(const char *root, int node, NumaCounters *ret) {
-        _cleanup_free_ char *text = NULL;
+int stats_node_numastat_init(RootFile *f, int node) {
         char path[96];
-        int r;
 
         snprintf(path, sizeof path, "/sys/devices/system/node/node%d/numastat", node);
-        r = root_read_file(root, path, 65536, &text);
+        return root_file_init(f, path);
+}
+
+int stats_read_node_numastat(const char *root, int node, RootFile *kept, NumaCounters *ret) {
+        _cleanup_free_ char *text = NULL;
+        RootFile once;
+        int r;
+
+        if (!kept) {
+                r = stats_node_numastat_init(&once, node);
+                if (r < 0)
+                        return r;
+        }
+        r = kept ? root_file_read(root, kept, 65536, &text) : root_read_file(root, once.path, 65536, &text);
         if (r < 0)
                 return r;
         return numastat_parse(text, ret);

@@ -6,7 +6,11 @@
  * callers check engine_may_read_stats() first. */
 
 #include "parsers.h"
+#include "rootfs.h"
 
-int stats_read_vmstat(const char *root, VmStat *ret);
-int stats_read_node_numastat(const char *root, int node, NumaCounters *ret);
+/* kept: NULL, or a file kept open between readings (set up with
+ * stats_node_numastat_init() for a node's). */
+int stats_read_vmstat(const char *root, RootFile *kept, VmStat *ret);
+int stats_node_numastat_init(RootFile *f, int node);
+int stats_read_node_numastat(const char *root, int node, RootFile *kept, NumaCounters *ret);
 int stats_read_zoneinfo(const char *root, ZoneThreshold **ret, size_t *ret_n);

@@ -191,6 +191,34 @@ stop_daemon TERM
 is "$(cat "$T/proc/sys/vm/numa_stat")" 1 "exit_mode=previous restores what the admin had (1), not what the crash left"
 ok $([ ! -e "$STATE" ]; echo $?) "a clean stop removes the state file"
 
+# ---- its own samples are quiet ----
+# The daemon rereads the files it samples through fds kept open, and takes
+# over fanotify's fd from its first read of each: later samples are
+# reported to no fanotify group, its own or anyone's, and cost it no
+# event. A group of our own counts what the daemon's reads still report.
+T=$(make_tree mainline); cleanup_trees+=("$T")
+printf 'pgalloc_normal 100\nnuma_hit 10\nnuma_miss 0\nnuma_foreign 0\nnuma_interleave 0\nnuma_local 10\nnuma_other 0\n' > "$T/proc/vmstat"
+for n in 0 1; do
+        printf 'numa_hit 5\nnuma_miss 0\nnuma_foreign 0\ninterleave_hit 0\nlocal_node 5\nother_node 0\n' \
+                > "$T/sys/devices/system/node/node$n/numastat"
+done
+printf '[policy]\nmode = strict\n[pressure]\ninterval = 100ms\n' > "$T/conf"
+start_daemon "$T" --config="$T/conf"
+N=$(ctl --json=short | json_get sources.samples_total)
+wait_for 10 status_at_least sources.samples_total $((N + 2))
+FILES=("$T/proc/vmstat" "$T/sys/devices/system/node/node0/numastat" "$T/sys/devices/system/node/node1/numastat")
+"$BUILDDIR/tests/integration/fan-count" "$T/fan-ready" "$DAEMON_PID" "${FILES[@]}" > "$T/fan-count" &
+FAN=$!
+wait_for 10 test -e "$T/fan-ready"
+N=$(ctl --json=short | json_get sources.samples_total)
+wait_for 10 status_at_least sources.samples_total $((N + 5))
+ok $? "five samples taken (counting on: vmstat and each node's numastat read)"
+cat "${FILES[@]}" > /dev/null
+kill -TERM $FAN; wait $FAN
+is "$(sed -n "s/^$DAEMON_PID //p" "$T/fan-count")" 0 "the daemon's samples report no read to fanotify"
+ok $([ "$(sed -n 's/^others //p' "$T/fan-count")" -ge 3 ]; echo $?) "  while others' reads of the same files are reported"
+stop_daemon TERM
+
 # ---- --check-config ----
 printf '[readers]\nignore = exe=/no/such/binary\nignore = exe=/bin/sh\n' > "$T/exe.conf"
 OUT=$("$NUMASTATD" --check-config --config="$T/exe.conf" 2>&1)
