@@ -7,7 +7,9 @@
 # over its threads: each is a sleep it woke from; preemptions by others
 # are printed apart), its CPU share (the scheduler's time, /proc/PID/schedstat)
 # and its RSS, how often it rewrote its carried counters, and (with perf)
-# its system calls a second and the CPU each costs. Targets: at
+# its system calls a second and the CPU each costs, and beside them the
+# floor: what a program costs that does nothing but wake once a second and
+# reread copies of the same files (tests/bench/tick.c). Targets: at
 # most 1 wakeup a second and 0.01% of a CPU; the checks hold sanity bounds
 # (2 wakeups a second, 0.1%) so that a loaded machine does not fail them,
 # and the carried counters written at most twice (at start and once a
@@ -39,6 +41,20 @@ until "$NUMASTATCTL" --socket="$SOCK" status > /dev/null 2>&1 && [ -e "$RUN/coun
 done
 ok 0 "the daemon runs with the shipped configuration on a quiet 4-CPU, 2-node tree"
 
+# The floor beside it: a program that only wakes once a second and
+# rereads four files like those through fds kept open (tests/bench/tick.c).
+# What one wakeup a second costs differs tenfold between machines (a
+# hypervisor's guest pays for each timer interrupt and system call); the
+# daemon's figure is read against this one, taken over the same minute.
+# Copies of them: a read of the daemon's would be a reader it handles.
+mkdir "$WORK/floor"
+for f in proc/vmstat sys/devices/system/node/node0/numastat sys/devices/system/node/node1/numastat proc/sys/vm/numa_stat; do
+        cp "$T/$f" "$WORK/floor/${f//\//_}"
+done
+"$BUILDDIR/tests/bench/tick" "$WORK"/floor/* &
+TICK=$!
+trap 'kill $TICK 2>/dev/null; [ -n "$DPID" ] && kill $DPID 2>/dev/null; rm -rf "$WORK"' EXIT
+
 # Nothing talks to it from here on: a status call would wake it. One
 # watcher process measures from inside, once it runs: its own start (a
 # Python behind a shim may start dozens of processes, each exit a record
@@ -46,10 +62,10 @@ ok 0 "the daemon runs with the shipped configuration on a quiet 4-CPU, 2-node tr
 # scheduler's, summed over its threads), its context switches (voluntary
 # and not), the host's process starts and the elapsed time, then how
 # often the counters file changed.
-read -r cpu_ns sleeps preempted forks elapsed_ms versions < <(python3 -c 'import glob, os, sys, time
-pid, path, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def cpu():
-    return sum(int(open(f).read().split()[0]) for f in glob.glob(f"/proc/{pid}/task/*/schedstat"))
+read -r cpu_ns sleeps preempted forks elapsed_ms versions tick_ns < <(python3 -c 'import glob, os, sys, time
+pid, path, seconds, tick = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def cpu(of=pid):
+    return sum(int(open(f).read().split()[0]) for f in glob.glob(f"/proc/{of}/task/*/schedstat"))
 def switches(kind):
     n = 0
     for f in glob.glob(f"/proc/{pid}/task/*/status"):
@@ -64,15 +80,16 @@ def forks():
 def version():
     st = os.stat(path)
     return (st.st_ino, st.st_mtime_ns)
-c0, v0, n0, f0, t0, last, seen = cpu(), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic(), version(), 1
+c0, k0, v0, n0, f0, t0, last, seen = cpu(), cpu(tick), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic(), version(), 1
 end = t0 + seconds
 while time.monotonic() < end:
     time.sleep(1)
     v = version()
     if v != last:
         seen, last = seen + 1, v
-c1, v1, n1, f1, t1 = cpu(), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic()
-print(c1 - c0, v1 - v0, n1 - n0, f1 - f0, int((t1 - t0) * 1000), seen)' "$DPID" "$RUN/counters" "$SECONDS_IDLE")
+c1, k1, v1, n1, f1, t1 = cpu(), cpu(tick), switches("voluntary"), switches("nonvoluntary"), forks(), time.monotonic()
+print(c1 - c0, v1 - v0, n1 - n0, f1 - f0, int((t1 - t0) * 1000), seen, k1 - k0)' "$DPID" "$RUN/counters" "$SECONDS_IDLE" "$TICK")
+kill $TICK; wait $TICK 2>/dev/null
 rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$DPID/status")
 # Where the CPU goes: the daemon's system calls over 10 s more, if perf can
 # count them (the cost of one differs by a factor of ten between a
@@ -93,6 +110,9 @@ printf '# figure: idle %d s: %d.%03d wakeups/s (and %d.%03d preemptions/s), %d.%
         $((preempted_milli / 1000)) $((preempted_milli % 1000)) \
         $((cpu_ppm / 10000)) $((cpu_ppm % 10000)) $(( cpu_ns / 1000 )) "$rss" "$versions" \
         $((forks_milli / 1000)) $((forks_milli % 1000))
+tick_ppm=$(( ${tick_ns:-0} / 1000 * 1000 / elapsed_ms ))
+printf '# figure: the floor, a program that only wakes once a second and rereads such files: %d.%04d%% of a CPU; the daemon costs %d.%d times that\n' \
+        $((tick_ppm / 10000)) $((tick_ppm % 10000)) $(( cpu_ppm * 10 / (tick_ppm ? tick_ppm : 1) / 10 )) $(( cpu_ppm * 10 / (tick_ppm ? tick_ppm : 1) % 10 ))
 if [[ "$syscalls" =~ ^[0-9]+$ ]] && [ "$syscalls" -gt 0 ]; then
         printf '# figure: %d.%d system calls a second, %d.%d us of CPU each (CPU over the minute / calls)\n' $((syscalls / 10)) $((syscalls % 10)) \
                 $(( cpu_ppm * 10 / syscalls )) $(( cpu_ppm * 100 / syscalls % 10 ))   # µs/s × 10 s / calls
