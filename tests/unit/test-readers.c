@@ -45,6 +45,7 @@ typedef struct Seen {
 
 static Seen seen[256];
 static size_t n_seen;
+static size_t n_own;    /* own reads: handed over as fds, not as reads */
 
 static char *strdup_or_null(const char *s) {
         return s ? strdup(s) : NULL;
@@ -53,6 +54,11 @@ static char *strdup_or_null(const char *s) {
 static void on_read(Readers *r, ReadEvent *ev, void *userdata) {
         Seen *s;
 
+        if (ev->own_fd) {
+                if (*ev->own_fd >= 0 && fcntl(*ev->own_fd, F_GETFD) >= 0)
+                        n_own++;
+                return;         /* the source closes what is not taken */
+        }
         read_event_attribute(ev);
 
         if (n_seen >= ELEMENTSOF(seen))
@@ -92,6 +98,7 @@ static void seen_reset(void) {
                 free(seen[i].path);
         }
         n_seen = 0;
+        n_own = 0;
 }
 
 /* Runs the loop until an event from pid arrives (at most 5 s). */
@@ -303,6 +310,7 @@ static void test_tree(const char *root) {
         if (s)
                 check_attributed(r, s, pid, NODE_DIR "/node1/numastat", "node1 reader");
         is_int(n_seen, 1, "own reads and the unwatched meminfo read give no event");
+        is_int(n_own, 2, "  the own reads come as fds to the files read (node0, vmstat)");
         ok(reap(pid), "reader child exited cleanly");
 
         /* cat exits at once: attributed (a zombie keeps its pid) or reported
