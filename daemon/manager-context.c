@@ -129,7 +129,9 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         m->initial_mode = KERNEL_MODE_UNKNOWN;
         m->realtime_offset = (int64_t) now_usec(CLOCK_REALTIME) - (int64_t) now_usec(CLOCK_MONOTONIC);
 
-        r = sd_event_default(&m->event);
+        /* Not the thread's default loop: sd-event checks that one's thread
+         * with a gettid() each turn. */
+        r = sd_event_new(&m->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot allocate event loop: %m");
         m->queue = event_queue_new();

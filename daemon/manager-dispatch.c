@@ -188,9 +188,15 @@ int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         for (ManagerTimer t = 0; t < _MANAGER_TIMER_MAX; t++)
-                if (manager_timer(m, t) == s)
-                        return dispatch(m, &(ManagerEvent) { .type = MANAGER_EVENT_TIMER,
-                                                             .timer = { .which = t, .usec = usec } });
+                if (manager_timer(m, t) == s) {
+                        int r = dispatch(m, &(ManagerEvent) { .type = MANAGER_EVENT_TIMER,
+                                                              .timer = { .which = t, .usec = usec } });
+                        /* A timer is the whole of its loop turn: settle it
+                         * now, sparing the loop a turn more (the sample a
+                         * second is an idle daemon's only wakeup). */
+                        manager_turn_end_pending(m);
+                        return r;
+                }
         return 0;
 }
 
