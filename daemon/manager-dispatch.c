@@ -192,8 +192,8 @@ int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                         int r = dispatch(m, &(ManagerEvent) { .type = MANAGER_EVENT_TIMER,
                                                               .timer = { .which = t, .usec = usec } });
                         /* A timer is the whole of its loop turn: settle it
-                         * now, sparing the loop a turn more (the sample a
-                         * second is an idle daemon's only wakeup). */
+                         * now rather than a loop turn later (each sample
+                         * moves the status when the allocation rate moves). */
                         manager_turn_end_pending(m);
                         return r;
                 }
