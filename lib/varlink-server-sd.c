@@ -44,6 +44,8 @@ struct Varlink {
         sd_event_source *idle;
         bool in_call;                   /* a call awaits its final reply */
         bool call_more;
+        unsigned calls_in_a_row;        /* taken since this peer last yielded */
+        sd_event_source *resume;        /* dispatches a held call again, below the server's priority */
         size_t sent_unseen;             /* bytes sent since the queue was last seen empty */
         void *userdata;
         Varlink *next, *prev;
@@ -54,6 +56,7 @@ struct VarlinkServer {
         sd_varlink_server *sd;
         void *userdata;
         sd_event *event;
+        int64_t priority;
 
         struct {
                 char *method;
@@ -173,12 +176,37 @@ static VarlinkMethodFlags flags_from_sd(sd_varlink_method_flags_t f) {
 
 static void varlink_arm_idle(Varlink *v);
 
+/* Calls a peer takes in a row before it yields, as in varlink-server.c.
+ * sd-varlink serves a connection's pipelined calls from a defer source
+ * that stays pending while it makes progress, and so comes before every
+ * source of its priority that became pending since: a peer sending calls
+ * without pause would keep the others, and the daemon, waiting. Every
+ * few calls one is held unanswered (sd-varlink then reads nothing more
+ * from that peer) and dispatched again from a source of lower priority,
+ * after whatever else is pending. A oneway call is never held: sd-varlink
+ * would not dispatch it again. */
+#define VARLINK_CALLS_IN_A_ROW 4
+
+static int varlink_resume_handler(sd_event_source *source, void *userdata) {
+        Varlink *v = userdata;
+
+        v->calls_in_a_row = 0;
+        if (v->link && sd_varlink_dispatch_again(v->link) < 0)
+                varlink_close(v);
+        return 0;
+}
+
 static int dispatch_slot(size_t slot, sd_varlink *link, sd_json_variant *parameters,
                          sd_varlink_method_flags_t flags) {
         _cleanup_(varlink_unrefp) Varlink *v = varlink_ref(sd_varlink_get_userdata(link));
         _cleanup_json_ json_object *p = NULL;
         VarlinkServer *s = v->server;
         int r;
+
+        if (v->resume && !(flags & SD_VARLINK_METHOD_ONEWAY) && v->calls_in_a_row >= VARLINK_CALLS_IN_A_ROW &&
+            sd_event_source_set_enabled(v->resume, SD_EVENT_ONESHOT) >= 0)
+                return 0;       /* held: no reply yet */
+        v->calls_in_a_row++;
 
         r = sd_json_to_json_c(parameters, &p);
         if (r < 0)
@@ -250,6 +278,7 @@ Varlink *varlink_unref(Varlink *v) {
         if (!v || --v->n_ref > 0)
                 return NULL;
         sd_event_source_disable_unref(v->idle);
+        sd_event_source_disable_unref(v->resume);
         sd_varlink_unref(v->link);
         free(v);
         return NULL;
@@ -297,6 +326,7 @@ static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *user
         if (!v || v->link != link)
                 return;
         v->idle = sd_event_source_disable_unref(v->idle);
+        v->resume = sd_event_source_disable_unref(v->resume);
         if (v->prev)
                 v->prev->next = v->next;
         else
@@ -459,9 +489,16 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
                         return r;
                 }
         }
-        r = sd_varlink_server_add_connection(s->sd, fd, &link);
+        r = sd_event_add_defer(s->event, &v->resume, varlink_resume_handler, v);
+        if (r >= 0)
+                r = sd_event_source_set_priority(v->resume, s->priority + 1);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(v->resume, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_varlink_server_add_connection(s->sd, fd, &link);
         if (r < 0) {
                 sd_event_source_disable_unref(v->idle);
+                sd_event_source_disable_unref(v->resume);
                 free(v);
                 return r;       /* the caller still owns fd */
         }
@@ -486,6 +523,7 @@ int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t prior
         if (r < 0)
                 return r;
         s->event = sd_event_ref(event);
+        s->priority = priority;
         return varlink_listeners_attach(&s->listeners, event, priority);
 }
 

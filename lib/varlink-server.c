@@ -33,6 +33,7 @@ struct Varlink {
         VarlinkState state;
         VarlinkMethodFlags call_flags;
         bool got_eof;
+        bool backlog;                   /* whole calls wait in the input for the next turn: read no more */
 
         char *in;
         size_t in_len, in_alloc;
@@ -379,7 +380,7 @@ static int varlink_update_events(Varlink *v) {
 
         if (v->state == VARLINK_DISCONNECTED)
                 return 0;
-        if (!v->got_eof)
+        if (!v->got_eof && !v->backlog)
                 events |= EPOLLIN;
         if (v->out_index < v->out_len)
                 events |= EPOLLOUT;
@@ -722,9 +723,17 @@ static int varlink_idle_handler(sd_event_source *source, uint64_t usec, void *us
         return 0;
 }
 
+/* Calls taken from one connection's input in one loop turn. A peer that
+ * pipelines thousands in one send gets them served a few at a time,
+ * between everyone else's turns, and nothing more is read from it until
+ * they are: its socket buffer, not the daemon, holds the rest. */
+#define VARLINK_CALLS_PER_TURN 4
+
 static int varlink_process_input(Varlink *v) {
         bool dispatched = false;
+        unsigned calls = 0;
 
+        v->backlog = false;
         while (v->state == VARLINK_IDLE) {
                 ssize_t len = varlink_frame_find(v->in, v->in_len);
                 _cleanup_json_ json_object *m = NULL;
@@ -736,6 +745,12 @@ static int varlink_process_input(Varlink *v) {
                                 varlink_close(v);
                                 return 0;
                         }
+                        break;
+                }
+                if (calls++ == VARLINK_CALLS_PER_TURN) {
+                        v->backlog = true;
+                        if (v->defer)
+                                (void) sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
                         break;
                 }
                 m = varlink_message_parse(v->in, (size_t) len);
@@ -756,6 +771,7 @@ static int varlink_process_input(Varlink *v) {
         }
         if (v->state == VARLINK_DISCONNECTED)
                 return 0;
+        (void) varlink_update_events(v);
         if (v->in_len == 0 && v->in) {
                 /* Nothing pending: give the memory back until the next call. */
                 v->in = mfree(v->in);
@@ -816,7 +832,9 @@ static int varlink_io_handler(sd_event_source *source, int fd, uint32_t revents,
                         return 0;
                 }
         }
-        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN)) {
+        /* Hung up with calls still waiting their turn: serve them first
+         * (a oneway call counts even if its sender is gone). */
+        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN) && !v->backlog) {
                 varlink_close(v);
                 return 0;
         }
@@ -871,6 +889,11 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
                                                varlink_idle_handler, v);
         if (r >= 0)
                 r = sd_event_add_defer(s->event, &v->defer, varlink_defer_handler, v);
+        /* Below every source of the server's priority: a defer source stays
+         * pending from its first turn, so at the same priority a peer's
+         * backlog would come before everything that became pending since. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(v->defer, s->priority + 1);
         if (r >= 0)
                 r = sd_event_source_set_enabled(v->defer, SD_EVENT_OFF);
         if (r < 0) {

@@ -42,9 +42,12 @@ typedef struct Ctx {
         unsigned disconnects;
 } Ctx;
 
+static unsigned echo_calls;     /* Echo calls served, to count them per loop turn */
+
 static int method_echo(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         _cleanup_json_ json_object *r = json_object_new_object();
         json_object *v = NULL;
+        echo_calls++;
         if (json_object_object_get_ex(p, "value", &v))
                 json_object_object_add(r, "value", json_object_get(v));
         json_object_object_add(r, "n_params", json_object_new_int(json_object_object_length(p)));
@@ -283,6 +286,55 @@ static void test_pipelined(void) {
         }
         replies_free(&r);
         close(fd);
+        ctx_done(&c);
+}
+
+/* Replies waiting on fd, counted (the fd is non-blocking). */
+static unsigned drain_replies(int fd) {
+        unsigned n = 0;
+        char b[65536];
+        ssize_t k;
+
+        while ((k = read(fd, b, sizeof b)) > 0)
+                for (ssize_t i = 0; i < k; i++)
+                        n += b[i] == 0;
+        return n;
+}
+
+/* A peer pipelining many calls in one send takes a few a loop turn, and
+ * another peer's call is answered in between: no one takes the loop. */
+static void test_calls_per_turn(void) {
+        const char *call = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"p\"}}";
+        const unsigned pipelined = 40;
+        unsigned most = 0, a_replies = 0, b_replies = 0, a_before_b = pipelined;
+        char buf[4096];
+        size_t len = 0;
+        Ctx c;
+
+        ctx_init(&c);
+        int a = connect_client(&c), b = connect_client(&c);
+        for (unsigned i = 0; i < pipelined; i++) {
+                memcpy(buf + len, call, strlen(call) + 1);
+                len += strlen(call) + 1;
+        }
+        send_raw(a, buf, len);
+        send_msg(b, "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"b\"}}");
+        for (unsigned turn = 0; turn < 10000 && (a_replies < pipelined || b_replies < 1); turn++) {
+                unsigned before = echo_calls;
+
+                sd_event_run(c.event, 10 * USEC_PER_MSEC);
+                if (echo_calls - before > most)
+                        most = echo_calls - before;
+                a_replies += drain_replies(a);
+                if (!b_replies && (b_replies = drain_replies(b)))
+                        a_before_b = a_replies;
+        }
+        is_int(a_replies, pipelined, "40 calls in one send: all answered");
+        ok(most <= 4, "  at most 4 a loop turn (%u)", most);
+        ok(b_replies == 1 && a_before_b < pipelined,
+           "  another peer's call answered in between (after %u of them)", a_before_b);
+        close(a);
+        close(b);
         ctx_done(&c);
 }
 
@@ -811,6 +863,7 @@ int main(void) {
         test_framing_helpers();
         test_split_message();
         test_pipelined();
+        test_calls_per_turn();
         test_parameters_forms();
         test_errors();
         test_service_interface();
