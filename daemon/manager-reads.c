@@ -138,7 +138,8 @@ static void handle_read(Manager *m, ReadEvent *ev) {
          * more) it is judged, and if it needs counting on, the kernel is
          * switched; naming it in full, the record and the log come after. */
         id = read_event_identity(ev);
-        read_judge(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, &j);
+        read_judge(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, ev->exit_began,
+                   &j);
         counts = j.v.counts;
         clock = read_clock(m, now, engine_read_triggers(manager_engine(m)));
         (void) manager_feed(m,
@@ -186,7 +187,7 @@ void manager_rejudge_readers(Manager *m) {
                 bool by_catalogue = streq_ptr(e->verdict, READ_VERDICT_KNOWN) || streq_ptr(e->verdict, READ_VERDICT_KNOWN_COUNTS);
                 ReadJudgement j;
 
-                read_judge(c, manager_known_cache(m), &id, 0, false, &j);
+                read_judge(c, manager_known_cache(m), &id, 0, false, 0, &j);
                 if (verdict_by_rule(e->verdict) || verdict_by_rule(j.v.verdict) || (by_catalogue && !c->known))
                         (void) manager_feed(m,
                                             &(EngineEvent) {

@@ -75,7 +75,7 @@ bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_rec
                 const ParkedRead *r = &p->reads[i];
 
                 if (!has_record || now >= r->since + PARKED_DEADLINE_USEC ||
-                    has_record(r->pid, exit_record_not_before(r->since), userdata)) {
+                    has_record(r, userdata)) {
                         take(p, i, ret);
                         return true;
                 }

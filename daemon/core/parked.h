@@ -45,8 +45,8 @@ size_t parked_reads_count(const ParkedReads *p);
 int parked_reads_add(ParkedReads *p, pid_t pid, uint64_t since, const char *path, const char *comm,
                      const uid_t *uid, ParkedRead *ret_evicted);
 
-/* Whether the exit record of pid, received at or after not_before, has come. */
-typedef bool (*ParkedHasRecord)(pid_t pid, uint64_t not_before, void *userdata);
+/* Whether the exit record of r's reader has come. */
+typedef bool (*ParkedHasRecord)(const ParkedRead *r, void *userdata);
 
 /* Takes the oldest read that is due at now: its record has come (has_record
  * says; NULL: records are off, every read is due), or its deadline has

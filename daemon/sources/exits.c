@@ -31,6 +31,7 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
         ev->comm = comm;
         ev->has_uid = true;
         ev->uid = e->uid;
+        ev->exit_began = e->began;
         ev->has_exe_id = e->has_exe;
         ev->exe_dev = e->exe_dev;
         ev->exe_ino = e->exe_ino;
@@ -38,10 +39,31 @@ static void read_event_name_from(ReadEvent *ev, const TaskExit *e, const char *c
         ev->exit_ppid = e->ppid;
 }
 
+/* What a read taken at since (CLOCK_MONOTONIC µs) by pid knows of its
+ * reader, to find its exit record by. */
+static ExitQuery exit_query(pid_t pid, uint64_t since, const uid_t *uid) {
+        uint64_t realtime = now_usec(CLOCK_REALTIME), monotonic = now_usec(CLOCK_MONOTONIC);
+        uint64_t ago = monotonic > since ? monotonic - since : 0;
+
+        return (ExitQuery) {
+                .pid = pid,
+                .not_before = exit_record_not_before(since),
+                .read_by = (realtime > ago ? realtime - ago : 0) / USEC_PER_SEC,
+                .has_uid = uid != NULL,
+                .uid = uid ? *uid : 0,
+        };
+}
+
+static const TaskExit *parked_read_record(Exits *x, const ParkedRead *p) {
+        ExitQuery q = exit_query(p->pid, p->since, p->has_uid ? &p->uid : NULL);
+
+        return taskstats_find_reader(x->taskstats, &q);
+}
+
 /* A parked read, handed back with what its exit record (or, without one,
  * /proc before it was gone) said. */
 static void exits_unpark(Exits *x, ParkedRead *p) {
-        const TaskExit *e = taskstats_find(x->taskstats, p->pid, exit_record_not_before(p->since));
+        const TaskExit *e = parked_read_record(x, p);
         char comm[TASKSTATS_COMM_MAX + 1];
         ReadEvent ev = {
                 .pid = p->pid,
@@ -62,8 +84,8 @@ static void exits_unpark(Exits *x, ParkedRead *p) {
         parked_read_done(p);
 }
 
-static bool has_exit_record(pid_t pid, uint64_t not_before, void *userdata) {
-        return taskstats_find(userdata, pid, not_before) != NULL;
+static bool has_exit_record(const ParkedRead *p, void *userdata) {
+        return parked_read_record(userdata, p) != NULL;
 }
 
 /* Hands back the parked reads that are due (their record came, or their
@@ -74,7 +96,7 @@ static void exits_resolve(Exits *x) {
         ParkedRead p;
 
         while (parked_reads_take_due(x->parked, now_usec(CLOCK_MONOTONIC), x->taskstats ? has_exit_record : NULL,
-                                     x->taskstats, &p))
+                                     x, &p))
                 exits_unpark(x, &p);
         event_timer_at(x->timer, parked_reads_next(x->parked, now_usec(CLOCK_MONOTONIC)));
 }
@@ -205,7 +227,8 @@ void exits_name(Exits *x, ReadEvent *ev) {
         if (ev->comm || ev->from_exit_record || !x || !x->taskstats || ev->pid <= 0)
                 return;
         taskstats_fetch(x->taskstats);
-        e = taskstats_find(x->taskstats, ev->pid, exit_record_not_before(now_usec(CLOCK_MONOTONIC)));
+        ExitQuery q = exit_query(ev->pid, now_usec(CLOCK_MONOTONIC), ev->has_uid ? &ev->uid : NULL);
+        e = taskstats_find_reader(x->taskstats, &q);
         if (!e)
                 return;
         read_event_name_from(ev, e, e->comm);

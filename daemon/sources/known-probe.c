@@ -20,6 +20,7 @@
 #include "macro.h"
 #include "resolve.h"
 #include "rootfs.h"
+#include "time-util.h"
 #include "strutil.h"
 
 #define CMDLINE_MAX (64 * 1024)
@@ -212,12 +213,31 @@ static bool judge_live(const KnownFile *f, pid_t pid, char *why, size_t size) {
         return known_file_counts(f, &facts, why, size);
 }
 
-static KnownCacheEntry *cache_find(KnownCache *c, pid_t pid, bool any_start, uint64_t start, size_t reader,
-                                   size_t file) {
+/* starttime (clock ticks since boot) as seconds since the epoch. */
+static uint64_t began_from_start(uint64_t start) {
+        uint64_t realtime = now_usec(CLOCK_REALTIME), since_boot = now_usec(CLOCK_BOOTTIME);
+        long hz = sysconf(_SC_CLK_TCK);
+
+        if (hz <= 0 || realtime < since_boot)
+                return 0;
+        return (realtime - since_boot) / USEC_PER_SEC + start / (uint64_t) hz;
+}
+
+/* The verdict made for this process: alive, the one of its pid and start
+ * time; gone, the one of its pid, uid and start (a second apart at most:
+ * ac_btime is whole seconds and rounds differently). */
+static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have_start, uint64_t start,
+                                   size_t reader, size_t file) {
         for (size_t i = 0; i < KNOWN_CACHE_MAX; i++) {
                 KnownCacheEntry *e = &c->entries[i];
-                if (e->pid == pid && pid > 0 && (any_start || e->start == start) && e->reader == reader &&
-                    e->file == file)
+
+                if (e->pid != rd->pid || rd->pid <= 0 || e->reader != reader || e->file != file)
+                        continue;
+                if (rd->has_uid && e->has_uid && e->uid != rd->uid)
+                        continue;
+                if (have_start ? e->start == start
+                               : rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&
+                                         (e->began > rd->began ? e->began - rd->began : rd->began - e->began) <= 1)
                         return e;
         }
         return NULL;
@@ -254,7 +274,7 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         have_start = rd->alive && rd->pid > 0 && proc_start_time(rd->pid, &start) >= 0;
         /* A process gone before we looked: its verdict from an earlier read,
          * if it had one; otherwise nothing can be checked, and it counts. */
-        e = cache_find(cache, rd->pid, !have_start, start, ki, fi);
+        e = cache_find(cache, rd, have_start, start, ki, fi);
         if (!e && !have_start) {
                 format_to(ret->why, sizeof ret->why, "counts: gone before its command line could be checked");
                 return;
@@ -262,7 +282,8 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         if (!e) {
                 e = &cache->entries[cache->next];
                 cache->next = (cache->next + 1) % KNOWN_CACHE_MAX;
-                *e = (KnownCacheEntry) { .pid = rd->pid, .start = start, .reader = ki, .file = fi };
+                *e = (KnownCacheEntry) { .pid = rd->pid, .start = start, .began = began_from_start(start),
+                                         .has_uid = rd->has_uid, .uid = rd->uid, .reader = ki, .file = fi };
                 e->counts = judge_live(f, rd->pid, e->why, sizeof e->why);
         }
         ret->counts = e->counts;

@@ -26,13 +26,19 @@ typedef struct KnownVerdict {
 typedef struct KnownCacheEntry {
         pid_t pid;                      /* 0: free */
         uint64_t start;                 /* /proc/PID/stat starttime */
+        uint64_t began;                 /* the same in seconds since the epoch, as exit records say it */
+        bool has_uid;
+        uid_t uid;
         size_t reader, file;            /* indices into the catalogue */
         bool counts;
         char why[KNOWN_WHY_MAX];
 } KnownCacheEntry;
 
 /* Per-process verdicts, a ring: a process reads a file for as long as it
- * runs, its command line does not change. Cleared when the catalogue is. */
+ * runs, its command line does not change. Cleared when the catalogue is.
+ * A verdict applies to the process it was made for: while it runs, by pid
+ * and start time; once gone, by pid, uid and start time (to the second)
+ * from its exit record. Never by pid alone. */
 typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
         size_t next;
@@ -45,6 +51,9 @@ void known_cache_clear(KnownCache *c);
 typedef struct KnownRead {
         pid_t pid;                      /* 0: unknown */
         bool alive;                     /* /proc/PID is still the reader */
+        bool has_uid;
+        uid_t uid;                      /* its real uid */
+        uint64_t began;                 /* gone: when it began (its exit record's), seconds since the epoch; 0: unknown */
         bool has_exe_id;
         uint64_t exe_dev, exe_ino;
         const char *path;

@@ -42,6 +42,7 @@ typedef struct ReadEvent {
         uint64_t exe_dev, exe_ino;
         bool from_exit_record;  /* named from its taskstats exit record: gone before we looked */
         pid_t exit_ppid;        /* ...its parent then (0: unknown) */
+        uint64_t exit_began;    /* ...when it began, seconds since the epoch (0: unknown) */
         void *attribution;      /* private to readers.c */
         /* The daemon's own read, and nothing else set: fanotify's fd to the
          * file read, which the callback may take (leaving -1). Reads

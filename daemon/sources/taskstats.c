@@ -68,7 +68,7 @@ int taskstats_parse_stats(const void *data, size_t len, TaskExit *ret) {
         struct taskstats ts = {};
         TaskExit e = {};
 
-        if (!data || len < FIELD_END(ac_ppid))
+        if (!data || len < FIELD_END(ac_btime))
                 return -EBADMSG;
         /* Newer kernels send more than this header's struct: copy what we know. */
         memcpy(&ts, data, MIN(len, sizeof ts));
@@ -79,6 +79,7 @@ int taskstats_parse_stats(const void *data, size_t len, TaskExit *ret) {
         e.pid = (pid_t) ts.ac_pid;
         e.ppid = (pid_t) ts.ac_ppid;
         e.uid = (uid_t) ts.ac_uid;
+        e.began = ts.ac_btime;
         memcpy(e.comm, ts.ac_comm, MIN(sizeof ts.ac_comm, sizeof e.comm - 1));
         if (ts.version >= 12) {
                 if (len < FIELD_END(ac_exe_inode))
@@ -240,6 +241,44 @@ const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_befor
                 link = t->older[slot];
         }
         return NULL;
+}
+
+const TaskExit *task_exit_pick(const TaskExit *const *records, size_t n, const ExitQuery *q) {
+        const TaskExit *found = NULL;
+
+        for (size_t i = 0; i < n; i++) {
+                const TaskExit *e = records[i];
+
+                if (e->pid != q->pid || e->received < q->not_before || e->began > q->read_by + 1 ||
+                    (q->has_uid && e->uid != q->uid))
+                        continue;
+                if (found)
+                        return NULL;    /* two lives of pid could have read */
+                found = e;
+        }
+        return found;
+}
+
+const TaskExit *taskstats_find_reader(const Taskstats *t, const ExitQuery *q) {
+        const TaskExit *candidates[16];
+        size_t n = 0;
+
+        if (!t)
+                return NULL;
+        for (size_t link = t->bucket[pid_bucket(q->pid)]; link > 0 && kept(t, link - 1);) {
+                size_t slot = (link - 1) % TASKSTATS_RECENT;
+                const TaskExit *e = &t->recent[slot];
+
+                if (e->received < q->not_before)
+                        break;
+                if (e->pid == q->pid) {
+                        if (n == ELEMENTSOF(candidates))
+                                return NULL;    /* pid reused this often in a second: none is sure */
+                        candidates[n++] = e;
+                }
+                link = t->older[slot];
+        }
+        return task_exit_pick(candidates, n, q);
 }
 
 TaskstatsStats taskstats_stats(const Taskstats *t) {

@@ -29,6 +29,7 @@ typedef struct TaskExit {
         pid_t tgid;             /* ac_tgid (version >= 12); else 0: unknown */
         pid_t ppid;
         uid_t uid;              /* real uid */
+        uint64_t began;         /* ac_btime: when the process began, seconds since the epoch */
         char comm[TASKSTATS_COMM_MAX + 1];      /* raw, NUL-terminated */
         bool has_exe;           /* version >= 12, and not a kernel thread */
         uint64_t exe_dev, exe_ino;      /* as stat() reports the binary */
@@ -73,6 +74,25 @@ void taskstats_fetch(Taskstats *t);
 /* The newest exit record of process pid received at or after not_before
  * (CLOCK_MONOTONIC µs: a pid reused since is not mistaken), or NULL. */
 const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_before);
+
+/* What a read waiting for its reader's exit record knows of the reader. */
+typedef struct ExitQuery {
+        pid_t pid;
+        uint64_t not_before;    /* CLOCK_MONOTONIC µs: records received before belong to another life of pid */
+        uint64_t read_by;       /* seconds since the epoch: the read was taken then, so its reader began by then */
+        bool has_uid;
+        uid_t uid;              /* the reader's, if /proc told it before the reader went */
+} ExitQuery;
+
+/* Of records (any order), the reader's exit record: pid's, received at
+ * or after not_before, begun by read_by (with a second's slack: ac_btime
+ * is whole seconds) and, where the reader's uid is known, of that uid.
+ * NULL if none is, or if two are: pid was reused within the window, so
+ * which process read is not known, and the read is not named (it counts).
+ * Never by pid alone. Pure. */
+const TaskExit *task_exit_pick(const TaskExit *const *records, size_t n, const ExitQuery *q);
+/* The same among the records received. */
+const TaskExit *taskstats_find_reader(const Taskstats *t, const ExitQuery *q);
 
 typedef struct TaskstatsStats {
         uint64_t records;       /* exit records received (every thread) */

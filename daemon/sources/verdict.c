@@ -48,10 +48,13 @@ static void judge_by_rule(ReadJudgement *j, const IgnoreRule *r, int idx, bool c
 }
 
 void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
-                ReadJudgement *ret) {
+                uint64_t began, ReadJudgement *ret) {
         KnownRead rd = {
                 .pid = pid,
                 .alive = alive,
+                .has_uid = id->has_uid,
+                .uid = id->uid,
+                .began = alive ? 0 : began,
                 .has_exe_id = id->has_exe_id,
                 .exe_dev = id->exe_dev,
                 .exe_ino = id->exe_ino,

@@ -22,9 +22,10 @@ typedef struct ReadJudgement {
         KnownVerdict known;
 } ReadJudgement;
 
-/* alive: /proc/PID still shows the reader (not named from its exit record). */
+/* alive: /proc/PID still shows the reader (not named from its exit record);
+ * began: else, when it began, from its exit record (0: unknown). */
 void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
-                ReadJudgement *ret);
+                uint64_t began, ReadJudgement *ret);
 void read_judgement_done(ReadJudgement *j);
 
 /* Each exe= rule's binary by device and inode (stat() on the daemon's own

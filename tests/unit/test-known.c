@@ -264,7 +264,8 @@ static void test_judge(void) {
         Catalogue c;
         KnownVerdict v;
         struct stat st;
-        KnownRead rd = { .pid = getpid(), .alive = true, .has_exe_id = true, .path = "/proc/vmstat" };
+        KnownRead rd = { .pid = getpid(), .alive = true, .has_uid = true, .uid = getuid(), .has_exe_id = true,
+                         .path = "/proc/vmstat" };
 
         self_catalogue(&c, &f, &e, &k);
         stat("/proc/self/exe", &st);
@@ -285,9 +286,33 @@ static void test_judge(void) {
         ok(v.reader == &k && !v.counts, "known, alive, its argv has no --fields: needs no counting");
         is_str(v.why, "known self: exports no numa", "  why");
         is_str(v.source, "/x/self.conf:4", "  source: the section's FILE:LINE");
+        /* Gone, named from its exit record: the verdict is its own, by pid,
+         * uid and when it began; never by pid alone. */
+        for (size_t i = 0; i < KNOWN_CACHE_MAX; i++)
+                if (cache.entries[i].pid == getpid())
+                        rd.began = cache.entries[i].began;
+        ok(rd.began > 0, "the verdict's process began at a known time");
         rd.alive = false;
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts, "the same process named from its exit record: the verdict kept for it");
+        rd.began += 1;
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts, "  a second apart (ac_btime rounds): still its own");
+        rd.began += 4;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "another process of the pid (begun 5 s later): not its verdict, counts");
+        rd.began -= 5;
+        rd.uid = getuid() + 1;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "another uid: counts");
+        rd.uid = getuid();
+        rd.has_uid = false;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "uid unknown: counts (never by pid alone)");
+        rd.has_uid = true;
+        rd.began = 0;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "when it began unknown: counts");
         rd.alive = true;
 
         /* Installed after the catalogue was loaded: its path is stat()ed again. */
@@ -310,23 +335,23 @@ static void test_judge(void) {
         ReaderIdentity id = { .comm = "me", .path = "/proc/vmstat", .has_exe_id = true, .exe_dev = st.st_dev, .exe_ino = st.st_ino };
         ReadJudgement j;
 
-        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        read_judge(&cfg, &cache, &id, getpid(), true, 0, &j);
         ok(!j.v.counts && streq(j.v.verdict, READ_VERDICT_KNOWN) && streq_ptr(j.v.known, "self"), "catalogue: known");
         read_judgement_done(&j);
         cfg.ignore = &ignore;
         cfg.n_ignore = 1;
-        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        read_judge(&cfg, &cache, &id, getpid(), true, 0, &j);
         ok(!j.v.counts && streq(j.v.verdict, READ_VERDICT_IGNORE_RULE), "an ignore rule before the catalogue");
         is_str(j.v.why, "ignored by rule numastatd.conf:8 (comm=me)", "  why names the rule and where it is");
         read_judgement_done(&j);
         cfg.count = &count;
         cfg.n_count = 1;
-        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        read_judge(&cfg, &cache, &id, getpid(), true, 0, &j);
         ok(j.v.counts && streq(j.v.verdict, READ_VERDICT_COUNT_RULE), "a count rule before both");
         is_str(j.v.why, "counts: by rule numastatd.conf:9 (comm=me)", "  why");
         read_judgement_done(&j);
         cfg = (Config) { .known = false, .known_readers = c };
-        read_judge(&cfg, &cache, &id, getpid(), true, &j);
+        read_judge(&cfg, &cache, &id, getpid(), true, 0, &j);
         ok(j.v.counts && streq(j.v.verdict, READ_VERDICT_UNKNOWN), "known = no: the catalogue is not asked");
         read_judgement_done(&j);
 }

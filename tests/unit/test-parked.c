@@ -10,11 +10,11 @@
 #include "tap.h"
 
 /* Records "received" for the pids listed, at time 0. */
-static bool has_record(pid_t pid, uint64_t not_before, void *userdata) {
+static bool has_record(const ParkedRead *r, void *userdata) {
         const pid_t *pids = userdata;
 
         for (; *pids; pids++)
-                if (*pids == pid && not_before == 0)
+                if (*pids == r->pid && exit_record_not_before(r->since) == 0)
                         return true;
         return false;
 }

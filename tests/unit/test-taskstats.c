@@ -26,6 +26,7 @@ static struct taskstats record(uint16_t version, pid_t pid, pid_t tgid, const ch
                 .ac_pid = (uint32_t) pid,
                 .ac_ppid = 1,
                 .ac_uid = 1000,
+                .ac_btime = 1764900000,
                 .ac_tgid = (uint32_t) tgid,
                 .ac_exe_dev = 0x803,
                 .ac_exe_inode = 424242,
@@ -92,6 +93,7 @@ static void test_parse(void) {
         is_int(c.e[0].pid, 4242, "  pid");
         is_int(c.e[0].tgid, 4242, "  tgid");
         is_int(c.e[0].uid, 1000, "  uid");
+        is_u64(c.e[0].began, 1764900000, "  when it began (ac_btime)");
         is_str(c.e[0].comm, "cat", "  comm");
         ok(c.e[0].has_exe && c.e[0].exe_dev == 0x803 && c.e[0].exe_ino == 424242, "  exe device and inode");
         ok(task_exit_is_process(&c.e[0]), "  the main thread: the process's own exit");
@@ -263,12 +265,52 @@ static void test_live(void) {
         else
                 tap_skip("taskstats version < 12: no exe fields");
         ok(!taskstats_find(t, pid, now_usec(CLOCK_MONOTONIC) + 1), "a record older than asked for is not found");
+        {
+                uint64_t now_sec = now_usec(CLOCK_REALTIME) / USEC_PER_SEC;
+                ExitQuery q = { .pid = pid, .not_before = start, .read_by = now_sec, .has_uid = true, .uid = getuid() };
+
+                ok(e->began + 2 >= now_sec && e->began <= now_sec, "  it began a moment ago (%llu, now %llu)",
+                   (unsigned long long) e->began, (unsigned long long) now_sec);
+                ok(taskstats_find_reader(t, &q) == e, "  found as the reader of a read taken now");
+                q.uid = getuid() + 1;
+                ok(!taskstats_find_reader(t, &q), "  but not for a reader of another uid");
+        }
         ok(taskstats_stats(t).processes >= 1, "counted in the stats");
         test_loop_reads(event, t, &calls);
         test_backlog(t);
 }
 
+/* A parked read's exit record: pid's, begun by the read, of the reader's
+ * uid if known, and only if one life of pid fits. */
+static void test_pick(void) {
+        TaskExit reader = { .pid = 50, .uid = 1000, .began = 1000, .received = 5000 },
+                 later = { .pid = 50, .uid = 1000, .began = 1003, .received = 6000 },
+                 other_uid = { .pid = 50, .uid = 0, .began = 999, .received = 5500 },
+                 before = { .pid = 50, .uid = 1000, .began = 990, .received = 100 },
+                 another_pid = { .pid = 51, .uid = 1000, .began = 1000, .received = 5000 };
+        ExitQuery q = { .pid = 50, .not_before = 1000, .read_by = 1001, .has_uid = true, .uid = 1000 };
+
+        ok(task_exit_pick((const TaskExit *[]) { &reader }, 1, &q) == &reader, "the reader's record: picked");
+        ok(task_exit_pick((const TaskExit *[]) { &later, &reader }, 2, &q) == &reader,
+           "  not the newer one of a process begun after the read (the pid reused)");
+        ok(task_exit_pick((const TaskExit *[]) { &other_uid, &reader }, 2, &q) == &reader,
+           "  not one of another uid");
+        ok(task_exit_pick((const TaskExit *[]) { &before, &another_pid }, 2, &q) == NULL,
+           "  not one received before the window, nor another pid's: none");
+        ok(task_exit_pick((const TaskExit *[]) { &later }, 1, &q) == NULL, "only a later life of the pid: none");
+        q.has_uid = false;
+        ok(task_exit_pick((const TaskExit *[]) { &other_uid, &reader }, 2, &q) == NULL,
+           "uid unknown, two lives of the pid begun by the read: none (which one read is not known)");
+        ok(task_exit_pick((const TaskExit *[]) { &reader }, 1, &q) == &reader, "uid unknown, one: picked");
+        q.read_by = 999;
+        ok(task_exit_pick((const TaskExit *[]) { &reader }, 1, &q) == &reader,
+           "  begun a second after the read by ac_btime's rounding: still picked");
+        q.read_by = 998;
+        ok(task_exit_pick((const TaskExit *[]) { &reader }, 1, &q) == NULL, "  two seconds: not");
+}
+
 int main(void) {
+        test_pick();
         test_parse();
         test_live();
         return tap_done();
