@@ -748,9 +748,9 @@ static int varlink_process_input(Varlink *v) {
                         break;
                 }
                 if (calls++ == VARLINK_CALLS_PER_TURN) {
+                        /* The defer source, which every call done enables,
+                         * takes the rest on a later turn. */
                         v->backlog = true;
-                        if (v->defer)
-                                (void) sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
                         break;
                 }
                 m = varlink_message_parse(v->in, (size_t) len);

@@ -333,6 +333,26 @@ static void test_calls_per_turn(void) {
         ok(most <= 4, "  at most 4 a loop turn (%u)", most);
         ok(b_replies == 1 && a_before_b < pipelined,
            "  another peer's call answered in between (after %u of them)", a_before_b);
+
+        /* Oneway calls get no reply to resume the input from: the rest
+         * are still taken, and the call after them answered. */
+        const char *oneway = "{\"method\":\"org.example.test.Echo\",\"parameters\":{},\"oneway\":true}";
+        unsigned served = echo_calls;
+        len = 0;
+        for (unsigned i = 0; i < pipelined; i++) {
+                memcpy(buf + len, oneway, strlen(oneway) + 1);
+                len += strlen(oneway) + 1;
+        }
+        memcpy(buf + len, call, strlen(call) + 1);
+        len += strlen(call) + 1;
+        send_raw(a, buf, len);
+        a_replies = 0;
+        for (unsigned turn = 0; turn < 10000 && a_replies < 1; turn++) {
+                sd_event_run(c.event, 10 * USEC_PER_MSEC);
+                a_replies += drain_replies(a);
+        }
+        ok(a_replies == 1 && echo_calls - served == pipelined + 1,
+           "40 oneway calls, then a call: all taken, the last answered (%u taken)", echo_calls - served);
         close(a);
         close(b);
         ctx_done(&c);
