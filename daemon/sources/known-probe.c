@@ -20,8 +20,8 @@
 #include "macro.h"
 #include "resolve.h"
 #include "rootfs.h"
-#include "time-util.h"
 #include "strutil.h"
+#include "time-util.h"
 
 #define CMDLINE_MAX (64 * 1024)
 #define CONFIG_MAX (1024 * 1024)
