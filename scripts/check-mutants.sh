@@ -232,6 +232,18 @@ mutant own-read-fd-not-adopted daemon/manager-dispatch.c \
         $'                (void) sampler_adopt_quiet_fd(manager_sampler(m), ev->own_fd);' \
         $'                (void) manager_sampler(m);' \
         tests/integration/daemon.sh
+mutant exit-record-by-pid-alone daemon/sources/taskstats.c \
+        $'                if (e->pid != q->pid || e->received < q->not_before || e->began > q->read_by + 1 ||\n                    (q->has_uid && e->uid != q->uid))' \
+        $'                if (e->pid != q->pid || e->received < q->not_before)' \
+        tests/unit/test-taskstats
+mutant verdict-of-gone-by-pid-alone daemon/sources/known-probe.c \
+        $'                               : rd->has_uid && e->has_uid && rd->began > 0' \
+        $'                               : 1 ? 1 : rd->has_uid && e->has_uid && rd->began > 0' \
+        tests/unit/test-known
+mutant pipelined-calls-all-at-once lib/varlink-server.c \
+        $'#define VARLINK_CALLS_PER_TURN 4' \
+        $'#define VARLINK_CALLS_PER_TURN 4096' \
+        tests/unit/test-varlink
 
 if [ "${1:-}" = --applies ]; then
         echo "1..$n"
