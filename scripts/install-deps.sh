@@ -7,7 +7,8 @@
 # real programs the known-readers test judges (their services are not
 # started); Go and the varlink project's Go IDL parser, an independent
 # check of the interface file; strace, to see the order of the daemon's
-# writes and its READY. (The VM tests' own needs are
+# writes and its READY; stress-ng, to run the suite with both cores busy
+# (docs/testing.md). (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -17,7 +18,7 @@ libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-de
 python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
-golang-go golang-github-varlink-go-dev strace"
+golang-go golang-github-varlink-go-dev strace stress-ng"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;
