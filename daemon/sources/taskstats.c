@@ -226,21 +226,30 @@ static int on_taskstats_io(sd_event_source *s, int fd, uint32_t revents, void *u
         return 0;
 }
 
-const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_before) {
+/* pid's records received at or after not_before, newest first (the
+ * chain's entries grow older), into ret until max are found; how many. */
+static size_t records_of(const Taskstats *t, pid_t pid, uint64_t not_before, const TaskExit **ret, size_t max) {
+        size_t n = 0;
+
         if (!t)
-                return NULL;
-        /* Newest first: the chain's entries grow older. */
-        for (size_t link = t->bucket[pid_bucket(pid)]; link > 0 && kept(t, link - 1);) {
+                return 0;
+        for (size_t link = t->bucket[pid_bucket(pid)]; link > 0 && kept(t, link - 1) && n < max;) {
                 size_t slot = (link - 1) % TASKSTATS_RECENT;
                 const TaskExit *e = &t->recent[slot];
 
                 if (e->received < not_before)
                         break;
                 if (e->pid == pid)
-                        return e;
+                        ret[n++] = e;
                 link = t->older[slot];
         }
-        return NULL;
+        return n;
+}
+
+const TaskExit *taskstats_find(const Taskstats *t, pid_t pid, uint64_t not_before) {
+        const TaskExit *e;
+
+        return records_of(t, pid, not_before, &e, 1) > 0 ? e : NULL;
 }
 
 const TaskExit *task_exit_pick(const TaskExit *const *records, size_t n, const ExitQuery *q) {
@@ -260,24 +269,11 @@ const TaskExit *task_exit_pick(const TaskExit *const *records, size_t n, const E
 }
 
 const TaskExit *taskstats_find_reader(const Taskstats *t, const ExitQuery *q) {
-        const TaskExit *candidates[16];
-        size_t n = 0;
+        const TaskExit *candidates[17];
+        size_t n = records_of(t, q->pid, q->not_before, candidates, ELEMENTSOF(candidates));
 
-        if (!t)
-                return NULL;
-        for (size_t link = t->bucket[pid_bucket(q->pid)]; link > 0 && kept(t, link - 1);) {
-                size_t slot = (link - 1) % TASKSTATS_RECENT;
-                const TaskExit *e = &t->recent[slot];
-
-                if (e->received < q->not_before)
-                        break;
-                if (e->pid == q->pid) {
-                        if (n == ELEMENTSOF(candidates))
-                                return NULL;    /* pid reused this often in a second: none is sure */
-                        candidates[n++] = e;
-                }
-                link = t->older[slot];
-        }
+        if (n == ELEMENTSOF(candidates))
+                return NULL;    /* pid reused this often in a second: none is sure */
         return task_exit_pick(candidates, n, q);
 }
 
