@@ -165,7 +165,7 @@ bool sampler_sample(Sampler *s, usec_t interval, bool counters, bool reset, cons
                 NumaCounters c;
                 char what[32];
 
-                if (k < 0 || stats_read_node_numastat(s->root, id, &s->node_files[k], &c) < 0)
+                if (k < 0 || stats_read_node_numastat(s->root, &s->node_files[k], &c) < 0)
                         continue;
                 snprintf(what, sizeof what, "node%d", id);
                 changed |= track_take(s, &s->nodes[k].track, id, &c, what, reset);

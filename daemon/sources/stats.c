@@ -25,17 +25,9 @@ int stats_node_numastat_init(RootFile *f, int node) {
         return root_file_init(f, path);
 }
 
-int stats_read_node_numastat(const char *root, int node, RootFile *kept, NumaCounters *ret) {
+int stats_read_node_numastat(const char *root, RootFile *f, NumaCounters *ret) {
         _cleanup_free_ char *text = NULL;
-        RootFile once;
-        int r;
-
-        if (!kept) {
-                r = stats_node_numastat_init(&once, node);
-                if (r < 0)
-                        return r;
-        }
-        r = kept ? root_file_read(root, kept, 65536, &text) : root_read_file(root, once.path, 65536, &text);
+        int r = root_file_read(root, f, 65536, &text);
         if (r < 0)
                 return r;
         return numastat_parse(text, ret);

@@ -8,9 +8,9 @@
 #include "parsers.h"
 #include "rootfs.h"
 
-/* kept: NULL, or a file kept open between readings (set up with
- * stats_node_numastat_init() for a node's). */
+/* kept: NULL, or the file kept open between readings. */
 int stats_read_vmstat(const char *root, RootFile *kept, VmStat *ret);
+/* A node's numastat, through f, set up with stats_node_numastat_init(). */
 int stats_node_numastat_init(RootFile *f, int node);
-int stats_read_node_numastat(const char *root, int node, RootFile *kept, NumaCounters *ret);
+int stats_read_node_numastat(const char *root, RootFile *f, NumaCounters *ret);
 int stats_read_zoneinfo(const char *root, ZoneThreshold **ret, size_t *ret_n);
