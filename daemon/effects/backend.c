@@ -104,10 +104,6 @@ int backend_read_kept(const char *root, RootFile *kept, BackendKind k, KernelMod
                 *ret = KERNEL_MODE_UNKNOWN;
                 return 0;
         }
-        if (kept && strcmp(kept->path, path) != 0) {
-                root_file_close(kept);
-                (void) root_file_init(kept, path);
-        }
         r = kept ? root_file_read(root, kept, 4096, &text) : root_read_file(root, path, 4096, &text);
         if (r < 0) {
                 errno = -r;

@@ -21,7 +21,7 @@ KernelMode backend_parse_mode(BackendKind k, const char *text);
  * ret_error, a sentence saying what failed (malloc'd). */
 int backend_read(const char *root, BackendKind k, KernelMode *ret, char **ret_error);
 /* The same through kept, the sysctl's file kept open between readings
- * (rootfs.h; set up on first use). */
+ * (rootfs.h), set up with k's path. */
 int backend_read_kept(const char *root, RootFile *kept, BackendKind k, KernelMode *ret, char **ret_error);
 
 /* Writes mode and reads it back. A read-back mismatch (the v3 handler

@@ -17,7 +17,7 @@
 struct Executor {
         char *root;
         BackendKind backend;
-        RootFile mode_file;             /* the backend's sysctl, kept open: read each decision */
+        RootFile mode_file;             /* the backend's sysctl (set by the probe), kept open: read each decision */
         bool wrote;                     /* the kernel, at least once */
         char *runtime_dir;              /* where the crash-restore state lives */
         int runtime_fd;                 /* ...opened and checked; -1: crash safety off */
@@ -90,6 +90,10 @@ int executor_probe(Executor *x, KernelMode *ret_mode) {
                            streq(x->root, "/") ? "" : x->root);
                 return 0;
         }
+        root_file_close(&x->mode_file);
+        r = root_file_init(&x->mode_file, backend_sysctl_path(x->backend));
+        if (r < 0)
+                return log_error_errno(r, "Cannot keep %s open: %m", backend_sysctl_path(x->backend));
         (void) executor_read(x, ret_mode);
         log_info("Kernel interface %s, mode %s.", backend_sysctl_path(x->backend), kernel_mode_to_string(*ret_mode));
         return 0;
