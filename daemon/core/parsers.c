@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -537,5 +538,17 @@ int proc_stat_ppid(const char *stat, pid_t *ret) {
         if (errno || end == f + 2 || (*end != ' ' && *end != '\n' && *end != '\0') || v < 0 || v > INT_MAX)
                 return -EINVAL;
         *ret = (pid_t) v;
+        return 0;
+}
+
+int proc_stat_starttime(const char *stat, uint64_t *ret) {
+        const char *f = proc_stat_fields(stat);
+        unsigned long long start;
+
+        /* From the state (field 3), starttime is the 20th field. */
+        if (!f || sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                         &start) != 1)
+                return -EINVAL;
+        *ret = start;
         return 0;
 }

@@ -69,3 +69,6 @@ const char *proc_stat_fields(const char *stat);
 /* /proc/PID/stat → its parent's pid (the field after the state). -EINVAL
  * if the text is not a stat line. */
 int proc_stat_ppid(const char *stat, pid_t *ret);
+/* /proc/PID/stat → its starttime (field 22: clock ticks after boot), which
+ * with the pid names one process. -EINVAL if the text is not a stat line. */
+int proc_stat_starttime(const char *stat, uint64_t *ret);

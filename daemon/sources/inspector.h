@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Lookups inside another user's process, off the event loop. Each runs in
+ * a short-lived child of ours that first opens what it needs of the
+ * process (/proc/PID/root, cmdline, mountinfo) and then takes the
+ * process's own file-system credentials (its fs uid and gid, its groups,
+ * no capabilities, not dumpable). It has a deadline and is killed past it.
+ * Whatever the process's root, mount table or files do (a FUSE server that
+ * never answers, an overlay in front of one, a mount table of megabytes),
+ * the loop only ever waits for an fd; and a file the process names is
+ * opened only as that process could open it.
+ *
+ * The answer, or the lack of one, comes back once per asker through the
+ * done callback, from the loop. A mount namespace whose lookup timed out
+ * is left alone for a minute: one user cannot make us wait again and
+ * again. Lookups are limited in number, per uid and in all (the unit's
+ * TasksMax= holds the children, and a child stuck in the kernel past
+ * SIGKILL still takes its place until it exits). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "time-util.h"
+
+#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)
+#define INSPECT_MAY_BLOCK_USEC (60 * USEC_PER_SEC)
+#define INSPECT_MAX 5           /* children at once */
+#define INSPECT_PER_UID 3       /* of them for one uid */
+#define INSPECT_WAITERS_MAX 8   /* askers of one lookup */
+#define INSPECT_REQUEST_MAX 512
+#define INSPECT_ANSWER_MAX 512
+
+typedef struct Inspector Inspector;
+
+typedef struct InspectTarget {
+        pid_t pid;
+        uint64_t start;         /* its /proc/PID/stat starttime: the child checks it is that process */
+        uid_t uid;              /* whose share of the lookups it takes */
+        uint64_t mntns;         /* its mount namespace's inode */
+} InspectTarget;
+
+/* What the child has of the process, opened before it took the process's
+ * credentials; each -1 if it could not be opened. */
+typedef struct InspectedProcess {
+        pid_t pid;
+        int rootfd;             /* /proc/PID/root, O_PATH */
+        int cmdlinefd;          /* /proc/PID/cmdline */
+        int mountinfofd;        /* /proc/PID/mountinfo */
+} InspectedProcess;
+
+/* Runs in the child, as the process: fills answer (size bytes, zeroed).
+ * 0, or a negative errno: no answer. */
+typedef int (*InspectWork)(const InspectedProcess *p, const void *request, void *answer, size_t size);
+
+typedef enum InspectOutcome {
+        INSPECT_ANSWERED,
+        INSPECT_TIMED_OUT,      /* killed at its deadline */
+        INSPECT_FAILED,         /* no answer: the process gone or changed, the child killed, ... */
+} InspectOutcome;
+
+/* answer: INSPECT_ANSWER_MAX bytes, only with INSPECT_ANSWERED. */
+typedef void (*InspectDone)(Inspector *in, InspectOutcome outcome, const void *answer, void *token,
+                            void *userdata);
+
+int inspector_new(sd_event *event, InspectDone done, void (*free_token)(void *token), void *userdata,
+                  Inspector **ret);
+/* Kills what runs; each waiting token is freed, not answered. */
+Inspector *inspector_free(Inspector *in);
+
+/* Starts a lookup of the process by work(request) (request_size bytes,
+ * compared whole: a lookup under way with the same target and request is
+ * joined). done gets token once. -EWOULDBLOCK: the mount namespace timed
+ * out within INSPECT_MAY_BLOCK_USEC; -EBUSY: too many under way, for
+ * t->uid or in all; -ENOBUFS: too many wait on that lookup. done is never
+ * called from inside this call. */
+int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const void *request, size_t request_size,
+                  void *token);
+
+/* Whether lookups in mount namespace mntns timed out lately. */
+bool inspector_may_block(const Inspector *in, uint64_t mntns);
+
+/* Children not reaped yet (a killed one may take a while). */
+size_t inspector_running(const Inspector *in);
+uint64_t inspector_timeouts(const Inspector *in);

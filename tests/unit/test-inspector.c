@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The inspector: a look into another process runs in a child with that
+ * process's credentials, answers through the loop, is killed at its
+ * deadline, and is limited per uid and in all. The process looked into is
+ * a child of ours that became uid 65534 with groups of its own. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "inspector.h"
+#include "macro.h"
+#include "parsers.h"
+#include "rootfs.h"
+#include "tap.h"
+
+typedef struct Seen {
+        uid_t uid, euid;
+        gid_t gid, egid;
+        int n_groups;
+        gid_t groups[4];
+        unsigned long long cap_eff;
+        int dumpable;
+        bool have_root, have_cmdline, have_mountinfo;
+        char cmdline[32];
+} Seen;
+
+typedef struct Result {
+        int calls;
+        InspectOutcome outcome;
+        Seen seen;
+} Result;
+
+static int work_report(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+        Seen *s = answer;
+        _cleanup_free_ char *status = NULL;
+        const char *cap;
+
+        s->uid = getuid();
+        s->euid = geteuid();
+        s->gid = getgid();
+        s->egid = getegid();
+        s->n_groups = getgroups(ELEMENTSOF(s->groups), s->groups);
+        s->dumpable = prctl(PR_GET_DUMPABLE);
+        if (root_read_file("/", "/proc/self/status", 64 * 1024, &status) >= 0 && (cap = strstr(status, "CapEff:")))
+                s->cap_eff = strtoull(cap + strlen("CapEff:"), NULL, 16);
+        else
+                s->cap_eff = ~0ULL;
+        s->have_root = p->rootfd >= 0;
+        s->have_mountinfo = p->mountinfofd >= 0;
+        s->have_cmdline = p->cmdlinefd >= 0 && read(p->cmdlinefd, s->cmdline, sizeof s->cmdline - 1) > 0;
+        return 0;
+}
+
+_Noreturn static int work_hang(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+        for (;;)
+                pause();
+}
+
+static int work_fail(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+        return -EIO;
+}
+
+static void on_done(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata) {
+        Result *r = token;
+
+        r->calls++;
+        r->outcome = outcome;
+        if (outcome == INSPECT_ANSWERED)
+                memcpy(&r->seen, answer, sizeof r->seen);
+}
+
+static int on_give_up(sd_event_source *s, uint64_t usec, void *userdata) {
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Runs the loop until want() holds, or 10 s pass (a failure, not a wait). */
+static bool run_until(sd_event *e, bool (*want)(void *), void *arg) {
+        _cleanup_(sd_event_source_unrefp) sd_event_source *limit = NULL;
+
+        if (sd_event_add_time_relative(e, &limit, CLOCK_MONOTONIC, 10 * USEC_PER_SEC, 0, on_give_up, NULL) < 0)
+                return false;
+        while (!want(arg))
+                if (sd_event_run(e, UINT64_MAX) < 0 || sd_event_get_state(e) == SD_EVENT_FINISHED)
+                        return false;
+        return true;
+}
+
+static bool called(void *p) {
+        return ((Result *) p)->calls > 0;
+}
+
+static bool none_running(void *p) {
+        return inspector_running(p) == 0;
+}
+
+/* A process of uid and gid 65534 with supplementary groups 65534 and 100,
+ * waiting to be looked into; its start time in *ret_start. */
+static pid_t target_new(uint64_t *ret_start) {
+        gid_t groups[] = { 65534, 100 };
+        int ready[2];
+        char c;
+        pid_t pid;
+
+        if (pipe(ready) < 0)
+                abort();
+        pid = fork();
+        if (pid == 0) {
+                if (setgroups(ELEMENTSOF(groups), groups) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                /* Set-id changes made it not dumpable; a user's process is. */
+                (void) prctl(PR_SET_DUMPABLE, 1);
+                (void) write(ready[1], "x", 1);
+                for (;;)
+                        pause();
+        }
+        close(ready[1]);
+        if (read(ready[0], &c, 1) != 1)
+                abort();
+        close(ready[0]);
+        {
+                _cleanup_free_ char *stat = NULL;
+                char path[64];
+
+                snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+                if (root_read_file("/", path, 4096, &stat) < 0 || proc_stat_starttime(stat, ret_start) < 0)
+                        abort();
+        }
+        return pid;
+}
+
+static void target_free(pid_t pid) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+int main(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        Inspector *in = NULL;
+        InspectTarget t = { .uid = 65534, .mntns = 4242 };
+        Result r = {}, r2 = {};
+        char request[8] = "ask";
+        pid_t target;
+
+        if (geteuid() != 0) {
+                tap_skip("needs root: the inspector takes another process's credentials");
+                return tap_done();
+        }
+        if (sd_event_new(&e) < 0 || inspector_new(e, on_done, NULL, NULL, &in) < 0)
+                abort();
+        target = target_new(&t.start);
+        t.pid = target;
+
+        /* ---- an answer, as the process ---- */
+        ok(inspector_ask(in, &t, work_report, request, sizeof request, &r) == 0, "a look starts");
+        ok(inspector_ask(in, &t, work_report, request, sizeof request, &r2) == 0, "  the same look asked again joins it");
+        is_int((int) inspector_running(in), 1, "  one child for both");
+        ok(r.calls == 0, "  no answer from inside the call");
+        ok(run_until(e, called, &r2) && r.calls == 1 && r2.calls == 1, "each asker is answered once");
+        ok(r.outcome == INSPECT_ANSWERED && r2.outcome == INSPECT_ANSWERED, "  with an answer");
+        ok(r.seen.uid == 65534 && r.seen.euid == 65534 && r.seen.gid == 65534 && r.seen.egid == 65534,
+           "  made as the process: its uid and gid");
+        ok(r.seen.n_groups == 2 && ((r.seen.groups[0] == 65534 && r.seen.groups[1] == 100) ||
+                                    (r.seen.groups[0] == 100 && r.seen.groups[1] == 65534)),
+           "  its groups, not ours");
+        is_u64(r.seen.cap_eff, 0, "  no capabilities");
+        is_int(r.seen.dumpable, 0, "  not dumpable: the process cannot ptrace a copy of the daemon");
+        ok(r.seen.have_root && r.seen.have_mountinfo && r.seen.have_cmdline,
+           "  with its root, mountinfo and command line opened before");
+        ok(run_until(e, none_running, in), "the child is reaped");
+
+        /* ---- another process than asked for ---- */
+        r = (Result) {};
+        t.start++;
+        ok(inspector_ask(in, &t, work_report, request, sizeof request, &r) == 0 && run_until(e, called, &r) &&
+                   r.outcome == INSPECT_FAILED,
+           "a pid whose start time is not the one asked about: no answer");
+        t.start--;
+        r = (Result) {};
+        ok(inspector_ask(in, &t, work_fail, request, sizeof request, &r) == 0 && run_until(e, called, &r) &&
+                   r.outcome == INSPECT_FAILED,
+           "a look that fails: no answer");
+        ok(run_until(e, none_running, in), "  reaped");
+
+        /* ---- the deadline ---- */
+        {
+                uint64_t began = now_usec(CLOCK_MONOTONIC), took;
+
+                r = (Result) {};
+                ok(inspector_ask(in, &t, work_hang, request, sizeof request, &r) == 0, "a look that never ends starts");
+                ok(run_until(e, called, &r) && r.outcome == INSPECT_TIMED_OUT, "  times out");
+                took = now_usec(CLOCK_MONOTONIC) - began;
+                ok(took >= INSPECT_DEADLINE_USEC, "  at its deadline, not before (%llu ms)",
+                   (unsigned long long) (took / USEC_PER_MSEC));
+                ok(run_until(e, none_running, in), "  the child is killed and reaped");
+                is_u64(inspector_timeouts(in), 1, "  counted");
+                ok(inspector_may_block(in, t.mntns), "its mount namespace may block now");
+                is_int(inspector_ask(in, &t, work_report, request, sizeof request, &r), -EWOULDBLOCK,
+                       "  and is not looked into again");
+                ok(!inspector_may_block(in, t.mntns + 1), "  another namespace may be");
+        }
+
+        /* ---- limits ---- */
+        {
+                Result hang[INSPECT_MAX + 1] = {};
+                InspectTarget u = t;
+                size_t i;
+
+                u.mntns = 0;    /* unknown: never marked */
+                for (i = 0; i < INSPECT_PER_UID; i++) {
+                        request[4] = (char) i;  /* each its own look */
+                        ok(inspector_ask(in, &u, work_hang, request, sizeof request, &hang[i]) == 0,
+                           "uid 65534's look %zu starts", i + 1);
+                }
+                request[4] = 'x';
+                is_int(inspector_ask(in, &u, work_hang, request, sizeof request, &hang[i]), -EBUSY,
+                       "  one more for the same uid waits for none: refused");
+                u.uid = 0;
+                for (; i < INSPECT_MAX; i++) {
+                        request[4] = (char) i;
+                        ok(inspector_ask(in, &u, work_hang, request, sizeof request, &hang[i]) == 0,
+                           "another uid's look starts");
+                }
+                u.uid = 1;
+                request[4] = 'y';
+                is_int(inspector_ask(in, &u, work_hang, request, sizeof request, &hang[i]), -EBUSY,
+                       "  past INSPECT_MAX in all: refused");
+                ok(run_until(e, none_running, in), "all time out and are reaped");
+                for (i = 0; i < INSPECT_MAX; i++)
+                        ok(hang[i].calls == 1 && hang[i].outcome == INSPECT_TIMED_OUT, "  look %zu timed out", i + 1);
+        }
+
+        /* ---- freed with a look under way ---- */
+        r = (Result) {};
+        t.mntns = 0;
+        ok(inspector_ask(in, &t, work_hang, request, sizeof request, &r) == 0, "a look under way");
+        inspector_free(in);
+        ok(r.calls == 0, "  freed with the inspector: not answered, the child killed");
+
+        target_free(target);
+        return tap_done();
+}
