@@ -41,6 +41,7 @@ struct Manager {
         Hotplug *hotplug;
         KmsgMonitor *kmsg;
         Exits *exits;
+        Inspector *inspector;
         ContainerWatch *containers;
         MetricsFile *metrics;
         Sampler *sampler;
@@ -75,6 +76,7 @@ MetricsFile *manager_metrics_file(const Manager *m) { return m->metrics; }
 ReaderWatch *manager_reader_watch(const Manager *m) { return m->watch; }
 ContainerWatch *manager_containers(const Manager *m) { return m->containers; }
 Exits *manager_exits(const Manager *m) { return m->exits; }
+Inspector *manager_inspector(const Manager *m) { return m->inspector; }
 Hotplug *manager_hotplug(const Manager *m) { return m->hotplug; }
 KmsgMonitor *manager_kmsg(const Manager *m) { return m->kmsg; }
 
@@ -150,6 +152,9 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         r = exits_new(m->event, on_exit_named_read, m, &m->exits);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up exit records: %m");
+        r = inspector_new(m->event, on_inspected, inspected_read_free, m, &m->inspector);
+        if (r < 0)
+                return log_oom();
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -169,6 +174,7 @@ void manager_context_free(Manager *m) {
         container_watch_free(m->containers);
         sampler_free(m->sampler);
         exits_free(m->exits);
+        inspector_free(m->inspector);
         kmsg_monitor_free(m->kmsg);
         reader_watch_free(m->watch);
         hotplug_free(m->hotplug);

@@ -72,6 +72,9 @@ static int dispatch_one(Manager *m, const ManagerEvent *ev) {
                 return manager_handle_set_policy(m, ev->set_policy.policy, ev->set_policy.dry_run);
         case MANAGER_EVENT_RELOAD:
                 return manager_handle_reload(m, ev->reload.ret_error);
+        case MANAGER_EVENT_INSPECTED:
+                manager_handle_inspected(m, ev->inspected);
+                return 0;
         default:
                 return log_error_errno(-EINVAL, "Internal error: an event of unknown type %d.", (int) ev->type);
         }
@@ -147,6 +150,12 @@ static void on_read(Readers *readers, ReadEvent *ev, void *userdata) {
 void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata) {
         (void) dispatch(userdata,
                         &(ManagerEvent) { .type = MANAGER_EVENT_READ, .read = { .event = ev, .parked = true } });
+}
+
+/* The answer rides with its read, which is handled as an event of its own. */
+void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata) {
+        inspected_read_answered(token, outcome, answer);
+        (void) dispatch(userdata, &(ManagerEvent) { .type = MANAGER_EVENT_INSPECTED, .inspected = token });
 }
 
 static void on_readers_lost(ReaderWatch *w, void *userdata) {

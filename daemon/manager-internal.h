@@ -72,6 +72,7 @@ MetricsFile *manager_metrics_file(const Manager *m);
 ReaderWatch *manager_reader_watch(const Manager *m);
 ContainerWatch *manager_containers(const Manager *m);
 Exits *manager_exits(const Manager *m);
+Inspector *manager_inspector(const Manager *m);
 Hotplug *manager_hotplug(const Manager *m);
 KmsgMonitor *manager_kmsg(const Manager *m);            /* NULL: the kernel's log is not readable here */
 bool manager_effective_dry_run(const Manager *m);       /* --dry-run, or the config's */
@@ -167,6 +168,12 @@ extern const ReaderWatchOps manager_reader_watch_ops;
 /* manager-reads.c: a read, parked until an exit record names its reader
  * unless it was already; NULL: reads lost. */
 void manager_handle_read(Manager *m, ReadEvent *ev, bool parked);
+/* A read that waited for a look into its process: the answer kept, the
+ * read handled by it; r freed. */
+void manager_handle_inspected(Manager *m, InspectedRead *r);
+void inspected_read_answered(InspectedRead *r, InspectOutcome outcome, const void *answer);
+void inspected_read_free(void *r);
+void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata);
 /* manager-apply.c */
 void manager_handle_kernel_log(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]);
 void manager_handle_trigger_settled(Manager *m);

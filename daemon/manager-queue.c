@@ -24,6 +24,7 @@ static const char *const type_names[_MANAGER_EVENT_MAX] = {
         [MANAGER_EVENT_HOLDS_CHANGED] = "holds-changed",
         [MANAGER_EVENT_SET_POLICY] = "set-policy",
         [MANAGER_EVENT_RELOAD] = "reload",
+        [MANAGER_EVENT_INSPECTED] = "inspected",
 };
 
 const char *manager_event_type_to_string(ManagerEventType t) {

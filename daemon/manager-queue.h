@@ -16,6 +16,8 @@
 #include "policy.h"
 #include "readers.h"
 
+typedef struct InspectedRead InspectedRead;
+
 typedef enum ManagerTimer {
         MANAGER_TIMER_SAMPLE,           /* the next sample */
         MANAGER_TIMER_DEADLINE,         /* the policy's next deadline */
@@ -37,6 +39,7 @@ typedef enum ManagerEventType {
         MANAGER_EVENT_HOLDS_CHANGED,            /* the holds in force changed */
         MANAGER_EVENT_SET_POLICY,               /* a client's set-policy */
         MANAGER_EVENT_RELOAD,                   /* SIGHUP, or a client's reload */
+        MANAGER_EVENT_INSPECTED,                /* a look into a reader's process answered, or did not in time */
         _MANAGER_EVENT_MAX,
 } ManagerEventType;
 
@@ -61,6 +64,7 @@ typedef struct ManagerEvent {
                 struct {
                         char **ret_error;       /* the caller's, while it waits */
                 } reload;
+                InspectedRead *inspected;       /* owned by the event */
         };
 } ManagerEvent;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reading events: a read, the kernel's trigger it may have caused, and reads
  * parked until an exit record names a reader gone before we looked. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,111 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
         };
 }
 
+/* ---- reads that wait for a look into their process ---- */
+
+/* A read whose verdict needs a look inside its process (its root, its
+ * command line, a file it names): that is done off the loop, as the
+ * process, within INSPECT_DEADLINE_USEC (inspector.h); the read waits for
+ * it, as a read of a process already gone waits for its exit record, and
+ * is then judged by what it found. Nothing found in time counts. */
+struct InspectedRead {
+        ReadEvent ev;           /* its strings are the copies below */
+        char *comm, *exe, *unit, *session, *path;
+        KnownAsk ask;
+        InspectOutcome outcome;
+        KnownAnswer answer;
+};
+
+void inspected_read_free(void *p) {
+        InspectedRead *r = p;
+
+        if (!r)
+                return;
+        free(r->comm);
+        free(r->exe);
+        free(r->unit);
+        free(r->session);
+        free(r->path);
+        free(r);
+}
+
+static bool dup_field(char **copy, const char **field) {
+        if (!*field)
+                return true;
+        *copy = strdup(*field);
+        *field = *copy;
+        return *copy != NULL;
+}
+
+/* A copy of ev, attributed in full now: its process's /proc and its
+ * source's fds are not there to ask later. */
+static InspectedRead *inspected_read_new(ReadEvent *ev, const KnownAsk *ask) {
+        InspectedRead *r = calloc(1, sizeof *r);
+
+        if (!r)
+                return NULL;
+        r->ev = *ev;
+        r->ev.attribution = NULL;
+        r->ev.own_fd = NULL;
+        r->ev.inspected = true;
+        r->ask = *ask;
+        if (!dup_field(&r->comm, &r->ev.comm) || !dup_field(&r->exe, &r->ev.exe) ||
+            !dup_field(&r->unit, &r->ev.unit) || !dup_field(&r->session, &r->ev.session) ||
+            !dup_field(&r->path, &r->ev.path)) {
+                inspected_read_free(r);
+                return NULL;
+        }
+        return r;
+}
+
+void inspected_read_answered(InspectedRead *r, InspectOutcome outcome, const void *answer) {
+        r->outcome = outcome;
+        if (outcome == INSPECT_ANSWERED) {
+                memcpy(&r->answer, answer, sizeof r->answer);
+                r->answer.why[sizeof r->answer.why - 1] = '\0';
+                return;
+        }
+        /* Nothing found in time: kept as the process's verdict, so that its
+         * next reads do not ask again. */
+        r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = true };
+        snprintf(r->answer.why, sizeof r->answer.why, "counts: %s",
+                 outcome == INSPECT_TIMED_OUT ? "looking into its process took too long"
+                                              : "its process could not be looked into");
+}
+
+/* Asks for the look; false if none can be had now (the read then counts,
+ * with why in j). */
+static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
+        InspectTarget t;
+        InspectedRead *r;
+        int k;
+
+        read_event_attribute(ev);
+        if (!ev->has_uid || !ev->comm)
+                return false;   /* gone meanwhile */
+        t = (InspectTarget) { .pid = ev->pid, .start = j->known.ask.start, .uid = ev->uid,
+                              .mntns = process_mount_ns(ev->pid) };
+        r = inspected_read_new(ev, &j->known.ask);
+        if (!r) {
+                log_oom();
+                return false;
+        }
+        k = inspector_ask(manager_inspector(m), &t, known_inspect, &r->ask, sizeof r->ask, r);
+        if (k >= 0)
+                return true;
+        inspected_read_free(r);
+        snprintf(j->known.why, sizeof j->known.why, "counts: %s",
+                 k == -EWOULDBLOCK ? "looking into its mount namespace took too long lately"
+                                   : "too many looks into processes under way");
+        return false;
+}
+
+void manager_handle_inspected(Manager *m, InspectedRead *r) {
+        known_cache_store(manager_known_cache(m), &r->ask, &r->answer);
+        manager_handle_read(m, &r->ev, true);
+        inspected_read_free(r);
+}
+
 static void handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_(read_judgement_done) ReadJudgement j = {};
@@ -140,6 +246,8 @@ static void handle_read(Manager *m, ReadEvent *ev) {
         id = read_event_identity(ev);
         read_judge(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, ev->exit_began,
                    &j);
+        if (j.known.pending && !ev->inspected && wait_for_inspection(m, ev, &j))
+                return;
         counts = j.v.counts;
         clock = read_clock(m, now, engine_read_triggers(manager_engine(m)));
         (void) manager_feed(m,

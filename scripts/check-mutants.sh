@@ -237,9 +237,17 @@ mutant exit-record-by-pid-alone daemon/sources/taskstats.c \
         $'                if (e->pid != q->pid || e->received < q->not_before)' \
         tests/unit/test-taskstats
 mutant verdict-of-gone-by-pid-alone daemon/sources/known-probe.c \
-        $'                               : rd->has_uid && e->has_uid && rd->began > 0' \
-        $'                               : 1 ? 1 : rd->has_uid && e->has_uid && rd->began > 0' \
+        $'        return rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&' \
+        $'        return 1 ? 1 : rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&' \
         tests/unit/test-known
+mutant look-as-root daemon/sources/inspector.c \
+        $'        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)' \
+        $'        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(0, 0, 0) < 0)' \
+        tests/unit/test-inspector
+mutant look-without-deadline daemon/sources/inspector.h \
+        $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)' \
+        $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_SEC)' \
+        tests/unit/test-inspector
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

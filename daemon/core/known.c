@@ -424,15 +424,15 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                 const char *path = facts->config_path ?: f->config;
                 int r;
 
+                /* Whatever the file holds, or why it could not be read
+                 * (missing, not the reader's to read, not a regular file),
+                 * is not told: only whether it sets the key. */
                 if (!facts->config_text)
-                        return verdict(true, buf, size, "counts: %s cannot be read (%s)", path,
-                                       strerror(-(facts->config_error ?: -ENOENT)));
+                        return verdict(true, buf, size, "counts: %s cannot be read", path);
                 r = netdata_conf_get(facts->config_text, f->config_section, f->config_key, &value);
-                if (r < 0)
-                        return verdict(true, buf, size, "counts: %s cannot be parsed", path);
-                if (r == 0 || !streq(value, f->config_value))
-                        return verdict(true, buf, size, "counts: %s has [%s] %s = %s (not %s)", path,
-                                       f->config_section, f->config_key, r == 0 ? "(unset)" : value, f->config_value);
+                if (r <= 0 || !streq(value, f->config_value))
+                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", path,
+                                       f->config_section, f->config_key, f->config_value);
         }
         return verdict(false, buf, size, "%s", f->why);
 }

@@ -11,13 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "known-probe.h"
 #include "log.h"
 #include "macro.h"
+#include "parsers.h"
 #include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
@@ -37,7 +39,9 @@ static void format_to(char *buf, size_t size, const char *fmt, ...) {
 }
 
 void known_cache_clear(KnownCache *c) {
-        *c = (KnownCache) {};
+        unsigned generation = c->generation + 1;
+
+        *c = (KnownCache) { .generation = generation };
 }
 
 /* Finds path inside the process's root (O_PATH): absolute links and ".."
@@ -47,48 +51,42 @@ static int open_in_root(int rootfd, const char *path) {
         return resolve_open_path(rootfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
-static int proc_root_open(pid_t pid) {
-        char p[64];
-        int fd;
+/* ---- on the loop: nothing inside another process's root ---- */
 
-        snprintf(p, sizeof p, "/proc/" PID_FMT "/root", pid);
-        fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
-}
-
-/* Whether the process's root is the daemon's own. Cached attributes only:
- * that root may be on FUSE, whose server need not answer. */
-static bool same_root(int rootfd) {
-        struct statx a;
-        struct stat b;
-
-        return statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &a) >= 0 && stat("/", &b) >= 0 &&
-               makedev(a.stx_dev_major, a.stx_dev_minor) == b.st_dev && a.stx_ino == b.st_ino;
-}
-
-/* One look here: its mountinfo is needed for nothing else. */
-static bool root_may_block(pid_t pid, int rootfd) {
-        _cleanup_free_ char *mountinfo = resolve_mountinfo(pid);
-
-        return resolve_root_may_block(mountinfo, rootfd);
-}
-
-static bool exe_in_root(int rootfd, const KnownExe *e, const KnownRead *rd) {
-        _cleanup_close_ int fd = open_in_root(rootfd, e->path);
+static uint64_t ns_inode(const char *path) {
         struct stat st;
 
-        return fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
-               (uint64_t) st.st_ino == rd->exe_ino;
+        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
 }
 
-/* The entry whose executable the reader runs: by device and inode as
- * stat() on our root sees it, else (a live process with a root of its own:
- * a container) at the entry's path inside its root. Never by comm. */
-static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd) {
-        _cleanup_close_ int rootfd = -1;
+uint64_t process_mount_ns(pid_t pid) {
+        char path[64];
 
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/mnt", pid);
+        return ns_inode(path);
+}
+
+/* Whether the process sees the root we do: the mount namespace of ours or
+ * of pid 1 (ours may be a private copy: PrivateMounts=), not chrooted. Its
+ * binary was then judged by what stat() on our root says. Told by the
+ * kernel's names alone: nothing is asked of its root's file system. */
+static bool process_in_our_root(pid_t pid) {
+        char path[64], target[8];
+        uint64_t ns = process_mount_ns(pid);
+        ssize_t n;
+
+        if (ns == 0 || (ns != ns_inode("/proc/self/ns/mnt") && ns != ns_inode("/proc/1/ns/mnt")))
+                return false;
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/root", pid);
+        n = readlink(path, target, sizeof target);
+        return n == 1 && target[0] == '/';
+}
+
+/* The entry whose executable the reader runs, by device and inode as
+ * stat() on our root sees it; SIZE_MAX if none. Never by comm. */
+static size_t find_on_host(const Catalogue *cat, const KnownRead *rd) {
         if (!rd->has_exe_id)
-                return NULL;
+                return SIZE_MAX;
         for (size_t i = 0; i < cat->n; i++)
                 for (size_t j = 0; j < cat->readers[i].n_exes; j++) {
                         const KnownExe *e = &cat->readers[i].exes[j];
@@ -98,55 +96,92 @@ static const KnownReader *find_reader(const Catalogue *cat, const KnownRead *rd)
                          * upgrade replaced), or as it is now (a package
                          * installed or upgraded since). */
                         if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino)
-                                return &cat->readers[i];
+                                return i;
                         if (stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
                             (uint64_t) st.st_ino == rd->exe_ino)
-                                return &cat->readers[i];
+                                return i;
                 }
-        if (!rd->alive || rd->pid <= 0)
-                return NULL;
-        rootfd = proc_root_open(rd->pid);
-        /* A root on FUSE could make the lookup wait forever: not known. */
-        if (rootfd < 0 || same_root(rootfd) || root_may_block(rd->pid, rootfd))
-                return NULL;
-        for (size_t i = 0; i < cat->n; i++)
-                for (size_t j = 0; j < cat->readers[i].n_exes; j++)
-                        if (exe_in_root(rootfd, &cat->readers[i].exes[j], rd))
-                                return &cat->readers[i];
-        return NULL;
+        return SIZE_MAX;
 }
 
 static int proc_start_time(pid_t pid, uint64_t *ret) {
         _cleanup_free_ char *stat = NULL;
         char path[64];
-        const char *p;
-        unsigned long long start;
         int r;
 
         snprintf(path, sizeof path, "/proc/" PID_FMT "/stat", pid);
         r = root_read_file("/", path, 4096, &stat);
         if (r < 0)
                 return r;
-        /* After the comm's closing parenthesis (the comm may hold one):
-         * state is field 3, starttime field 22. */
-        p = strrchr(stat, ')');
-        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                         &start) != 1)
-                return -EIO;
-        *ret = start;
-        return 0;
+        return proc_stat_starttime(stat, ret);
+}
+
+/* ---- in the inspector's child, as the reader ---- */
+
+/* A mount table larger than this is not read: its process's root may block. */
+#define MOUNTINFO_CAP (1024 * 1024)
+
+/* File systems that are not a root or a configuration a reader may name:
+ * the kernel's own (a read of /proc/kmsg consumes it) and devices. */
+static bool pseudo_fs(long magic) {
+        static const long magics[] = {
+                PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, DEVPTS_SUPER_MAGIC,
+                CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC, NSFS_MAGIC,
+                SELINUX_MAGIC, SMACK_MAGIC, BINFMTFS_MAGIC, 0x65735543 /* fusectl */, 0x62656570 /* configfs */,
+                0x1cd1 /* devtmpfs */,
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(magics); i++)
+                if (magic == magics[i])
+                        return true;
+        return false;
+}
+
+static bool on_pseudo_fs(int fd) {
+        struct statfs sfs;
+
+        return fstatfs(fd, &sfs) < 0 || pseudo_fs((long) sfs.f_type);
+}
+
+/* Whether lookups in the process's root could wait on a FUSE server (its
+ * mountinfo, read up to MOUNTINFO_CAP, says the root is FUSE, or cannot
+ * tell) or would look into the kernel's own files. */
+static bool root_refused(const InspectedProcess *p) {
+        _cleanup_free_ char *mountinfo = NULL;
+
+        if (p->rootfd < 0 || p->mountinfofd < 0 || fd_read_all(p->mountinfofd, MOUNTINFO_CAP, &mountinfo, NULL) < 0)
+                return true;
+        return resolve_root_may_block(mountinfo, p->rootfd) || on_pseudo_fs(p->rootfd);
+}
+
+static bool exe_in_root(int rootfd, const KnownExe *e, const KnownAsk *a) {
+        _cleanup_close_ int fd = open_in_root(rootfd, e->path);
+        struct stat st;
+
+        return fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == a->exe_dev &&
+               (uint64_t) st.st_ino == a->exe_ino;
+}
+
+/* The entry whose executable the process runs at the entry's path inside
+ * its root (a container's); SIZE_MAX if none. */
+static size_t find_in_root(const Catalogue *cat, int rootfd, const KnownAsk *a) {
+        for (size_t i = 0; i < cat->n; i++)
+                for (size_t j = 0; j < cat->readers[i].n_exes; j++)
+                        if (exe_in_root(rootfd, &cat->readers[i].exes[j], a))
+                                return i;
+        return SIZE_MAX;
 }
 
 /* argv from /proc/PID/cmdline: NUL-separated words. */
-static int proc_argv(pid_t pid, char ***ret, size_t *ret_n) {
+static int read_argv(int fd, char ***ret, size_t *ret_n) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_strv_free_ char **argv = NULL;
-        char path[64];
         size_t len, n = 0;
         int r;
 
-        snprintf(path, sizeof path, "/proc/" PID_FMT "/cmdline", pid);
-        r = root_read_file_len("/", path, CMDLINE_MAX, &buf, &len);
+        if (fd < 0)
+                return -EBADF;
+        r = fd_read_all(fd, CMDLINE_MAX, &buf, &len);
         if (r < 0)
                 return r;
         if (len == 0)
@@ -162,27 +197,23 @@ static int proc_argv(pid_t pid, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-/* A regular file the process names, read without opening anything else:
- * found with O_PATH (opening a FIFO could block, a device could act, as
- * /dev/watchdog does), checked, then reopened through that very inode. */
-static int read_in_root(pid_t pid, const char *path, char **ret) {
-        _cleanup_close_ int rootfd = -1, pathfd = -1, fd = -1;
+/* A regular file the process names, opened as the process would (we are
+ * it now), without opening anything else: found with O_PATH (opening a
+ * FIFO could block, a device could act, as /dev/watchdog does), checked,
+ * then reopened through that very inode. */
+static int read_in_root(int rootfd, const char *path, char **ret) {
+        _cleanup_close_ int pathfd = -1, fd = -1;
         char self[64];
         struct stat st;
 
         if (!path || path[0] != '/')
                 return -EINVAL;         /* relative to a cwd we do not follow */
-        rootfd = proc_root_open(pid);
-        if (rootfd < 0)
-                return rootfd;
-        if (!same_root(rootfd) && root_may_block(pid, rootfd))
-                return -EWOULDBLOCK;    /* counts: the safe side */
         pathfd = open_in_root(rootfd, path);
         if (pathfd < 0)
                 return pathfd;
         if (fstat(pathfd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st.st_mode) || on_pseudo_fs(pathfd))
                 return -EBADFD;
         if (st.st_size > CONFIG_MAX)
                 return -EFBIG;
@@ -193,24 +224,56 @@ static int read_in_root(pid_t pid, const char *path, char **ret) {
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 
-/* Judges file f of entry k for a live process, from its own facts. */
-static bool judge_live(const KnownFile *f, pid_t pid, char *why, size_t size) {
+/* Judges file f for the process, from its own facts. */
+static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, char *why, size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_free_ char *config = NULL;
         KnownFacts facts = {};
         int r;
 
-        r = proc_argv(pid, &argv, &facts.argc);
+        r = read_argv(p->cmdlinefd, &argv, &facts.argc);
         if (r < 0)
-                log_debug_errno(r, "Cannot read the command line of reader " PID_FMT ": %m", pid);
+                log_debug_errno(r, "Cannot read the command line of reader " PID_FMT ": %m", p->pid);
         facts.argv = argv;
         if (f->config) {
                 facts.config_path = known_file_config_path(f, argv, facts.argc);
-                r = read_in_root(pid, facts.config_path, &config);
+                r = refused ? -EWOULDBLOCK : read_in_root(p->rootfd, facts.config_path, &config);
                 facts.config_error = r < 0 ? r : 0;
                 facts.config_text = config;
         }
         return known_file_counts(f, &facts, why, size);
+}
+
+int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+        const KnownAsk *a = request;
+        KnownAnswer *ans = answer;
+        const KnownReader *k;
+        const KnownFile *f;
+        bool refused;
+
+        if (size < sizeof *ans || !a->cat)
+                return -EINVAL;
+        *ans = (KnownAnswer) { .reader = a->reader, .file = SIZE_MAX, .counts = true };
+        refused = root_refused(p);
+        if (ans->reader == SIZE_MAX) {
+                if (refused)
+                        return 0;       /* not known: it counts */
+                ans->reader = find_in_root(a->cat, p->rootfd, a);
+                if (ans->reader == SIZE_MAX)
+                        return 0;
+        }
+        if (ans->reader >= a->cat->n)
+                return -EINVAL;
+        k = &a->cat->readers[ans->reader];
+        f = known_reader_file(k, a->path);
+        if (!f)
+                return 0;
+        ans->file = (size_t) (f - k->files);
+        if (!f->arg && !f->config)
+                ans->counts = false;
+        else
+                ans->counts = judge_live(f, p, refused, ans->why, sizeof ans->why);
+        return 0;
 }
 
 /* starttime (clock ticks since boot) as seconds since the epoch. */
@@ -223,38 +286,96 @@ static uint64_t began_from_start(uint64_t start) {
         return (realtime - since_boot) / USEC_PER_SEC + start / (uint64_t) hz;
 }
 
-/* The verdict made for this process: alive, the one of its pid and start
- * time; gone, the one of its pid, uid and start (a second apart at most:
- * ac_btime is whole seconds and rounds differently). */
+static bool same_process(const KnownCacheEntry *e, const KnownRead *rd, bool have_start, uint64_t start) {
+        if (e->pid != rd->pid || rd->pid <= 0)
+                return false;
+        if (rd->has_uid && e->has_uid && e->uid != rd->uid)
+                return false;
+        /* Alive: by start time. Gone: by uid and start, a second apart at
+         * most (ac_btime is whole seconds and rounds differently). */
+        if (have_start)
+                return e->start == start;
+        return rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&
+               (e->began > rd->began ? e->began - rd->began : rd->began - e->began) <= 1;
+}
+
+/* The verdict made for this process: of entry reader and file, or with
+ * reader SIZE_MAX any that names its entry (or that it has none). */
 static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have_start, uint64_t start,
                                    size_t reader, size_t file) {
         for (size_t i = 0; i < KNOWN_CACHE_MAX; i++) {
                 KnownCacheEntry *e = &c->entries[i];
 
-                if (e->pid != rd->pid || rd->pid <= 0 || e->reader != reader || e->file != file)
+                if (!same_process(e, rd, have_start, start))
                         continue;
-                if (rd->has_uid && e->has_uid && e->uid != rd->uid)
-                        continue;
-                if (have_start ? e->start == start
-                               : rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&
-                                         (e->began > rd->began ? e->began - rd->began : rd->began - e->began) <= 1)
+                if (reader == SIZE_MAX || (e->reader == reader && e->file == file))
                         return e;
         }
         return NULL;
 }
 
+void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans) {
+        KnownCacheEntry *e;
+
+        if (a->generation != c->generation)
+                return;         /* made with a catalogue since replaced */
+        e = &c->entries[c->next];
+        c->next = (c->next + 1) % KNOWN_CACHE_MAX;
+        *e = (KnownCacheEntry) { .pid = a->pid, .start = a->start, .began = began_from_start(a->start),
+                                 .has_uid = a->has_uid, .uid = a->uid, .reader = ans->reader, .file = ans->file,
+                                 .counts = ans->counts };
+        format_to(e->why, sizeof e->why, "%s", ans->why);
+}
+
+static void ask_for(KnownVerdict *ret, const KnownCache *cache, const Catalogue *cat, const KnownRead *rd,
+                    uint64_t start, size_t reader, size_t file) {
+        KnownAsk *a = &ret->ask;
+
+        /* Compared whole to join a lookup under way: no stray bytes. */
+        memset(a, 0, sizeof *a);
+        a->cat = cat;
+        a->generation = cache->generation;
+        a->pid = rd->pid;
+        a->start = start;
+        a->has_uid = rd->has_uid;
+        a->uid = rd->uid;
+        a->reader = reader;
+        a->file = file;
+        a->exe_dev = rd->exe_dev;
+        a->exe_ino = rd->exe_ino;
+        format_to(a->path, sizeof a->path, "%s", rd->path ?: "");
+        ret->pending = true;
+        format_to(ret->why, sizeof ret->why, "counts: %s", reader == SIZE_MAX ? "its root not looked into yet"
+                                                                             : "its command line not checked yet");
+}
+
 void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret) {
+        bool alive = rd->alive && rd->pid > 0, have_start;
         const KnownReader *k;
         const KnownFile *f;
         KnownCacheEntry *e;
-        size_t ki, fi;
         uint64_t start = 0;
-        bool have_start;
+        size_t ki, fi;
 
         *ret = (KnownVerdict) { .counts = true };
-        k = cat ? find_reader(cat, rd) : NULL;
-        if (!k)
+        if (!cat)
                 return;
+        ki = find_on_host(cat, rd);
+        if (ki == SIZE_MAX && alive && process_in_our_root(rd->pid))
+                return;         /* our root's binary is no entry's */
+        if (ki == SIZE_MAX && !alive && !rd->began)
+                return;
+        have_start = alive && proc_start_time(rd->pid, &start) >= 0;
+        if (ki == SIZE_MAX) {
+                /* Inside a root of its own: what a look there found. */
+                e = cache_find(cache, rd, have_start, start, SIZE_MAX, 0);
+                if (!e && have_start)
+                        return ask_for(ret, cache, cat, rd, start, SIZE_MAX, SIZE_MAX);
+                if (!e || e->reader >= cat->n)
+                        return;
+                ki = e->reader;
+        }
+        k = &cat->readers[ki];
         ret->reader = k;
         f = known_reader_file(k, rd->path);
         if (!f) {
@@ -269,9 +390,7 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
                 return;
         }
 
-        ki = (size_t) (k - cat->readers);
         fi = (size_t) (f - k->files);
-        have_start = rd->alive && rd->pid > 0 && proc_start_time(rd->pid, &start) >= 0;
         /* A process gone before we looked: its verdict from an earlier read,
          * if it had one; otherwise nothing can be checked, and it counts. */
         e = cache_find(cache, rd, have_start, start, ki, fi);
@@ -279,16 +398,11 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
                 format_to(ret->why, sizeof ret->why, "counts: gone before its command line could be checked");
                 return;
         }
-        if (!e) {
-                e = &cache->entries[cache->next];
-                cache->next = (cache->next + 1) % KNOWN_CACHE_MAX;
-                *e = (KnownCacheEntry) { .pid = rd->pid, .start = start, .began = began_from_start(start),
-                                         .has_uid = rd->has_uid, .uid = rd->uid, .reader = ki, .file = fi };
-                e->counts = judge_live(f, rd->pid, e->why, sizeof e->why);
-        }
+        if (!e)
+                return ask_for(ret, cache, cat, rd, start, ki, fi);
         ret->counts = e->counts;
         if (e->counts)
                 format_to(ret->why, sizeof ret->why, "%s", e->why);
         else
-                format_to(ret->why, sizeof ret->why, "known %s: %s", k->name, e->why);
+                format_to(ret->why, sizeof ret->why, "known %s: %s", k->name, f->why);
 }

@@ -4,23 +4,55 @@
 /* Judging a read by the known-readers catalogue: which entry the reader's
  * binary is (by device and inode, on the host or inside the process's
  * root), and what its own command line or configuration says, read at its
- * first read and kept per process start. */
+ * first read and kept per process start.
+ *
+ * On the loop, known_judge() looks only at our own root and at the kernel's
+ * names for the process. What needs a look inside the process (its root,
+ * its command line, a file it names) it asks for instead (pending, with
+ * ask): the caller has known_inspect() run by the inspector, off the loop
+ * and as the process, and keeps the answer with known_cache_store(). */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "inspector.h"
 #include "known.h"
 
 #define KNOWN_WHY_MAX 192
 #define KNOWN_SOURCE_MAX 320
 #define KNOWN_CACHE_MAX 128
 
+/* What is asked of a process: compared whole (memset before filling). */
+typedef struct KnownAsk {
+        const Catalogue *cat;           /* the inspector's child is a copy of us: valid there */
+        unsigned generation;            /* the cache's: an answer for a catalogue since replaced is dropped */
+        pid_t pid;
+        uint64_t start;
+        bool has_uid;
+        uid_t uid;
+        size_t reader;                  /* SIZE_MAX: which entry its binary is, inside its root */
+        size_t file;                    /* the section to judge, if reader is known */
+        uint64_t exe_dev, exe_ino;
+        char path[256];                 /* the watched file read */
+} KnownAsk;
+
+/* What the look found: never a file's content, only which entry, which
+ * section, and the documented verdicts. */
+typedef struct KnownAnswer {
+        size_t reader;                  /* SIZE_MAX: no entry's binary */
+        size_t file;                    /* SIZE_MAX: its entry has no section for the file */
+        bool counts;
+        char why[KNOWN_WHY_MAX];
+} KnownAnswer;
+
 typedef struct KnownVerdict {
         const KnownReader *reader;      /* NULL: not a known reader (its reads count) */
         bool counts;
         char why[KNOWN_WHY_MAX];        /* "known: NAME — ..." or "counts: ..." */
         char source[KNOWN_SOURCE_MAX];  /* "FILE:LINE" of what decided */
+        bool pending;                   /* counts until ask is answered */
+        KnownAsk ask;
 } KnownVerdict;
 
 typedef struct KnownCacheEntry {
@@ -42,6 +74,7 @@ typedef struct KnownCacheEntry {
 typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
         size_t next;
+        unsigned generation;            /* moves on each clear */
 } KnownCache;
 
 void known_cache_clear(KnownCache *c);
@@ -60,3 +93,14 @@ typedef struct KnownRead {
 } KnownRead;
 
 void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret);
+
+/* The inspector's work (InspectWork) for a KnownAsk: fills a KnownAnswer.
+ * Runs in the child, as the process. */
+int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size);
+
+/* Keeps what a look found (or, with counts and a why, that it found
+ * nothing in time) as the verdict of the process asked about. */
+void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans);
+
+/* The inode of process pid's mount namespace; 0 if it cannot be told. */
+uint64_t process_mount_ns(pid_t pid);

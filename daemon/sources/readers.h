@@ -48,6 +48,7 @@ typedef struct ReadEvent {
          * file read, which the callback may take (leaving -1). Reads
          * through it are reported to no one. NULL for anyone else's. */
         int *own_fd;
+        bool inspected;         /* its process was looked into for this read: not again */
 } ReadEvent;
 
 /* Called once per read event, with the fields set by

@@ -223,7 +223,7 @@ kill "$SPID"; wait "$SPID" 2>/dev/null
 standin "$T/off.conf.on-another-mount"
 cp "$C/off.conf" "$T/off.conf.on-another-mount"
 wait_for 10 standin_seen
-contains "$(standin_json why)" "cannot be read (Invalid cross-device link)" "a config on another mount (tmpfs) is not read: counts"
+contains "$(standin_json why)" "off.conf.on-another-mount cannot be read" "a config on another mount (tmpfs) is not read: counts"
 kill "$SPID"; wait "$SPID" 2>/dev/null
 for c in on.conf fifo /dev/null /etc/shadow missing; do
         case $c in /*) f=$c ;; *) f=$C/$c ;; esac
@@ -231,13 +231,55 @@ for c in on.conf fifo /dev/null /etc/shadow missing; do
         wait_for 10 standin_seen
         is "$(standin_json verdict)" known-counts "--config $c: its reads count"
         case $c in
-        on.conf) contains "$(standin_json why)" "has [s] numa = auto (not no)" "  and say why" ;;
+        on.conf) is "$(standin_json why)" "counts: $C/on.conf does not set [s] numa = no" "  and say why, not what the file holds" ;;
         fifo|/dev/null) contains "$(standin_json why)" "cannot be read" "  not a regular file: not read" ;;
         esac
         kill "$SPID"; wait "$SPID" 2>/dev/null
 done
 wait_for 5 sysctl_is 1
 ok $? "  counting is on for them"
+wait_for 15 sysctl_is 0
+ok $? "counting off again"
+
+# A config file is opened as the reader that names it, never as root:
+# uid 65534 naming a file only root may read gets nothing from it (its
+# reads count), and learns nothing of it: whether it is there, or what it
+# holds. (The same binary, copied where uid 65534 may run it.)
+cp "$X/standin" "$C/standin"
+chmod 755 "$C" "$C/standin"
+printf '[s]\n\tnuma = no\n' > "$C/root-only.conf"
+chmod 600 "$C/root-only.conf"
+stop_daemon
+sed -i "s|^exe = $X/standin\$|&\nexe = $C/standin|" "$X/standin.conf"
+NUMASTATD_KNOWN_READERS_PATH="$X:$SRCDIR/conf/readers.d" start_daemon "$T" --config="$T/conf"
+wait_for 15 sysctl_is 0
+ok $? "daemon restarted, counting off"
+nobody_standin() {
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$C/standin" -c 'import sys, time
+while True:
+    open(sys.argv[1], "rb").read(); time.sleep(0.2)' "$T/proc/vmstat" --config "$1" &
+        SPID=$!
+}
+if [ "$(stat -c %d "$C")" = "$(stat -c %d /)" ]; then
+        nobody_standin "$C/root-only.conf"
+        wait_for 10 standin_seen
+        is "$(standin_json verdict)" known-counts "uid 65534's --config naming a root-only file: its reads count"
+        is "$(standin_json why)" "counts: $C/root-only.conf cannot be read" "  as unreadable"
+        wait_for 5 sysctl_is 1
+        ok $? "  counting is on for it"
+        kill "$SPID"; wait "$SPID" 2>/dev/null
+        nobody_standin "$C/none-such.conf"
+        wait_for 10 standin_seen
+        is "$(standin_json why)" "counts: $C/none-such.conf cannot be read" "  a missing file reads the same"
+        kill "$SPID"; wait "$SPID" 2>/dev/null
+        chmod 644 "$C/root-only.conf"
+        nobody_standin "$C/root-only.conf"
+        wait_for 10 standin_seen
+        is "$(standin_json verdict)" known "  made readable to it: known"
+        kill "$SPID"; wait "$SPID" 2>/dev/null
+else
+        skip "/var/tmp is not on the root file system: a config there is never read (another mount)"
+fi
 wait_for 15 sysctl_is 0
 ok $? "counting off again"
 
