@@ -28,7 +28,7 @@ install -o 65534 -g 65534 -d "$U/nobody"
 for c in shadowcat passwdcat ctrcat probecat; do cp /bin/cat "$T/$c"; done
 auto_conf "container_scan = 200ms" > "$T/conf"
 # The unit's capabilities: no CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH.
-DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin --"
+DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin,+setuid,+setgid --"
 
 # listed: whether the file system at the attacker's /proc is a procfs
 # instance in the status (other tests' containers may be too).
