@@ -17,6 +17,13 @@
  * MODE proc, sys: mounts over /proc, or over /sys with a procfs of its
  *            own at /proc (DIR unused): a container whose statistics files
  *            are the server's.
+ * MODE overlay: what any user can do in a user namespace of their own
+ *            (unshare -Urm; Linux >= 5.11), no allow_other needed: mounts
+ *            at DIR/lower, then an overlay of DIR/top over it at
+ *            DIR/merged, whose lookups reach the server with the
+ *            overlay's mounter's credentials; a child takes DIR/merged as
+ *            its root and pread()s FILE every 200 ms. The child's own
+ *            requests (mounting, taking the root) are answered.
  * Always in a mount namespace of its own. Once mounted and initialised it
  * creates READY. Each request it leaves unanswered is printed on stdout
  * as "stalled OPCODE pid PID". */
@@ -53,7 +60,7 @@ static void reply(int fd, uint64_t unique, int error, const void *data, size_t s
                 die("write /dev/fuse");
 }
 
-static void read_forever(int fd) {
+_Noreturn static void read_forever(int fd) {
         char buf[256];
 
         for (;;) {
@@ -79,6 +86,32 @@ static void attr_of(struct fuse_attr *a, uint64_t ino, const struct stat *st) {
                 .gid = 65534,
                 .blksize = 4096,
         };
+}
+
+/* The child's requests in overlay mode: enough to mount the overlay (the
+ * lower layer's root, empty) and take it as its root. */
+static void serve_overlay(int fd, const struct fuse_in_header *in) {
+        switch (in->opcode) {
+        case FUSE_STATFS: {
+                struct fuse_statfs_out o = { .st = { .bsize = 4096, .namelen = 255, .frsize = 4096 } };
+
+                reply(fd, in->unique, 0, &o, sizeof o);
+                return;
+        }
+        case FUSE_GETATTR: {
+                struct fuse_attr_out a = { .attr = { .ino = FUSE_ROOT_ID, .mode = S_IFDIR | 0755, .nlink = 2,
+                                                     .blksize = 4096 } };
+
+                reply(fd, in->unique, 0, &a, sizeof a);
+                return;
+        }
+        case FUSE_LOOKUP:
+                reply(fd, in->unique, -ENOENT, NULL, 0);
+                return;
+        default:
+                reply(fd, in->unique, -ENOSYS, NULL, 0);
+                return;
+        }
 }
 
 /* The child's requests in exe mode: enough to exec the one file. */
@@ -126,6 +159,24 @@ static void serve_child(int fd, const struct fuse_in_header *in, int selffd, con
         }
 }
 
+/* Mounts the overlay, says it is ready, and reads file with it as root. */
+_Noreturn static void overlay_reader(const char *dir, const char *ready, const char *file) {
+        char opts[8300], merged[4096];
+        int rfd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
+
+        if (file && rfd < 0)
+                die(file);
+        snprintf(opts, sizeof opts, "lowerdir=%s/top:%s/lower", dir, dir);
+        snprintf(merged, sizeof merged, "%s/merged", dir);
+        if (mount("overlay", merged, "overlay", 0, opts) < 0)
+                die("mount overlay");
+        if (close(open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+                die(ready);
+        if (chroot(merged) < 0 || chdir("/") < 0)
+                die("chroot");
+        read_forever(rfd);
+}
+
 int main(int argc, char **argv) {
         static char buf[FUSE_MIN_READ_BUFFER + MAX_READ];
         const char *mode, *dir, *ready, *file;
@@ -158,6 +209,16 @@ int main(int argc, char **argv) {
                 if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                         die("mount proc");
                 dir = "/sys";
+        } else if (strcmp(mode, "overlay") == 0) {
+                static char lower[4096], top[4096], merged[4096];
+
+                snprintf(lower, sizeof lower, "%s/lower", dir);
+                snprintf(top, sizeof top, "%s/top", dir);
+                snprintf(merged, sizeof merged, "%s/merged", dir);
+                if ((mkdir(lower, 0755) < 0 && errno != EEXIST) || (mkdir(top, 0755) < 0 && errno != EEXIST) ||
+                    (mkdir(merged, 0755) < 0 && errno != EEXIST))
+                        die("mkdir");
+                dir = lower;
         } else if (strcmp(mode, "root") != 0 && strcmp(mode, "exe") != 0) {
                 fprintf(stderr, "fuse-stall: unknown mode %s\n", mode);
                 return 2;
@@ -165,7 +226,11 @@ int main(int argc, char **argv) {
         fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 die("/dev/fuse");
-        snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=65534,group_id=65534,allow_other", fd);
+        if (strcmp(mode, "overlay") == 0)
+                snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=%u,group_id=%u", fd, (unsigned) getuid(),
+                         (unsigned) getgid());
+        else
+                snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=65534,group_id=65534,allow_other", fd);
         if (mount("fuse-stall", dir, "fuse.stall", MS_NOSUID | MS_NODEV, opts) < 0)
                 die("mount");
         setvbuf(stdout, NULL, _IOLBF, 0);
@@ -190,10 +255,18 @@ int main(int argc, char **argv) {
                                 .congestion_threshold = 12,
                                 .time_gran = 1,
                         };
-                        char path[4096];
+                        char path[4200];
 
                         reply(fd, in->unique, 0, &io, sizeof io);
                         snprintf(path, sizeof path, "%s/reader", dir);
+                        if (strcmp(mode, "overlay") == 0) {
+                                child = fork();
+                                if (child < 0)
+                                        die("fork");
+                                if (child > 0)
+                                        continue;       /* the child says when it is ready */
+                                overlay_reader(argv[2], ready, file);
+                        }
                         if (strcmp(mode, "root") == 0 || strcmp(mode, "exe") == 0) {
                                 child = fork();
                                 if (child < 0)
@@ -231,6 +304,10 @@ int main(int argc, char **argv) {
                         /* "not implemented": the kernel stops asking, and
                          * lets the child chroot here. */
                         reply(fd, in->unique, -ENOSYS, NULL, 0);
+                        continue;
+                }
+                if (child > 0 && (pid_t) in->pid == child && strcmp(mode, "overlay") == 0) {
+                        serve_overlay(fd, in);
                         continue;
                 }
                 if (child > 0 && (pid_t) in->pid == child && strcmp(mode, "exe") == 0) {

@@ -28,7 +28,7 @@ cleanup_trees+=("$U")
 chmod 755 "$U"       # the reader, as uid 65534, runs a binary in it
 mkdir "$U/mnt"
 auto_conf "container_scan = 200ms" > "$T/conf"
-DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin --"
+DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin,+setuid,+setgid --"
 
 # Every call bounded: a daemon stuck on the server must fail the checks,
 # not hang the suite.
@@ -88,6 +88,65 @@ for mode in root exe; do
         wait_for 15 sysctl_is 0
         ok $? "  the reader gone: counting off again"
 done
+
+# ---- an overlay in front of a user's own FUSE server ----
+# What uid 65534 can do alone (Linux >= 5.11, /dev/fuse mode 0666 as
+# Debian's udev makes it): in a user namespace of its own, a FUSE mount, an
+# overlay on it, and reads with the overlay as its root. The overlay asks
+# the server with its mounter's credentials, so root's lookups there pass
+# the kernel's FUSE gate and wait for ever. The daemon looks only through a
+# child with a deadline: the reads count, status answers, one look is made
+# and the namespace is then left alone.
+overlay_possible() {
+        local d
+        d=$(mktemp -d /tmp/numastatd-ovl-XXXXXX) && chown 65534:65534 "$d" &&
+                as_nobody unshare -Urm sh -c 'mkdir "$1/a" "$1/b" "$1/c" &&
+                        mount -t overlay overlay -o "lowerdir=$1/a:$1/b" "$1/c"' sh "$d" 2>/dev/null
+        local rc=$?
+        rm -rf "$d"
+        return $rc
+}
+FUSE_MODE=$(stat -c %a /dev/fuse)
+if ! overlay_possible; then
+        skip "uid 65534 cannot mount an overlay in a user namespace here (Linux < 5.11, or user namespaces off)"
+elif ! command -v unshare >/dev/null; then
+        skip "unshare (util-linux) is missing"
+else
+        # Debian's udev rule makes /dev/fuse 0666; a machine without udev
+        # (this one) may not: as Debian has it, for this test alone.
+        trap 'chmod "$FUSE_MODE" /dev/fuse; cleanup' EXIT
+        chmod 666 /dev/fuse
+        O=$(mktemp -d /tmp/numastatd-fuse-ovl-XXXXXX)
+        cleanup_trees+=("$O")
+        chown 65534:65534 "$O"
+        chmod 755 "$O"
+        as_nobody unshare -Urm "$STALL" overlay "$O" "$O/ready" "$T/proc/vmstat" > "$U/overlay.log" 2>&1 &
+        SERVER=$!
+        wait_for 10 test -e "$O/ready"
+        ok $? "uid 65534: FUSE in a user namespace of its own, an overlay on it, a reader with that root"
+        wait_for 10 sysctl_is 1
+        ok $? "  its reads count (nothing in its root could be looked at in time)"
+        answers_quickly
+        ok $? "  status answers"
+        overlay_reads() {
+                bctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" and r["uid"] == 65534))'
+        }
+        ten_reads() { [ "$(overlay_reads)" -ge 10 ]; }
+        wait_for 10 ten_reads
+        ok $? "  ten of its reads seen"
+        is "$(asked_by_daemon overlay)" 0 "  the daemon itself asked the server nothing"
+        is "$(grep -c '^stalled' "$U/overlay.log")" 1 "  one look asked it (and was left waiting): its namespace is then left alone"
+        sed "s/^/# /" "$U/overlay.log" >&2
+        # The server's children, then the server and the user namespace's
+        # shell: the connection aborts, the stuck look ends.
+        pkill -KILL -f "$STALL overlay" 2>/dev/null
+        wait "$SERVER" 2>/dev/null
+        chmod "$FUSE_MODE" /dev/fuse
+        wait_for 15 sysctl_is 0
+        ok $? "  the reader gone: counting off again"
+fi
+
 stop_daemon
 is "$DAEMON_STATUS" 0 "the daemon exits cleanly"
 
