@@ -248,6 +248,18 @@ mutant look-without-deadline daemon/sources/inspector.h \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)' \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_SEC)' \
         tests/unit/test-inspector
+mutant arg-files-not-expanded daemon/sources/known-probe.c \
+        $'        if (argv && f->arg_files && known_expand_arg_files(' \
+        $'        if (argv && 0 && known_expand_arg_files(' \
+        tests/integration/known.sh
+mutant re2-read-as-posix daemon/core/known.c \
+        $'                if (streq_ptr(f->arg_syntax, "re2") && !regex_in_common_subset(' \
+        $'                if (0 && !regex_in_common_subset(' \
+        tests/unit/test-known
+mutant config-value-echoed daemon/core/known.c \
+        $'                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", path,' \
+        $'                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", value ?: path,' \
+        tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

@@ -28,6 +28,8 @@ static void known_file_done(KnownFile *f) {
         free(f->why);
         free(f->arg);
         free(f->arg_default);
+        free(f->arg_syntax);
+        free(f->override_args);
         free(f->config);
         free(f->config_arg);
         free(f->config_section);
@@ -168,11 +170,21 @@ static int entry_key(void *userdata, const char *section, const char *key, const
         FILE_KEY(why);
         FILE_KEY(arg);
         FILE_KEY(arg_default);
+        FILE_KEY(arg_syntax);
+        FILE_KEY(override_args);
         FILE_KEY(config_arg);
         FILE_KEY(config_section);
         FILE_KEY(config_key);
         FILE_KEY(config_value);
 #undef FILE_KEY
+        if (streq(key, "arg_files")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        return set_why(reason, -EINVAL, "[%s] arg_files: '%s' is not a boolean", section, value);
+                f->arg_files = b;
+                return 0;
+        }
         if (streq(key, "config")) {
                 if (value[0] != '/')
                         return set_why(reason, -EINVAL, "[%s] config: '%s' is not an absolute path", section, value);
@@ -193,6 +205,17 @@ static int entry_check(const KnownReader *k, const char *path, char **ret_error)
                 if (!f->why)
                         return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: no why= (what makes these reads need no counting)",
                                     path, f->line, f->glob);
+                if ((f->arg_default || f->arg_syntax || f->arg_files) && !f->arg)
+                        return set_why(ret_error, -EINVAL,
+                                    "%s:%u: [file %s]: arg_default=, arg_syntax= or arg_files= without arg=", path,
+                                    f->line, f->glob);
+                if (f->arg && !f->arg_syntax)
+                        return set_why(ret_error, -EINVAL,
+                                    "%s:%u: [file %s]: arg= needs arg_syntax= (re2 or posix-ere: whose regex it is)",
+                                    path, f->line, f->glob);
+                if (f->arg_syntax && !streq(f->arg_syntax, "re2") && !streq(f->arg_syntax, "posix-ere"))
+                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: arg_syntax= '%s' is not re2 or posix-ere",
+                                    path, f->line, f->glob, f->arg_syntax);
                 if (f->arg_default && !f->arg)
                         return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: arg_default= without arg=", path, f->line,
                                     f->glob);
@@ -391,6 +414,10 @@ const char *known_file_config_path(const KnownFile *f, char * const *argv, size_
         return p ?: f->config;
 }
 
+static bool ascii_word_char(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) _printf_(4, 5);
 static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) {
         va_list ap;
@@ -401,13 +428,50 @@ static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) {
         return counts;
 }
 
+/* The first of options (space-separated) on the command line: as a word,
+ * as "--long=value", or as a short option with its value attached. */
+static const char *override_on(const char *options, char * const *argv, size_t n) {
+        static char found[64];
+        const char *p = options;
+
+        while (*p) {
+                size_t l = strcspn(p, " ");
+
+                for (size_t i = 1; l > 0 && i < n; i++)
+                        if (strncmp(argv[i], p, l) == 0 &&
+                            (argv[i][l] == '\0' || argv[i][l] == '=' || (l == 2 && p[0] == '-' && p[1] != '-'))) {
+                                snprintf(found, sizeof found, "%.*s", (int) l, p);
+                                return found;
+                        }
+                p += l;
+                p += strspn(p, " ");
+        }
+        return NULL;
+}
+
 bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size) {
+        const char *o;
+
+        if (facts->arg_file_unread)
+                return verdict(true, buf, size, "counts: its argument file %s cannot be read", facts->arg_file_unread);
+        if (f->override_args) {
+                if (!facts->argv)
+                        return verdict(true, buf, size, "counts: its command line cannot be read to check %s",
+                                       f->override_args);
+                o = override_on(f->override_args, facts->argv, facts->argc);
+                if (o)
+                        return verdict(true, buf, size, "counts: %s on its command line overrides what is checked", o);
+        }
         if (f->arg) {
                 const char *value = facts->argv ? argv_option(facts->argv, facts->argc, f->arg) : NULL, *name = NULL;
                 int r;
 
                 if (!facts->argv)
                         return verdict(true, buf, size, "counts: its command line cannot be read to check %s", f->arg);
+                if (streq_ptr(f->arg_syntax, "re2") && !regex_in_common_subset(value ?: f->arg_default ?: ""))
+                        return verdict(true, buf, size,
+                                       "counts: %s uses what Go's RE2 and POSIX may read differently (a backslash, "
+                                       "{, a class or a flag)", f->arg);
                 r = numa_regex_matches(value ?: f->arg_default ?: "", &name);
                 if (r == -E2BIG)
                         return verdict(true, buf, size,
@@ -435,4 +499,101 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                        f->config_section, f->config_key, f->config_value);
         }
         return verdict(false, buf, size, "%s", f->why);
+}
+
+bool regex_in_common_subset(const char *regex) {
+        /* What may come before a quantifier: an atom (a literal, '.', ')'
+         * or a bracket expression), never '(' '|' '^' or the start. */
+        bool atom_before = false;
+
+        for (const char *p = regex; *p; p++) {
+                char c = *p;
+
+                if (c == '[') {
+                        p++;
+                        if (*p == '^')
+                                p++;
+                        if (*p == ']' || *p == '\0')
+                                return false;   /* a literal ']' first, or unclosed */
+                        for (; *p != ']'; p++)
+                                if (*p == '\0' || !(ascii_word_char(*p) || *p == '-'))
+                                        return false;
+                        atom_before = true;
+                } else if (c == '*' || c == '+' || c == '?') {
+                        if (!atom_before)
+                                return false;
+                        atom_before = false;    /* none right after another */
+                } else if (c == '(' || c == '|' || c == '^') {
+                        atom_before = false;
+                } else if (c == ')' || c == '.' || c == '$' || ascii_word_char(c)) {
+                        atom_before = true;
+                } else
+                        return false;
+        }
+        return true;
+}
+
+#define ARG_FILES_DEPTH 8
+#define ARG_FILES_WORDS 4096
+
+static int expand_into(char ***out, size_t *n_out, char * const *argv, size_t n, ArgFileReader read_arg_file,
+                       void *userdata, unsigned depth, const char **ret_unread) {
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *text = NULL;
+                _cleanup_strv_free_ char **lines = NULL;
+                size_t n_lines = 0;
+                char *line, *save = NULL;
+                int r;
+
+                if (argv[i][0] != '@' || (depth == 0 && i == 0)) {
+                        if (*n_out >= ARG_FILES_WORDS)
+                                return -E2BIG;
+                        r = strv_extend(out, argv[i]);
+                        if (r < 0)
+                                return r;
+                        (*n_out)++;
+                        continue;
+                }
+                /* Relative to a cwd we do not follow; too deep; unreadable. */
+                if (argv[i][1] != '/' || depth >= ARG_FILES_DEPTH || read_arg_file(argv[i] + 1, &text, userdata) < 0) {
+                        *ret_unread = argv[i] + 1;
+                        return -ENOENT;
+                }
+                for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                        if (line[0] == '#')
+                                continue;
+                        r = strv_extend(&lines, line);
+                        if (r < 0)
+                                return r;
+                        n_lines++;
+                }
+                r = expand_into(out, n_out, lines, n_lines, read_arg_file, userdata, depth + 1, ret_unread);
+                if (r == -ENOENT || r == -E2BIG) {
+                        /* A name inside lines would be freed here: this file's instead. */
+                        *ret_unread = argv[i] + 1;
+                        return -ENOENT;
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int known_expand_arg_files(char ***argv, size_t *n, ArgFileReader read_arg_file, void *userdata,
+                           const char **ret_unread) {
+        _cleanup_strv_free_ char **out = NULL;
+        size_t n_out = 0;
+        int r;
+
+        r = expand_into(&out, &n_out, *argv, *n, read_arg_file, userdata, 0, ret_unread);
+        if (r == -E2BIG) {
+                *ret_unread = "(more than 4096 words)";
+                return -ENOENT;
+        }
+        if (r < 0)
+                return r;
+        strv_free(*argv);
+        *argv = TAKE_PTR(out);
+        *n = n_out;
+        return 0;
 }

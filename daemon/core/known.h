@@ -22,9 +22,18 @@ typedef struct KnownFile {
         char *glob;             /* fnmatch(3) with FNM_PATHNAME over the watched path */
         unsigned line;          /* of the section header */
         char *why;              /* "default collectors export no numa_* of /proc/vmstat" */
-        /* arg: an option whose value is a POSIX extended regex over field
-         * names ("--collector.vmstat.fields"); arg_default when absent. */
-        char *arg, *arg_default;
+        /* arg: an option whose value is a regex over field names
+         * ("--collector.vmstat.fields"); arg_default when absent.
+         * arg_syntax: whose regex it is: "re2" (Go's regexp: judged only
+         * within what RE2 and POSIX read alike, else counts) or "posix-ere".
+         * arg_files: arguments "@FILE" name files of further arguments, one
+         * a line, '#' lines skipped (Go's kingpin). */
+        char *arg, *arg_default, *arg_syntax;
+        bool arg_files;
+        /* override_args: options (space-separated) that override the
+         * configuration from the command line (netdata's -W): present,
+         * the reads count. */
+        char *override_args;
         /* config: a file, in the process's root, that decides: reads need
          * no counting only if [config_section] config_key = config_value
          * there. config_arg: an option that names another config file. */
@@ -91,8 +100,9 @@ int netdata_conf_get(const char *text, const char *section, const char *key, cha
  * argv: its command line (n words), NULL if unreadable; config_text: the
  * config file's contents, NULL if unreadable (config_error says why). */
 typedef struct KnownFacts {
-        char **argv;
+        char **argv;                    /* with arg_files, expanded */
         size_t argc;
+        const char *arg_file_unread;    /* an "@FILE" that could not be read (argv is then NULL) */
         const char *config_path;        /* the config file as the process names it */
         const char *config_text;
         int config_error;               /* why config_text is NULL (negative errno) */
@@ -102,6 +112,23 @@ typedef struct KnownFacts {
  * (written to buf: "counts: --collector.vmstat.fields matches numa_hit" or
  * f's why). Facts that cannot be read count. */
 bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size);
+
+/* Whether regex is within what Go's RE2 and POSIX ERE (glibc) read alike
+ * for matching the six counter names: ASCII letters, digits and '_',
+ * ". * + ? | ( ) ^ $", and bracket expressions of those letters, digits,
+ * '_' and ranges ('^' first negates). No backslash, '{', "(?" flags,
+ * "[:class:]", a quantifier with nothing before it, or non-ASCII. */
+bool regex_in_common_subset(const char *regex);
+
+/* Expands kingpin's argument files in argv (n words; replaced): each word
+ * "@FILE" is replaced by FILE's lines but those starting with '#', read by
+ * read_arg_file(path, &text, userdata), again in what it gave, at most 8 deep and
+ * 4096 words. A FILE that is not absolute, or cannot be read: -ENOENT,
+ * with it in *ret_unread (a pointer into argv's old words, valid until
+ * they are freed; argv unchanged). */
+typedef int (*ArgFileReader)(const char *path, char **ret, void *userdata);
+int known_expand_arg_files(char ***argv, size_t *n, ArgFileReader read_arg_file, void *userdata,
+                           const char **ret_unread);
 
 /* The config file that decides for f: config_arg's value, else config. */
 const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,16 +225,36 @@ static int read_in_root(int rootfd, const char *path, char **ret) {
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 
+typedef struct RootRead {
+        int rootfd;
+        bool refused;
+} RootRead;
+
+static int read_arg_file(const char *path, char **ret, void *userdata) {
+        const RootRead *rr = userdata;
+
+        return rr->refused ? -EWOULDBLOCK : read_in_root(rr->rootfd, path, ret);
+}
+
 /* Judges file f for the process, from its own facts. */
 static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, char *why, size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_free_ char *config = NULL;
+        RootRead rr = { .rootfd = p->rootfd, .refused = refused };
+        char unread[PATH_MAX];
         KnownFacts facts = {};
+        const char *u = NULL;
         int r;
 
         r = read_argv(p->cmdlinefd, &argv, &facts.argc);
         if (r < 0)
                 log_debug_errno(r, "Cannot read the command line of reader " PID_FMT ": %m", p->pid);
+        /* Kingpin reads "@FILE" as more arguments: as the process would. */
+        if (argv && f->arg_files && known_expand_arg_files(&argv, &facts.argc, read_arg_file, &rr, &u) < 0) {
+                format_to(unread, sizeof unread, "%s", u ?: "?");
+                facts.arg_file_unread = unread;
+                argv = strv_free(argv);
+        }
         facts.argv = argv;
         if (f->config) {
                 facts.config_path = known_file_config_path(f, argv, facts.argc);

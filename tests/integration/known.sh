@@ -105,6 +105,37 @@ wait_for 10 sysctl_is 0
 ok $? "  counting goes off again under pressure"
 is "$(scrapes 10)" 0 "  its scrapes leave it off"
 
+# ---- what node_exporter reads that glibc's regex or a plain argv would miss ----
+# kingpin reads an argument @FILE as more arguments (one a line), as the
+# process: here a file only root may read, naming a numa_* regex.
+A=$(mktemp /var/tmp/numastatd-known-args-XXXXXX)
+cleanup_trees+=("$A")
+printf '# fields\n--collector.vmstat.fields=^(numa_|pg).*\n' > "$A"
+chmod 600 "$A"
+exporter "$NE" "@$A"
+ok $? "node_exporter @FILE, the file naming --collector.vmstat.fields=^(numa_|pg).*"
+if [ "$(stat -c %d "$A")" = "$(stat -c %d /)" ]; then
+        wait_for 10 sysctl_is 1
+        ok $? "  its reads count"
+        is "$(reader_json why)" "counts: --collector.vmstat.fields matches numa_hit" "  judged by the file's arguments"
+else
+        skip "/var/tmp is not on the root file system: the file is never read (another mount), and counts"
+        skip "/var/tmp is not on the root file system"
+fi
+# Go's RE2 reads \x6e as 'n'; glibc's ERE does not.
+exporter "$NE" '--collector.vmstat.fields=^\x6euma_.*'
+ok $? "node_exporter --collector.vmstat.fields='^\\x6euma_.*' (numa_* to Go)"
+wait_for 10 sysctl_is 1
+ok $? "  its reads count"
+contains "$(reader_json why)" "uses what Go's RE2 and POSIX may read differently" "  and say why"
+curl_numa() { python3 -c 'import sys, urllib.request
+t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
+print(sum(1 for l in t.splitlines() if l.startswith("node_vmstat_numa_")))' "$PORT"; }
+ok "$([ "$(curl_numa)" -gt 0 ]; echo $?)" "  (it does export node_vmstat_numa_*)"
+exporter "$NE" --collector.vmstat.fields '^(pgpg|pswp).*'
+wait_for 10 sysctl_is 0
+ok $? "node_exporter back to a regex both read alike, matching no numa_*: counting off"
+
 # ---- the operator's rules win ----
 auto_conf "count = comm=prometheus-node path=/proc/vmstat" > "$T/conf"
 ctl reload > /dev/null

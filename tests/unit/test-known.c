@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,12 @@ static void test_parse(void) {
 
         ok(parse("[reader]\ndescription = a\ndescription = b\nexe = /usr/bin/x\nexe = /bin/x\n"
                      "evidence = src/x.c\n[file /proc/vmstat]\nwhy = no numa\narg = --fields\n"
-                     "arg_default = ^pg.*\n[file /sys/devices/system/node/node*/numastat]\nwhy = off in x.conf\n"
+                     "arg_default = ^pg.*\narg_syntax = re2\narg_files = yes\n[file /sys/devices/system/node/node*/numastat]\nwhy = off in x.conf\n"
                      "config = /etc/x.conf\nconfig_arg = -c\nconfig_section = s\nconfig_key = numa metrics\n"
-                     "config_value = no\n", &k, &error) == 0, "an entry parses (%s)", strnull(error));
+                     "config_value = no\noverride_args = -W --set\n", &k, &error) == 0, "an entry parses (%s)", strnull(error));
+        ok(streq_ptr(k.files[0].arg_syntax, "re2") && k.files[0].arg_files && !k.files[1].arg_files,
+           "  arg_syntax, arg_files");
+        is_str(k.files[1].override_args, "-W --set", "  override_args");
         is_str(k.name, "e", "  named after its file");
         is_str(k.description, "a b", "  a repeated prose key adds to the text");
         is_int((int) k.n_exes, 2, "  two executables");
@@ -64,10 +68,16 @@ static void test_parse(void) {
         parse_fails("a file section without why", "[reader]\nexe = /x\n[file /proc/vmstat]\narg = --a\n",
                     "/x/e.conf:3: [file /proc/vmstat]: no why=");
         parse_fails("a relative file", "[reader]\nexe = /x\n[file proc/vmstat]\n", "is not an absolute path (glob)");
+        parse_fails("arg without its syntax", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n",
+                    "/x/e.conf:3: [file /proc/vmstat]: arg= needs arg_syntax= (re2 or posix-ere: whose regex it is)");
+        parse_fails("an unknown syntax", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\narg_syntax = pcre\n",
+                    "arg_syntax= 'pcre' is not re2 or posix-ere");
+        parse_fails("arg_files without arg", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg_files = yes\n",
+                    "without arg=");
         parse_fails("a default that exports numa_*", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
-                    "arg_default = numa\n", "matches a numa_* name or does not compile");
+                    "arg_syntax = re2\narg_default = numa\n", "matches a numa_* name or does not compile");
         parse_fails("a default that does not compile", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
-                    "arg_default = (\n", "does not compile");
+                    "arg_syntax = posix-ere\narg_default = (\n", "does not compile");
         parse_fails("config without its keys", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\n",
                     "go together");
         parse_fails("why twice", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nwhy = v\n", "why: set twice");
@@ -157,6 +167,113 @@ static void test_file_counts(void) {
         is_str(why, "counts: /etc/x.conf cannot be read", "  and says so, not why (whether it exists is not told)");
         ok(known_file_counts(&cfg, &(KnownFacts) { .config_error = -ENOENT }, why, sizeof why), "  missing counts");
         is_str(why, "counts: /etc/x.conf cannot be read", "  told as unreadable");
+}
+
+static void test_re2_subset(void) {
+        KnownFile re2 = { .why = "no numa", .arg = "--fields", .arg_default = "^pg", .arg_syntax = "re2" };
+        const char *alike[] = { "^(oom_kill|pgpg|pswp|pg.*fault).*", "^(numa_|pg).*", "[a-z_]+", "[^0-9]*hit$", "()", "a|" };
+        const char *apart[] = { "^\\x6euma_.*", "(?i)NUMA_HIT", "[[:alpha:]]+", "nu{1}ma", "[]a]", "*numa", "(+a)",
+                                "a**", "numa\\_hit", "n\xc3\xbama" };
+        char why[KNOWN_WHY_MAX];
+
+        for (size_t i = 0; i < ELEMENTSOF(alike); i++)
+                ok(regex_in_common_subset(alike[i]), "RE2 and POSIX read '%s' alike", alike[i]);
+        for (size_t i = 0; i < ELEMENTSOF(apart); i++)
+                ok(!regex_in_common_subset(apart[i]), "'%s' is outside what both read alike", apart[i]);
+        {
+                char *hex[] = { "x", "--fields=^\\x6euma_.*" }, *plain[] = { "x", "--fields=^(pgpg|pswp).*" };
+
+                ok(known_file_counts(&re2, &(KnownFacts) { .argv = hex, .argc = 2 }, why, sizeof why),
+                   "an RE2 flag that matches numa_hit in Go but not in glibc: counts");
+                is_str(why, "counts: --fields uses what Go's RE2 and POSIX may read differently (a backslash, {, a class or a flag)",
+                       "  and says why");
+                ok(!known_file_counts(&re2, &(KnownFacts) { .argv = plain, .argc = 2 }, why, sizeof why),
+                   "  one both read alike, matching no numa_*: no counting");
+        }
+}
+
+static void test_overrides(void) {
+        KnownFile cfg = { .why = "off", .config = "/etc/x.conf", .config_section = "s", .config_key = "numa",
+                          .config_value = "no", .override_args = "-W --set" };
+        char *w[] = { "netdata", "-D", "-W", "set", "s", "numa", "auto" }, *wj[] = { "netdata", "-Wset" },
+             *l[] = { "x", "--set=a" }, *none[] = { "netdata", "-D", "-c", "/etc/x.conf", "--settle" };
+        char why[KNOWN_WHY_MAX];
+        KnownFacts off = { .config_text = "[s]\nnuma = no\n" };
+
+        off.argv = w;
+        off.argc = ELEMENTSOF(w);
+        ok(known_file_counts(&cfg, &off, why, sizeof why), "-W set on the command line overrides the config: counts");
+        is_str(why, "counts: -W on its command line overrides what is checked", "  and says so");
+        off.argv = wj;
+        off.argc = ELEMENTSOF(wj);
+        ok(known_file_counts(&cfg, &off, why, sizeof why), "  -Wset too");
+        off.argv = l;
+        off.argc = ELEMENTSOF(l);
+        ok(known_file_counts(&cfg, &off, why, sizeof why), "  --set=a too");
+        off.argv = none;
+        off.argc = ELEMENTSOF(none);
+        ok(!known_file_counts(&cfg, &off, why, sizeof why), "  none of them (--settle is not --set): the config decides");
+        off.argv = NULL;
+        ok(known_file_counts(&cfg, &off, why, sizeof why), "  a command line that cannot be read counts");
+}
+
+/* A strv of the words given, NULL-terminated. */
+static char **words(const char *first, ...) {
+        char **l = NULL;
+        va_list ap;
+
+        va_start(ap, first);
+        for (const char *w = first; w; w = va_arg(ap, const char *))
+                if (strv_extend(&l, w) < 0)
+                        abort();
+        va_end(ap);
+        return l;
+}
+
+static int read_fake(const char *path, char **ret, void *userdata) {
+        if (streq(path, "/args"))
+                *ret = strdup("# a comment\n--collector.vmstat.fields=^(numa_|pg).*\n@/more\n");
+        else if (streq(path, "/more"))
+                *ret = strdup("--web.listen-address=:9100\n");
+        else if (streq(path, "/loop"))
+                *ret = strdup("@/loop\n");
+        else
+                return -ENOENT;
+        return *ret ? 0 : -ENOMEM;
+}
+
+static void test_arg_files(void) {
+        KnownFile arg = { .why = "no numa", .arg = "--collector.vmstat.fields", .arg_default = "^pg", .arg_syntax = "re2",
+                          .arg_files = true };
+        char **argv = words("node_exporter", "@/args", "--x", NULL), why[KNOWN_WHY_MAX];
+        const char *unread = NULL;
+        size_t n = 3;
+
+        ok(known_expand_arg_files(&argv, &n, read_fake, NULL, &unread) == 0, "@FILE arguments expand");
+        is_int((int) n, 4, "  its lines in its place, comments skipped, nested files too");
+        ok(n == 4 && streq(argv[1], "--collector.vmstat.fields=^(numa_|pg).*") && streq(argv[2], "--web.listen-address=:9100") &&
+                   streq(argv[3], "--x"),
+           "  in order");
+        ok(known_file_counts(&arg, &(KnownFacts) { .argv = argv, .argc = n }, why, sizeof why),
+           "  a numa_* regex from an argument file counts");
+        strv_free(argv);
+
+        argv = words("node_exporter", "@/missing", NULL);
+        n = 2;
+        is_int(known_expand_arg_files(&argv, &n, read_fake, NULL, &unread), -ENOENT, "an argument file that cannot be read");
+        is_str(unread, "/missing", "  is named");
+        ok(known_file_counts(&arg, &(KnownFacts) { .arg_file_unread = "/missing" }, why, sizeof why), "  and counts");
+        is_str(why, "counts: its argument file /missing cannot be read", "  saying so");
+        strv_free(argv);
+
+        argv = words("node_exporter", "@relative", NULL);
+        n = 2;
+        is_int(known_expand_arg_files(&argv, &n, read_fake, NULL, &unread), -ENOENT, "a relative one (to a cwd we do not follow): unread");
+        strv_free(argv);
+        argv = words("node_exporter", "@/loop", NULL);
+        n = 2;
+        is_int(known_expand_arg_files(&argv, &n, read_fake, NULL, &unread), -ENOENT, "one that names itself: unread, at a bounded depth");
+        strv_free(argv);
 }
 
 static void write_file(const char *dir, const char *name, const char *text) {
@@ -395,6 +512,9 @@ static void test_judge(void) {
 
 int main(void) {
         test_parse();
+        test_re2_subset();
+        test_overrides();
+        test_arg_files();
         test_conditions();
         test_file_counts();
         test_load();
