@@ -235,7 +235,11 @@ static void handle_read(Manager *m, ReadEvent *ev) {
         bool counts;
 
         if (ev->overflow) {
-                log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
+                /* Late ones come every 100 ms while a flood lasts: status counts them. */
+                if (ev->late)
+                        log_debug("Read events stayed queued too long: taken as lost; counting on to be safe.");
+                else
+                        log_warning("fanotify queue overflowed: reads were lost; counting on to be safe.");
                 (void) manager_feed(m, &(EngineEvent) { .type = ENGINE_EVENT_LOST_READS }, now);
                 return;
         }

@@ -260,6 +260,10 @@ mutant config-value-echoed daemon/core/known.c \
         $'                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", path,' \
         $'                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", value ?: path,' \
         tests/unit/test-known
+mutant late-reads-never-lost daemon/sources/readers.c \
+        $'        if (now - r->behind_since < r->behind_max)' \
+        $'        if (1)' \
+        tests/unit/test-readers
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

@@ -58,6 +58,9 @@ struct Readers {
 
         RecentRead recent[RECENT_READS];
         uint64_t coalesced;
+        uint64_t behind_since;  /* CLOCK_MONOTONIC: since flushes have left events queued; 0: not behind */
+        uint64_t behind_max;
+        uint64_t behind_lost;   /* times the queue stayed behind past behind_max */
 
         char **watched;         /* as configured (no root prefix), each once, NULL-terminated */
         WatchId *ids;           /* every inode marked: a path may have one per view */

@@ -285,8 +285,36 @@ static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userd
         return 0;
 }
 
+void readers_set_behind_max(Readers *r, uint64_t usec) {
+        r->behind_max = usec;
+}
+
+uint64_t readers_behind_lost(Readers *r) {
+        return r ? r->behind_lost : 0;
+}
+
+/* After a flush: still behind since longer than the bound, what is queued
+ * counts as lost (once per bound: the clock starts again). */
+static void check_behind(Readers *r, bool queued) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (!queued) {
+                r->behind_since = 0;
+                return;
+        }
+        if (r->behind_since == 0)
+                r->behind_since = now;
+        if (now - r->behind_since < r->behind_max)
+                return;
+        log_debug("Read events stayed queued for %llu ms: taken as lost reads.",
+                  (unsigned long long) ((now - r->behind_since) / USEC_PER_MSEC));
+        r->behind_since = now;
+        r->behind_lost++;
+        r->callback(r, &(ReadEvent) { .overflow = true, .late = true }, r->userdata);
+}
+
 int readers_flush(Readers *r) {
-        bool warned = false;
+        bool warned = false, queued;
         int fd;
 
         if (!r)
@@ -300,8 +328,10 @@ int readers_flush(Readers *r) {
 
                 n = read(fd, buf, sizeof buf);
                 if (n < 0) {
-                        if (errno == EAGAIN)
+                        if (errno == EAGAIN) {
+                                check_behind(r, false);
                                 return 0;
+                        }
                         if (errno == EINTR)
                                 continue;
                         if (read_error_is_fatal(errno)) {
@@ -323,7 +353,9 @@ int readers_flush(Readers *r) {
                 if (!readers_process(r, buf, (size_t) n))
                         return -1;      /* r may be gone */
         }
-        return readers_pending(r) > 0 ? 1 : 0;
+        queued = readers_pending(r) > 0;
+        check_behind(r, queued);
+        return queued ? 1 : 0;
 }
 
 int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *userdata, Readers **ret) {
@@ -341,6 +373,7 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
                 .fd = -1,
                 .self = getpid(),
                 .early_fields = ATTRIBUTE_ALL,
+                .behind_max = READERS_BEHIND_MAX_USEC,
                 .callback = cb,
                 .failure = fail,
                 .userdata = userdata,

@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "cause.h"
+#include "time-util.h"
 
 typedef struct Readers Readers;
 
@@ -29,6 +30,7 @@ typedef enum AttributionField {
 
 typedef struct ReadEvent {
         bool overflow;          /* the queue overflowed: reads were lost */
+        bool late;              /* ...or stayed queued too long (READERS_BEHIND_MAX_USEC): taken as lost */
         pid_t pid;              /* 0 if unknown */
         bool pid_verified;      /* a pidfd proved the process was still the reader when attributed */
         const char *comm;       /* NULL if the process is gone, or not attributed yet */
@@ -122,6 +124,14 @@ int readers_pending(Readers *r);
  * run from here. Returns 1 if events are still queued, 0 if none are, -1 if
  * the group failed (the failure callback may have freed r). */
 #define READERS_BATCH_READS 2
+
+/* How long flushes may keep leaving read events queued (a flood, or a loop
+ * kept busy) before what is queued is taken as lost reads, as an overflow
+ * is: counting goes on rather than on for reads judged late. Each flush
+ * that ends with events still queued checks it. */
+#define READERS_BEHIND_MAX_USEC (100 * USEC_PER_MSEC)
+void readers_set_behind_max(Readers *r, uint64_t usec);
+uint64_t readers_behind_lost(Readers *r);
 int readers_flush(Readers *r);
 
 /* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */

@@ -46,6 +46,8 @@ typedef struct Seen {
 static Seen seen[256];
 static size_t n_seen;
 static size_t n_own;    /* own reads: handed over as fds, not as reads */
+static size_t n_overflows;
+static bool quiet;      /* counting overflows only */
 
 static char *strdup_or_null(const char *s) {
         return s ? strdup(s) : NULL;
@@ -60,7 +62,9 @@ static void on_read(Readers *r, ReadEvent *ev, void *userdata) {
                 return;         /* the source closes what is not taken */
         }
         read_event_attribute(ev);
-
+        n_overflows += ev->overflow;
+        if (quiet)
+                return;
         if (n_seen >= ELEMENTSOF(seen))
                 return;
         s = seen + n_seen++;
@@ -469,6 +473,47 @@ static void test_real_proc(void) {
         ok(reap(pid), "sentinel reader exited cleanly");
 }
 
+/* A queue kept behind past READERS_BEHIND_MAX_USEC: taken as lost reads. */
+static void test_behind(const char *root) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(readers_freep) Readers *r = NULL;
+        _cleanup_free_ char *vmstat = full_path(root, "/proc/vmstat");
+        char *patterns[] = { "/proc/vmstat", NULL };
+        uint64_t lost;
+        int k = 0;
+
+        if (sd_event_new(&e) < 0 || readers_new(e, on_read, on_fail, NULL, &r) < 0 ||
+            readers_watch(r, root, patterns, NULL, NULL, 0) != 1)
+                abort();
+        /* More readers than one flush takes (READERS_BATCH_READS reads of
+         * the queue): each its own process, so no event merges. */
+        for (int i = 0; i < 1500; i++) {
+                pid_t pid = fork();
+
+                if (pid == 0) {
+                        read_file(vmstat);
+                        _exit(0);
+                }
+                if (pid < 0 || waitpid(pid, NULL, 0) < 0)
+                        abort();
+        }
+        quiet = true;
+        n_overflows = 0;
+        ok(readers_flush(r) == 1, "a flush leaves the events of 1500 readers queued");
+        ok(n_overflows == 0 && readers_behind_lost(r) == 0, "  behind for less than the bound: none taken as lost");
+        readers_set_behind_max(r, 0);
+        k = readers_flush(r);
+        ok(k == 1 && n_overflows == 1 && readers_behind_lost(r) == 1,
+           "still behind past the bound: what is queued is taken as lost reads, once");
+        while ((k = readers_flush(r)) > 0)
+                ;
+        readers_set_behind_max(r, READERS_BEHIND_MAX_USEC);
+        lost = readers_behind_lost(r);
+        read_file(vmstat);      /* our own: an event that is no read */
+        ok(k == 0 && readers_flush(r) == 0 && readers_behind_lost(r) == lost, "  drained: behind no more");
+        quiet = false;
+}
+
 int main(void) {
         _cleanup_free_ char *root = NULL;
         bool mounted = false;
@@ -497,6 +542,7 @@ int main(void) {
 
         test_tree(root);
         test_real_proc();
+        test_behind(root);
         ok(readers_free(NULL) == NULL, "readers_free(NULL)");
         seen_reset();
 
