@@ -51,6 +51,7 @@ struct Manager {
         bool shut_down;
         uint64_t started;
         pid_t pid;              /* ours, for each status: getpid() is a system call */
+        uint64_t events_handled;
 };
 
 sd_event *manager_event(const Manager *m) { return m->event; }
@@ -62,6 +63,8 @@ const char *manager_config_path(const Manager *m) { return m->config_path; }
 const char *manager_config_error(const Manager *m) { return m->config_error; }
 uint64_t manager_started(const Manager *m) { return m->started; }
 pid_t manager_pid(const Manager *m) { return m->pid; }
+uint64_t manager_events_handled(const Manager *m) { return m->events_handled; }
+void manager_count_event(Manager *m) { m->events_handled++; }
 KernelMode manager_initial_mode(const Manager *m) { return m->initial_mode; }
 int64_t manager_realtime_offset(const Manager *m) { return m->realtime_offset; }
 bool manager_shut_down(const Manager *m) { return m->shut_down; }

@@ -41,6 +41,7 @@ static int dispatch_timer(Manager *m, ManagerTimer which, uint64_t usec) {
 
 /* Returns the outcome for the events that have one (set-policy, reload). */
 static int dispatch_one(Manager *m, const ManagerEvent *ev) {
+        manager_count_event(m);
         switch (ev->type) {
         case MANAGER_EVENT_READ:
                 manager_handle_read(m, ev->read.event, ev->read.parked);

@@ -73,6 +73,9 @@ ReaderWatch *manager_reader_watch(const Manager *m);
 ContainerWatch *manager_containers(const Manager *m);
 Exits *manager_exits(const Manager *m);
 Inspector *manager_inspector(const Manager *m);
+/* Events dispatched so far: whatever changes the status is one. */
+uint64_t manager_events_handled(const Manager *m);
+void manager_count_event(Manager *m);
 Hotplug *manager_hotplug(const Manager *m);
 KmsgMonitor *manager_kmsg(const Manager *m);            /* NULL: the kernel's log is not readable here */
 bool manager_effective_dry_run(const Manager *m);       /* --dry-run, or the config's */

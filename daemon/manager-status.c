@@ -58,6 +58,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
 
                 .readers = engine_readers(e),
                 .now = now,
+                .changes = manager_events_handled(m),
                 .linger_max = c->linger_max,
                 .known_readers = c->known ? &c->known_readers : NULL,
                 .holds = service_holds(manager_service(m)),

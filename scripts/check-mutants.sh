@@ -264,6 +264,10 @@ mutant late-reads-never-lost daemon/sources/readers.c \
         $'        if (now - r->behind_since < r->behind_max)' \
         $'        if (1)' \
         tests/unit/test-readers
+mutant status-rendered-per-call daemon/service/service.c \
+        $'                    now - k->at < STATUS_REUSE_USEC)' \
+        $'                    0)' \
+        tests/unit/test-manager
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

@@ -29,6 +29,19 @@
  * status rendering per change and a queue. */
 #define MONITORS_PER_UID_MAX 8
 
+/* GetStatus replies kept for reuse: while nothing was handled since (the
+ * daemon's events, Status.changes) and for at most STATUS_REUSE_USEC (what
+ * moves with time alone: the time shares), a caller of the same view gets
+ * the same rendering. A client pipelining calls costs a lookup each. */
+#define STATUS_REUSE_USEC (250 * USEC_PER_MSEC)
+#define RENDERED_MAX 4
+
+typedef struct RenderedStatus {
+        StatusViewer viewer;
+        uint64_t changes, at;
+        json_object *reply;     /* NULL: free */
+} RenderedStatus;
+
 struct Service {
         const ServiceOps *ops;
         Manager *manager;
@@ -37,6 +50,9 @@ struct Service {
         Varlink **monitors;
         size_t n_monitors;
         Holds *holds;
+        RenderedStatus rendered[RENDERED_MAX];
+        size_t next_rendered;
+        uint64_t status_renders;
 };
 
 /* What this caller may see (see StatusViewer). */
@@ -86,19 +102,48 @@ static int require_root(Varlink *link) {
         return 0;
 }
 
+static bool same_viewer(const StatusViewer *a, const StatusViewer *b) {
+        return a->all == b->all && (a->all || a->uid == b->uid);
+}
+
+/* The reply for this viewer: kept from before if still true, else made
+ * and kept. Borrowed: valid until the next call. */
+static json_object *status_reply_kept(Service *svc, const StatusViewer *v) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        RenderedStatus *slot;
+        Status st;
+
+        svc->ops->status(svc->manager, now, &st);
+        for (size_t i = 0; i < RENDERED_MAX; i++) {
+                RenderedStatus *k = &svc->rendered[i];
+
+                if (k->reply && same_viewer(&k->viewer, v) && k->changes == st.changes &&
+                    now - k->at < STATUS_REUSE_USEC)
+                        return k->reply;
+        }
+        slot = &svc->rendered[svc->next_rendered];
+        svc->next_rendered = (svc->next_rendered + 1) % RENDERED_MAX;
+        json_object_put(slot->reply);
+        *slot = (RenderedStatus) { .viewer = *v, .changes = st.changes, .at = now, .reply = status_reply(&st, v) };
+        svc->status_renders++;
+        return slot->reply;
+}
+
 static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         Service *svc = userdata;
-        _cleanup_json_ json_object *r = NULL;
-        Status st;
+        StatusViewer v = link_viewer(link);
+        json_object *r;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
-        svc->ops->status(svc->manager, now_usec(CLOCK_MONOTONIC), &st);
-        StatusViewer v = link_viewer(link);
-        r = status_reply(&st, &v);
+        r = status_reply_kept(svc, &v);
         if (!r)
                 return -ENOMEM;
         return varlink_reply(link, r);
+}
+
+uint64_t service_status_renders(const Service *svc) {
+        return svc ? svc->status_renders : 0;
 }
 
 static int method_get_counters(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
@@ -419,6 +464,8 @@ Service *service_free(Service *svc) {
         for (size_t i = 0; i < svc->n_monitors; i++)
                 varlink_unref(svc->monitors[i]);
         free(svc->monitors);
+        for (size_t i = 0; i < RENDERED_MAX; i++)
+                json_object_put(svc->rendered[i].reply);
         holds_free(svc->holds);
         varlink_server_unref(svc->varlink);
         socket_file_remove(&svc->socket_file);

@@ -43,6 +43,8 @@ void service_shutdown(Service *s);
  * person would call a change happened (see status_fingerprint()). */
 void service_notify_monitors(Service *s, const Status *st);
 size_t service_monitors(const Service *s);
+/* GetStatus replies rendered so far (the rest were reused). */
+uint64_t service_status_renders(const Service *s);
 /* The holds in force; NULL (none) without a service. */
 const Holds *service_holds(const Service *s);
 /* For tests: a hold released as its connection's end would release it. */

@@ -118,6 +118,7 @@ typedef struct Status {
 
         const ReaderTable *readers;
         uint64_t now;                   /* CLOCK_MONOTONIC µs: when it was built */
+        uint64_t changes;               /* events the daemon has handled: moves with any change */
         usec_t linger_max;              /* for which readers keep counting on now */
         const Catalogue *known_readers; /* the catalogue in effect, NULL with [readers] known = no */
         const Holds *holds;             /* numastatctl hold (holds_get()), oldest first */

@@ -503,6 +503,57 @@ static void test_one_status_per_turn(void) {
         manager_free(m);
 }
 
+/* GetStatus calls pipelined on one connection: each answered, the status
+ * rendered once while nothing changes; a change renders it again. */
+static void test_status_rendered_once(void) {
+        static const char call[] = "{\"method\":\"io.numastatd.GetStatus\"}";
+        char calls[8 * sizeof call], buf[1 << 16];
+        size_t got = 0, replies = 0;
+        uint64_t before;
+        Manager *m;
+        int client;
+
+        m = start(POLICY_COARSE);
+        run_idle(m);
+        for (size_t i = 0; i < 8; i++)
+                memcpy(calls + i * sizeof call, call, sizeof call);
+        before = service_status_renders(manager_service(m));
+        client = call_on_socketpair(m, calls, sizeof calls);
+        ok(client >= 0, "a client sends 8 GetStatus calls at once");
+        for (int i = 0; i < 200 && replies < 8; i++) {
+                ssize_t n;
+
+                (void) sd_event_run(manager_event(m), 10 * USEC_PER_MSEC);
+                while ((n = recv(client, buf + got, sizeof buf - got, MSG_DONTWAIT)) > 0)
+                        got += (size_t) n;
+                replies = 0;
+                for (size_t k = 0; k < got; k++)
+                        replies += buf[k] == '\0';
+        }
+        is_int((int) replies, 8, "  each is answered");
+        /* A sample (a change) may fall between two turns: at most two. */
+        ok(service_status_renders(manager_service(m)) - before <= 2, "  the status was rendered once (%llu times)",
+           (unsigned long long) (service_status_renders(manager_service(m)) - before));
+        close(client);
+
+        /* A change: the next call gets a new rendering, which shows it. */
+        before = service_status_renders(manager_service(m));
+        (void) manager_set_policy(m, POLICY_STRICT, -1);
+        client = call_on_socketpair(m, call, sizeof call);
+        got = 0;
+        for (int i = 0; i < 200 && !memchr(buf, '\0', got); i++) {
+                ssize_t n;
+
+                (void) sd_event_run(manager_event(m), 10 * USEC_PER_MSEC);
+                while ((n = recv(client, buf + got, sizeof buf - got, MSG_DONTWAIT)) > 0)
+                        got += (size_t) n;
+        }
+        ok(service_status_renders(manager_service(m)) > before && memmem(buf, got, "\"policy\":\"strict\"", 17),
+           "after a change (set-policy strict) the next call is rendered again, and shows it");
+        close(client);
+        manager_free(m);
+}
+
 /* Off while a read event is queued waits for it, and comes right after
  * it: the read may be a counted one, whose reader must find counting on. */
 /* Another process reads the tree's /proc/vmstat and exits: its read event
@@ -690,6 +741,7 @@ int main(void) {
         alarm(60);
         make_tree();
         test_exit_path_on_failure();
+        test_status_rendered_once();
         if (geteuid() == 0) {
                 test_readers_die_and_return();
                 test_no_read_inside_another();
