@@ -11,16 +11,24 @@
  *  - an idle timeout for a connection with no call in progress;
  *  - a bound on the output queued for peers that do not read: sd-varlink
  *    says only whether output is pending, so each connection counts what
- *    was sent since its queue was last seen empty, an upper bound.
+ *    was sent since its queue was last seen empty, an upper bound;
+ *  - a bound on the input held for a peer: sd-varlink buffers up to 16 MiB
+ *    of a message per connection (eight connections of one uid would
+ *    reach the unit's MemoryMax=), so we read the socket ourselves and
+ *    hand sd-varlink, through a pipe, only whole messages of at most
+ *    varlink_server_set_buffer_max()'s bytes; a longer one closes the
+ *    connection, as the hand-written server does.
  *
  * Parameters cross between json-c, which the service uses, and sd-json as
  * text (lib/json-sd.c). */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <systemd/sd-json.h>
 #include <systemd/sd-varlink.h>
 
@@ -47,6 +55,11 @@ struct Varlink {
         unsigned calls_in_a_row;        /* taken since this peer last yielded */
         sd_event_source *resume;        /* dispatches a held call again, below the server's priority */
         size_t sent_unseen;             /* bytes sent since the queue was last seen empty */
+        int sock;                       /* ours to read the peer's input from (sd-varlink writes to its own) */
+        int pipe_w;                     /* sd-varlink reads whole messages from the other end */
+        sd_event_source *input, *pipe_ready;
+        char *in;                       /* read, not handed on yet: whole messages, then a part of one */
+        size_t in_len, in_size, in_max;         /* in_size grows, as a message needs it, to in_max */
         void *userdata;
         Varlink *next, *prev;
 };
@@ -65,6 +78,7 @@ struct VarlinkServer {
         size_t n_bindings;
         VarlinkDisconnect on_disconnect;
 
+        size_t buffer_max;              /* the longest message a new connection may send */
         VarlinkListeners listeners;
         Varlink *connections;
         unsigned n_connections;
@@ -89,6 +103,7 @@ int varlink_server_new(VarlinkServer **ret) {
                 return r;
         }
         sd_varlink_server_set_userdata(s->sd, s);
+        s->buffer_max = VARLINK_BUFFER_MAX_DEFAULT;
         r = sd_varlink_server_bind_disconnect(s->sd, on_sd_disconnect);
         if (r < 0) {
                 sd_varlink_server_unref(s->sd);
@@ -138,7 +153,7 @@ int varlink_server_add_interface(VarlinkServer *s, const char *description,
 }
 
 void varlink_server_set_buffer_max(VarlinkServer *s, size_t bytes) {
-        /* sd-varlink's own: 16 MiB a message, not settable. */
+        s->buffer_max = bytes;  /* for connections made from now on */
 }
 
 void varlink_server_set_idle_timeout(VarlinkServer *s, uint64_t usec) {
@@ -274,9 +289,19 @@ Varlink *varlink_ref(Varlink *v) {
         return v;
 }
 
+static void input_done(Varlink *v) {
+        v->input = sd_event_source_disable_unref(v->input);
+        v->pipe_ready = sd_event_source_disable_unref(v->pipe_ready);
+        v->sock = safe_close(v->sock);
+        v->pipe_w = safe_close(v->pipe_w);
+        v->in = mfree(v->in);
+        v->in_len = v->in_size = 0;
+}
+
 Varlink *varlink_unref(Varlink *v) {
         if (!v || --v->n_ref > 0)
                 return NULL;
+        input_done(v);
         sd_event_source_disable_unref(v->idle);
         sd_event_source_disable_unref(v->resume);
         sd_varlink_unref(v->link);
@@ -311,7 +336,7 @@ int varlink_get_peer_pid(Varlink *v, pid_t *ret) {
 }
 
 size_t varlink_input_allocated(Varlink *v) {
-        return 0;       /* sd-varlink's, not visible */
+        return v->in ? v->in_size : 0;  /* ours; sd-varlink's holds whole messages only */
 }
 
 bool varlink_is_connected(Varlink *v) {
@@ -327,6 +352,7 @@ static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *user
                 return;
         v->idle = sd_event_source_disable_unref(v->idle);
         v->resume = sd_event_source_disable_unref(v->resume);
+        input_done(v);
         if (v->prev)
                 v->prev->next = v->next;
         else
@@ -451,6 +477,111 @@ int varlink_error_invalid_parameter(Varlink *v, const char *name) {
         return varlink_error(v, VARLINK_ERROR_INVALID_PARAMETER, p);
 }
 
+/* ---- the peer's input, handed on whole ---- */
+
+/* Hands sd-varlink what is whole (up to the last NUL). Returns whether all
+ * of it went: if not, the pipe is full, and reading waits for it. */
+static bool input_forward(Varlink *v) {
+        char *end = memrchr(v->in, '\0', v->in_len);
+        size_t whole = end ? (size_t) (end - v->in) + 1 : 0, done = 0;
+
+        while (done < whole) {
+                ssize_t n = write(v->pipe_w, v->in + done, whole - done);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                done += (size_t) n;
+        }
+        memmove(v->in, v->in + done, v->in_len - done);
+        v->in_len -= done;
+        return done == whole;
+}
+
+static void input_pause(Varlink *v, bool paused) {
+        (void) sd_event_source_set_enabled(v->input, paused ? SD_EVENT_OFF : SD_EVENT_ON);
+        (void) sd_event_source_set_enabled(v->pipe_ready, paused ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static int on_pipe_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Varlink *v = userdata;
+
+        if (revents & (EPOLLERR | EPOLLHUP)) {
+                varlink_close(v);       /* sd-varlink closed its end */
+                return 0;
+        }
+        if (input_forward(v))
+                input_pause(v, false);
+        return 0;
+}
+
+static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        _cleanup_(varlink_unrefp) Varlink *v = varlink_ref(userdata);
+        ssize_t n;
+
+        if (v->in_len == v->in_size) {
+                size_t size = v->in_size ? MIN(v->in_size * 2, v->in_max) : MIN((size_t) 4096, v->in_max);
+                char *in = realloc(v->in, size);
+
+                if (!in) {
+                        varlink_close(v);
+                        return 0;
+                }
+                v->in = in;
+                v->in_size = size;
+        }
+        n = read(v->sock, v->in + v->in_len, v->in_size - v->in_len);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (n <= 0) {
+                /* The peer is done sending: what is whole goes on, then
+                 * sd-varlink sees the end of its input. */
+                (void) input_forward(v);
+                v->input = sd_event_source_disable_unref(v->input);
+                v->pipe_w = safe_close(v->pipe_w);
+                return 0;
+        }
+        v->in_len += (size_t) n;
+        if (!input_forward(v)) {
+                input_pause(v, true);
+                return 0;
+        }
+        if (v->in_len == v->in_max) {
+                log_debug("varlink: peer pid " PID_FMT " (uid %u) sent a message over %zu KiB, disconnecting.",
+                          v->ucred.pid, (unsigned) v->ucred.uid, v->in_max / 1024);
+                varlink_close(v);
+        }
+        return 0;
+}
+
+/* A pipe for sd-varlink's input, and our own reading of the socket. */
+static int input_setup(VarlinkServer *s, Varlink *v, int fd, int *ret_pipe_r) {
+        int p[2];
+        int r;
+
+        v->in_max = MAX(s->buffer_max, (size_t) 64);    /* allocated as input comes */
+        v->sock = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (v->sock < 0)
+                return -errno;
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+        v->pipe_w = p[1];
+        r = sd_event_add_io(s->event, &v->input, v->sock, EPOLLIN, on_input, v);
+        if (r >= 0)
+                r = sd_event_source_set_priority(v->input, s->priority);
+        if (r >= 0)
+                r = sd_event_add_io(s->event, &v->pipe_ready, v->pipe_w, EPOLLOUT, on_pipe_ready, v);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(v->pipe_ready, SD_EVENT_OFF);
+        if (r < 0) {
+                safe_close(p[0]);
+                return r;
+        }
+        *ret_pipe_r = p[0];
+        return 0;
+}
+
 /* ---- accepting ---- */
 
 
@@ -465,8 +596,8 @@ static unsigned connections_of_uid(VarlinkServer *s, uid_t uid) {
 int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
         socklen_t sl = sizeof(struct ucred);
         sd_varlink *link = NULL;
+        int r, pipe_r = -1;
         Varlink *v;
-        int r;
 
         if (!s->event)
                 return -ENXIO;
@@ -494,9 +625,16 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
                 r = sd_event_source_set_priority(v->resume, s->priority + 1);
         if (r >= 0)
                 r = sd_event_source_set_enabled(v->resume, SD_EVENT_OFF);
+        v->sock = v->pipe_w = -1;
         if (r >= 0)
-                r = sd_varlink_server_add_connection(s->sd, fd, &link);
+                r = input_setup(s, v, fd, &pipe_r);
+        if (r >= 0) {
+                r = sd_varlink_server_add_connection_pair(s->sd, pipe_r, fd, &v->ucred, &link);
+                if (r < 0)
+                        safe_close(pipe_r);
+        }
         if (r < 0) {
+                input_done(v);
                 sd_event_source_disable_unref(v->idle);
                 sd_event_source_disable_unref(v->resume);
                 free(v);

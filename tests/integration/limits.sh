@@ -91,6 +91,72 @@ ok $([ "$rc" -ne 0 ]; echo $?) "  a fifth uid is refused (the table is full for 
 for u in 65531 65532 65533 65534; do rm -f "$IPC/go-$u" "$IPC/ready-$u"; done
 wait "${PIDS[@]}"
 
+# ---- half messages: what one uid can make the daemon hold ----
+# uid 65534 opens 8 connections and sends each 8 MiB of one call that never
+# ends (no NUL). A message is 128 KiB at most: whichever server, the daemon
+# must not hold much more than that per connection (sd-varlink alone would
+# buffer 16 MiB each: 8 such connections reach the unit's MemoryMax=128M).
+RSS0=$(rss_kib)
+: > "$IPC/go-65534"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/python3 - "$SOCK" 8 $((8 << 20)) "$IPC/ready-65534" "$IPC/go-65534" <<'PY' &
+import os, socket, sys, time
+path, n, size, ready, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+head = b'{"method":"io.numastatd.GetStatus","parameters":{"padding":"'
+chunk = b"a" * 65536
+socks, sent, open_ = [], [], []
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.setblocking(False)
+    socks.append(s)
+    sent.append(0)
+    open_.append(True)
+pending = [head for _ in socks]
+deadline = time.monotonic() + 20
+# Until each has sent size bytes, or the daemon stopped taking them (a
+# full socket for a second), or closed the connection.
+stalled = [0.0] * n
+while time.monotonic() < deadline:
+    busy = False
+    for i, s in enumerate(socks):
+        if not open_[i] or sent[i] >= size:
+            continue
+        busy = True
+        try:
+            k = s.send(pending[i] or chunk)
+            sent[i] += k
+            pending[i] = (pending[i] or chunk)[k:] if pending[i] else b""
+            stalled[i] = 0.0
+        except BlockingIOError:
+            stalled[i] = stalled[i] or time.monotonic()
+            if time.monotonic() - stalled[i] > 1:
+                open_[i] = False    # not taking more: done
+        except OSError:
+            open_[i] = False        # closed by the daemon
+    if not busy:
+        break
+    time.sleep(0.0005)
+with open(ready + ".tmp", "w") as f:
+    f.write("%d %d\n" % (sum(sent), sum(1 for i in range(n) if sent[i] >= size)))
+os.rename(ready + ".tmp", ready)
+while os.path.exists(go):
+    time.sleep(0.05)
+PY
+HALF=$!
+wait_for 60 test -e "$IPC/ready-65534"
+ok $? "uid 65534 sent 8 connections half a call each (up to 8 MiB)"
+RSS1=$(rss_kib)
+echo "# figure: $(served 65534) bytes sent, $(refused 65534) connections took 8 MiB; daemon RSS ${RSS0} KiB before, ${RSS1} KiB with them open"
+if ldd "$NUMASTATD" 2>/dev/null | grep -q libasan; then
+        skip "an ASan build: its RSS is mostly the sanitizer's own"
+else
+        ok $([ $((RSS1 - RSS0)) -lt 16384 ]; echo $?) "  the daemon holds under 16 MiB more for them ($((RSS1 - RSS0)) KiB)"
+fi
+OUT=$(ctl status 2>&1)
+is "$?" 0 "  root's status still works"
+rm -f "$IPC/go-65534" "$IPC/ready-65534"
+wait "$HALF"
+
 # ---- Monitor: 8 per uid; stuck subscribers and a churn of readers ----
 RSS0=$(rss_kib)
 : > "$IPC/go-65534"
