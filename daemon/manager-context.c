@@ -155,9 +155,11 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         r = exits_new(m->event, on_exit_named_read, m, &m->exits);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up exit records: %m");
-        r = inspector_new(m->event, on_inspected, inspected_read_free, m, &m->inspector);
+        r = inspector_new(m->event, INSPECT_MAX, INSPECT_READER_PER_UID, on_inspected, inspected_read_free, m,
+                          &m->inspector);
         if (r < 0)
                 return log_oom();
+        inspector_set_deadline(m->inspector, READ_LOOK_DEADLINE_USEC, READ_LOOK_PATIENCE_USEC);
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -233,7 +235,8 @@ int manager_add_timers(Manager *m) {
 void manager_new_sources(Manager *m) {
         int r;
 
-        if (container_watch_new(m->event, m->root, on_containers_changed, m, &m->containers) < 0)
+        if (container_watch_new(m->event, m->root, on_containers_changed, m, &m->containers) < 0 ||
+            container_watch_set_patterns(m->containers, m->config.watch) < 0)
                 (void) log_oom();
         if (reader_watch_new(m->event, &manager_reader_watch_ops, m, &m->watch) < 0)
                 (void) log_oom();

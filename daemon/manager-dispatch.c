@@ -74,7 +74,7 @@ static int dispatch_one(Manager *m, const ManagerEvent *ev) {
         case MANAGER_EVENT_RELOAD:
                 return manager_handle_reload(m, ev->reload.ret_error);
         case MANAGER_EVENT_INSPECTED:
-                manager_handle_inspected(m, ev->inspected);
+                manager_handle_inspected(m, ev->inspected.read, ev->inspected.pending);
                 return 0;
         default:
                 return log_error_errno(-EINVAL, "Internal error: an event of unknown type %d.", (int) ev->type);
@@ -154,9 +154,14 @@ void on_exit_named_read(Exits *x, ReadEvent *ev, void *userdata) {
 }
 
 /* The answer rides with its read, which is handled as an event of its own. */
-void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata) {
-        inspected_read_answered(token, outcome, answer);
-        (void) dispatch(userdata, &(ManagerEvent) { .type = MANAGER_EVENT_INSPECTED, .inspected = token });
+void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds, void *token,
+                  void *userdata) {
+        bool pending = outcome == INSPECT_PENDING;
+
+        if (!pending)
+                inspected_read_answered(token, outcome, answer);
+        (void) dispatch(userdata, &(ManagerEvent) { .type = MANAGER_EVENT_INSPECTED,
+                                                    .inspected = { .read = token, .pending = pending } });
 }
 
 static void on_readers_lost(ReaderWatch *w, void *userdata) {

@@ -171,12 +171,15 @@ extern const ReaderWatchOps manager_reader_watch_ops;
 /* manager-reads.c: a read, parked until an exit record names its reader
  * unless it was already; NULL: reads lost. */
 void manager_handle_read(Manager *m, ReadEvent *ev, bool parked);
-/* A read that waited for a look into its process: the answer kept, the
- * read handled by it; r freed. */
-void manager_handle_inspected(Manager *m, InspectedRead *r);
+/* A read that waited for a look into its process: pending (past the
+ * read's patience), the read is handled now, counting, and the look goes
+ * on; else the answer is kept and, if not handled yet, the read is
+ * handled by it; r freed. */
+void manager_handle_inspected(Manager *m, InspectedRead *r, bool pending);
 void inspected_read_answered(InspectedRead *r, InspectOutcome outcome, const void *answer);
 void inspected_read_free(void *r);
-void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata);
+void on_inspected(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds, void *token,
+                  void *userdata);
 /* manager-apply.c */
 void manager_handle_kernel_log(Manager *m, const unsigned counts[_KMSG_NUMA_MAX]);
 void manager_handle_trigger_settled(Manager *m);

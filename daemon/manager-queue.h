@@ -64,7 +64,10 @@ typedef struct ManagerEvent {
                 struct {
                         char **ret_error;       /* the caller's, while it waits */
                 } reload;
-                InspectedRead *inspected;       /* owned by the event */
+                struct {
+                        InspectedRead *read;    /* owned by the event, unless pending */
+                        bool pending;           /* past the read's patience: the look goes on */
+                } inspected;
         };
 } ManagerEvent;
 

@@ -125,15 +125,17 @@ static ReadClock read_clock(const Manager *m, usec_t now, bool triggered) {
 
 /* A read whose verdict needs a look inside its process (its root, its
  * command line, a file it names): that is done off the loop, as the
- * process, within INSPECT_DEADLINE_USEC (inspector.h); the read waits for
- * it, as a read of a process already gone waits for its exit record, and
- * is then judged by what it found. Nothing found in time counts. */
+ * process (inspector.h). The read waits for it up to READ_LOOK_PATIENCE_USEC,
+ * as a read of a process already gone waits for its exit record, and is
+ * then judged by what it found; past that it counts, and the look goes on
+ * (until READ_LOOK_DEADLINE_USEC) for the process's next reads. */
 struct InspectedRead {
         ReadEvent ev;           /* its strings are the copies below */
         char *comm, *exe, *unit, *session, *path;
         KnownAsk ask;
         InspectOutcome outcome;
         KnownAnswer answer;
+        bool read_handled;      /* past its patience, it counted: the answer is only kept */
 };
 
 void inspected_read_free(void *p) {
@@ -215,14 +217,22 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
                 return true;
         inspected_read_free(r);
         snprintf(j->known.why, sizeof j->known.why, "counts: %s",
-                 k == -EWOULDBLOCK ? "looking into its mount namespace took too long lately"
-                                   : "too many looks into processes under way");
+                 k == -EWOULDBLOCK   ? "looking into its mount namespace took too long lately"
+                 : k == -EINPROGRESS ? "its process is being looked into"
+                                     : "too many looks into processes under way");
         return false;
 }
 
-void manager_handle_inspected(Manager *m, InspectedRead *r) {
+void manager_handle_inspected(Manager *m, InspectedRead *r, bool pending) {
+        if (pending) {
+                if (!r->read_handled)
+                        manager_handle_read(m, &r->ev, true);   /* counts: not looked into yet */
+                r->read_handled = true;
+                return;
+        }
         known_cache_store(manager_known_cache(m), &r->ask, &r->answer);
-        manager_handle_read(m, &r->ev, true);
+        if (!r->read_handled)
+                manager_handle_read(m, &r->ev, true);
         inspected_read_free(r);
 }
 

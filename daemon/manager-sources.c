@@ -67,7 +67,6 @@ int manager_watch(Manager *m) {
         const ProcInstances *instances = container_watch_instances(manager_containers(m));
         Readers *readers = reader_watch_readers(manager_reader_watch(m));
         _cleanup_strv_free_ char **views = NULL;
-        _cleanup_free_ pid_t *containers = NULL;
         int r;
 
         if (!readers)
@@ -78,13 +77,11 @@ int manager_watch(Manager *m) {
          * one pid 1's namespace has. Marked too; the same inode only once. */
         if (streq(manager_root(m), "/") && strv_extend(&views, "/proc/1/root") < 0)
                 return log_oom();
-        /* Containers' own procfs, as one of their processes sees it. */
-        containers = calloc(instances->n ?: 1, sizeof *containers);
-        if (!containers)
+        /* Containers' own procfs: the files the scan's looks found there
+         * (and the next scans look for the patterns of now). */
+        if (container_watch_set_patterns(manager_containers(m), manager_config(m)->watch) < 0)
                 return log_oom();
-        for (size_t i = 0; i < instances->n; i++)
-                containers[i] = instances->items[i].pid;
-        r = readers_watch(readers, manager_root(m), manager_config(m)->watch, views, containers, instances->n);
+        r = readers_watch(readers, manager_root(m), manager_config(m)->watch, views, instances);
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */
@@ -121,8 +118,7 @@ void manager_containers_changed(Manager *m) {
         manager_state_changed(m);
 }
 
-/* Scans now; what it found waits for the loop. */
+/* Scans now; what it finds comes as its own event (on_containers_changed). */
 void manager_scan_containers(Manager *m) {
-        if (container_watch_scan(manager_containers(m)))
-                manager_push(m, &(ManagerEvent) { .type = MANAGER_EVENT_CONTAINERS_CHANGED });
+        container_watch_scan(manager_containers(m));
 }

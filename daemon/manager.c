@@ -141,7 +141,8 @@ static int manager_add_signals(Manager *m) {
 }
 
 /* The sources made (manager_new_sources()), then started: reader
- * detection marks the files, with the containers found first. */
+ * detection marks the files; containers' files are marked once the scan's
+ * looks answer (start-up waits for none of them). */
 static void manager_start_sources(Manager *m) {
         ReaderWatch *watch;
 
@@ -151,7 +152,7 @@ static void manager_start_sources(Manager *m) {
         if (watch && reader_watch_start(watch) >= 0) {
                 container_watch_listen_mounts(manager_containers(m));
                 if (manager_scan_period(m) > 0) {
-                        (void) container_watch_scan(manager_containers(m));
+                        container_watch_scan(manager_containers(m));     /* READY=1 waits for none of it */
                         container_watch_set_period(manager_containers(m), manager_scan_period(m));
                 }
                 (void) manager_watch(m);        /* with the containers found */

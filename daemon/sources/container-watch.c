@@ -9,12 +9,24 @@
 
 #include "event-util.h"
 #include "log.h"
+#include "macro.h"
+#include "parsers.h"
 #include "mountwatch.h"
 #include "rootfs.h"
 #include "time-util.h"
 
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
+
+/* Namespaces looked into in one scan: anyone can make more. */
+#define SCAN_QUEUE_MAX 4096
+/* Looks at once, and for one uid: the unit's TasksMax= counts them. */
+#define SCAN_LOOKS 2
+#define SCAN_LOOKS_PER_UID 2
+/* No read waits for a scan's look: a busy host gets longer than a reader's. */
+#define SCAN_LOOK_DEADLINE_USEC USEC_PER_SEC
+
+typedef struct ScanItem ScanItem;
 
 struct ContainerWatch {
         char *root;
@@ -31,9 +43,29 @@ struct ContainerWatch {
         usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
         ContainerWatchChanged changed;
         void *userdata;
+
+        Inspector *inspector;           /* our own: a scan's looks do not take readers' places */
+        char **patterns;                /* the statistics files, as configured */
+        bool scanning, again;
+        unsigned scan_id;
+        usec_t scan_began;
+        bool for_mount_scan;            /* the scan under way is a mount event's */
+        uint64_t skip[3];               /* the host's procfs superblocks */
+        size_t n_skip;
+        uint64_t own_user_ns;
+        ScanItem **queue;               /* namespaces to look into */
+        size_t n_queue, next, pending;
+        ProcInstances found;            /* ...what the looks found so far */
+        bool found_oom;
+        uint64_t *unanswered;           /* namespaces whose look gave no answer: their instance stays */
+        size_t n_unanswered;
 };
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds, void *token,
+                    void *userdata);
+static void scan_item_free(void *p);
+static void on_look_freed(Inspector *in, void *userdata);
 
 int container_watch_new(sd_event *event, const char *root, ContainerWatchChanged changed, void *userdata,
                         ContainerWatch **ret) {
@@ -45,6 +77,12 @@ int container_watch_new(sd_event *event, const char *root, ContainerWatchChanged
         *w = (ContainerWatch) { .event = sd_event_ref(event), .changed = changed, .userdata = userdata };
         w->root = strdup(root);
         r = w->root ? sd_event_add_time(event, &w->timer, CLOCK_MONOTONIC, USEC_INFINITY, 0, on_timer, w) : -ENOMEM;
+        if (r >= 0)
+                r = inspector_new(event, SCAN_LOOKS, SCAN_LOOKS_PER_UID, on_look, scan_item_free, w, &w->inspector);
+        if (r >= 0) {
+                inspector_set_freed(w->inspector, on_look_freed);
+                inspector_set_deadline(w->inspector, SCAN_LOOK_DEADLINE_USEC, 0);
+        }
         if (r >= 0) {
                 (void) sd_event_source_set_description(w->timer, "container-scan");
                 r = sd_event_source_set_time_accuracy(w->timer, USEC_PER_SEC);  /* not urgent: coalesce */
@@ -63,6 +101,13 @@ ContainerWatch *container_watch_free(ContainerWatch *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->timer);
+        inspector_free(w->inspector);
+        for (size_t i = w->next; i < w->n_queue; i++)
+                scan_item_free(w->queue[i]);
+        free(w->queue);
+        proc_instances_done(&w->found);
+        free(w->unanswered);
+        strv_free(w->patterns);
         mount_watch_free(w->mounts);
         free(w->mounts_error);
         proc_instances_done(&w->instances);
@@ -103,47 +148,267 @@ static void mark_namespaces(ContainerWatch *w) {
 
 /* Looks for procfs instances other than ours: what we watch already is
  * skipped (our own /proc, pid 1's, the root's). */
-bool container_watch_scan(ContainerWatch *w) {
-        _cleanup_free_ char *rooted = NULL;
-        ProcInstances found = {};
-        uint64_t skip[3];
-        size_t n_skip = 0;
-        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+/* ---- a scan: each namespace looked into by a child, off the loop ---- */
+
+static bool u64_in(const uint64_t *l, size_t n, uint64_t v) {
+        for (size_t i = 0; i < n; i++)
+                if (l[i] == v)
+                        return true;
+        return false;
+}
+
+/* One namespace to look into, and what its process is. */
+typedef struct ScanItem {
+        ContainerWatch *w;
+        unsigned scan;          /* the scan it was asked for */
+        uint64_t ns;
+        pid_t pid;
+        uint64_t start;
+        uid_t uid;
+        bool in_user_ns;
+        char *comm;
+} ScanItem;
+
+static void scan_item_free(void *p) {
+        ScanItem *it = p;
+
+        if (!it)
+                return;
+        free(it->comm);
+        free(it);
+}
+
+/* The inode of process pid's user namespace (0 if it cannot be told). */
+static uint64_t user_ns_of(pid_t pid) {
+        char path[64];
         struct stat st;
+
+        if (pid > 0)
+                snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/user", pid);
+        else
+                snprintf(path, sizeof path, "/proc/self/ns/user");
+        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
+}
+
+/* What our own procfs tells of pid, nothing of its root: its uid, start
+ * time, comm and user namespace. */
+static ScanItem *scan_item_new(ContainerWatch *w, uint64_t ns, pid_t pid) {
+        _cleanup_free_ char *stat_text = NULL;
+        ScanItem *it = calloc(1, sizeof *it);
+        char path[64];
+        struct stat st;
+
+        if (!it)
+                return NULL;
+        *it = (ScanItem) { .w = w, .scan = w->scan_id, .ns = ns, .pid = pid };
+        snprintf(path, sizeof path, "/proc/" PID_FMT, pid);
+        if (stat(path, &st) < 0)
+                goto fail;
+        it->uid = st.st_uid;
+        snprintf(path, sizeof path, "/proc/" PID_FMT "/stat", pid);
+        if (root_read_file("/", path, 4096, &stat_text) < 0 || proc_stat_starttime(stat_text, &it->start) < 0)
+                goto fail;
+        snprintf(path, sizeof path, "/" PID_FMT "/comm", pid);
+        if (root_read_file("/proc", path, 64, &it->comm) >= 0)
+                it->comm[strcspn(it->comm, "\n")] = '\0';
+        it->in_user_ns = user_ns_of(pid) != w->own_user_ns;
+        return it;
+fail:
+        scan_item_free(it);
+        return NULL;
+}
+
+static int own_first(const void *a, const void *b) {
+        const ScanItem *x = *(ScanItem * const *) a, *y = *(ScanItem * const *) b;
+
+        if (x->in_user_ns != y->in_user_ns)
+                return x->in_user_ns ? 1 : -1;
+        return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void collect_ns(uint64_t ns, pid_t pid, void *userdata) {
+        ContainerWatch *w = userdata;
+        ScanItem **a;
+
+        if (w->n_queue >= SCAN_QUEUE_MAX)
+                return;
+        a = reallocarray(w->queue, w->n_queue + 1, sizeof *a);
+        if (!a)
+                return;
+        w->queue = a;
+        w->queue[w->n_queue] = scan_item_new(w, ns, pid);
+        if (w->queue[w->n_queue])
+                w->n_queue++;
+}
+
+static void scan_finish(ContainerWatch *w);
+
+static void unanswered_add(ContainerWatch *w, uint64_t ns) {
+        uint64_t *a = reallocarray(w->unanswered, w->n_unanswered + 1, sizeof *a);
+
+        if (!a)
+                return;
+        w->unanswered = a;
+        w->unanswered[w->n_unanswered++] = ns;
+}
+
+/* An instance found before, whose namespace is still there but gave no
+ * answer this time (a slow look, a namespace left alone after a timeout):
+ * kept, with its marks, rather than dropped. */
+static void keep_unanswered(ContainerWatch *w, ProcInstances *found) {
+        for (size_t i = 0; i < w->instances.n; i++) {
+                ProcInstance *x = &w->instances.items[i];
+
+                ProcInstance identity;
+
+                if (!u64_in(w->unanswered, w->n_unanswered, x->mntns) || proc_instances_have(found, x->dev))
+                        continue;
+                identity = (ProcInstance) { .dev = x->dev, .mntns = x->mntns, .since = x->since,
+                                            .by_mount_event = x->by_mount_event };
+                /* Moved (its fds are found's now); the old set keeps who it
+                 * was, for the comparison. */
+                if (proc_instances_add(found, x) > 0)
+                        *x = identity;
+        }
+}
+
+/* Asks for the next looks, as far as the inspector takes them. */
+static void scan_pump(ContainerWatch *w) {
+        InstanceAsk ask = { .patterns = w->patterns };
+
+        while (w->next < w->n_queue) {
+                ScanItem *it = w->queue[w->next];
+                InspectTarget t = { .pid = it->pid, .start = it->start, .uid = it->uid, .mntns = it->ns };
+                int r = inspector_ask(w->inspector, &t, instance_inspect, &ask, sizeof ask, it);
+
+                if (r == -EBUSY)
+                        break;          /* a look's answer frees a place */
+                w->next++;
+                if (r < 0) {
+                        /* Its namespace timed out lately, or worse: not looked into. */
+                        unanswered_add(w, it->ns);
+                        scan_item_free(it);
+                        continue;
+                }
+                w->pending++;
+        }
+        if (w->next == w->n_queue && w->pending == 0)
+                scan_finish(w);
+}
+
+static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds, void *token,
+                    void *userdata) {
+        ScanItem *it = token;
+        ContainerWatch *w = it->w;
+        const InstanceAnswer *a = answer;
+        ProcInstance x;
+
+        if (outcome == INSPECT_PENDING)
+                return;         /* none asked for: no patience set */
+        w->pending--;
+        if (outcome != INSPECT_ANSWERED)
+                unanswered_add(w, it->ns);
+        if (outcome == INSPECT_ANSWERED && a->found && !u64_in(w->skip, w->n_skip, a->dev)) {
+                x = (ProcInstance) {
+                        .in_user_ns = it->in_user_ns,
+                        .dev = a->dev,
+                        .pid = it->pid,
+                        .comm = TAKE_PTR(it->comm),
+                        .mntns = it->ns,
+                        .since = now_usec(CLOCK_REALTIME),
+                };
+                if (proc_instance_take_files(&x, a, fds, n_fds) < 0 || proc_instances_add(&w->found, &x) < 0)
+                        w->found_oom = true;
+        }
+        scan_item_free(it);
+        scan_pump(w);
+}
+
+/* A child reaped: a look refused for want of a place may start now. */
+static void on_look_freed(Inspector *in, void *userdata) {
+        ContainerWatch *w = userdata;
+
+        if (w->scanning)
+                scan_pump(w);
+}
+
+static bool skip_add(ContainerWatch *w, const char *path) {
+        struct stat st;
+
+        if (w->n_skip >= ELEMENTSOF(w->skip) || stat(path, &st) < 0)
+                return false;
+        w->skip[w->n_skip++] = (uint64_t) st.st_dev;
+        return true;
+}
+
+void container_watch_scan(ContainerWatch *w) {
+        _cleanup_free_ char *rooted = NULL;
         int r;
 
         if (!w)
-                return false;
-
-        if (stat("/proc/vmstat", &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        if (stat("/proc/1/root/proc/vmstat", &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        if (root_path(w->root, "/proc/vmstat", &rooted) >= 0 && stat(rooted, &st) >= 0)
-                skip[n_skip++] = (uint64_t) st.st_dev;
-        r = proc_instances_scan("/proc", skip, n_skip, &w->instances, &found);
-        /* New ones were found by the mount event; older ones keep how they
-         * were found (proc_instances_scan() carried it over). */
-        if (r >= 0 && w->for_mount)
-                for (size_t i = 0; i < found.n; i++)
-                        if (!proc_instances_have(&w->instances, found.items[i].dev))
-                                found.items[i].by_mount_event = true;
+                return;
+        if (w->scanning) {
+                w->again = true;        /* once this one is done */
+                return;
+        }
+        w->scanning = true;
+        w->scan_id++;
+        w->scan_began = now_usec(CLOCK_MONOTONIC);
+        w->n_skip = 0;
+        /* Ours, pid 1's and the watched root's are the host's (our /proc and
+         * pid 1's root are trusted: nothing another user made). */
+        (void) skip_add(w, "/proc/vmstat");
+        (void) skip_add(w, "/proc/1/root/proc/vmstat");
+        if (root_path(w->root, "/proc/vmstat", &rooted) >= 0)
+                (void) skip_add(w, rooted);
+        w->own_user_ns = user_ns_of(0);
+        w->queue = mfree(w->queue);
+        w->n_queue = w->next = 0;
+        w->found = (ProcInstances) {};
+        w->found_oom = false;
+        r = proc_namespaces_each("/proc", collect_ns, w);
+        if (r < 0)
+                log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
+        /* Namespaces of our own user namespace (what root started) are
+         * looked into first: anyone can make more of theirs. */
+        qsort(w->queue, w->n_queue, sizeof *w->queue, own_first);
+        w->for_mount_scan = w->for_mount;
         w->for_mount = false;
         mark_namespaces(w);
+        scan_pump(w);
+}
+
+/* All looks answered (or not in time): the instances found are the set. */
+static void scan_finish(ContainerWatch *w) {
+        ProcInstances found = w->found;
+        bool changed;
+
+        w->found = (ProcInstances) {};
+        keep_unanswered(w, &found);
+        w->unanswered = mfree(w->unanswered);
+        w->n_unanswered = 0;
+        w->queue = mfree(w->queue);
+        w->n_queue = w->next = 0;
+        w->scanning = false;
         w->scans++;
-        w->cost = now_usec(CLOCK_MONOTONIC) - t0;
+        w->cost = now_usec(CLOCK_MONOTONIC) - w->scan_began;
         w->scanned_at = now_usec(CLOCK_REALTIME);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
-                return false;
-        }
-        if (proc_instances_same(&found, &w->instances)) {
-                /* The same superblocks; the processes that show them may differ. */
-                proc_instances_done(&w->instances);
-                w->instances = found;
-                return false;
-        }
+        /* An instance found before keeps its age, and how it was found; a
+         * new one found by a scan a mount event asked for says so. */
         for (size_t i = 0; i < found.n; i++) {
+                bool before = false;
+
+                for (size_t j = 0; j < w->instances.n; j++)
+                        if (w->instances.items[j].dev == found.items[i].dev) {
+                                found.items[i].since = w->instances.items[j].since;
+                                found.items[i].by_mount_event = w->instances.items[j].by_mount_event;
+                                before = true;
+                        }
+                if (!before && w->for_mount_scan)
+                        found.items[i].by_mount_event = true;
+        }
+        changed = !proc_instances_same(&found, &w->instances);
+        for (size_t i = 0; changed && i < found.n; i++) {
                 _cleanup_free_ char *comm = NULL;
 
                 if (proc_instances_have(&w->instances, found.items[i].dev))
@@ -152,11 +417,18 @@ bool container_watch_scan(ContainerWatch *w) {
                 log_info("Watching a container's procfs (device %u:%u), seen by %s (pid " PID_FMT ").",
                          major(found.items[i].dev), minor(found.items[i].dev), strnull(comm), found.items[i].pid);
         }
-        if (found.n < w->instances.n)
+        if (changed && found.n < w->instances.n)
                 log_info("%zu container procfs instance(s) gone.", w->instances.n - found.n);
+        /* The same superblocks may be shown by other processes now: the
+         * newest look's fds and names are kept either way. */
         proc_instances_done(&w->instances);
         w->instances = found;
-        return true;
+        if (changed)
+                w->changed(w, w->userdata);
+        if (w->again) {
+                w->again = false;
+                container_watch_scan(w);
+        }
 }
 
 static void schedule(ContainerWatch *w) {
@@ -166,8 +438,7 @@ static void schedule(ContainerWatch *w) {
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         ContainerWatch *w = userdata;
 
-        if (container_watch_scan(w))
-                w->changed(w, w->userdata);
+        container_watch_scan(w);
         schedule(w);
         return 0;
 }
@@ -201,6 +472,21 @@ void container_watch_listen_mounts(ContainerWatch *w) {
                                  r == -EINVAL ? " (kernel < 6.14)" : "");
                 log_debug_errno(r, "No mount events (%m): containers are found by the scan only.");
         }
+}
+
+int container_watch_set_patterns(ContainerWatch *w, char * const *patterns) {
+        char **copy = NULL;
+
+        if (!w)
+                return 0;
+        for (char * const *p = patterns; p && *p; p++)
+                if (strv_extend(&copy, *p) < 0) {
+                        strv_free(copy);
+                        return -ENOMEM;
+                }
+        strv_free(w->patterns);
+        w->patterns = copy;
+        return 0;
 }
 
 void container_watch_set_period(ContainerWatch *w, usec_t period) {

@@ -3,9 +3,8 @@
 
 /* Containers' own procfs instances (containers.h), looked for every
  * period and soon after a mount in a known namespace (mount events,
- * Linux 6.14 and later). A scan it runs on its own tells its owner when
- * the set of instances changed, so that their files are marked; a scan
- * asked for returns it. */
+ * Linux 6.14 and later). A scan tells its owner when the set of instances
+ * changed, so that their files (found by the scan, kept open) are marked. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,8 +29,14 @@ void container_watch_set_period(ContainerWatch *w, usec_t period);
 /* Drops the instances found; returns whether there were any (the owner
  * re-marks). */
 bool container_watch_forget(ContainerWatch *w);
-/* Scans now. Returns true when the set of instances changed. */
-bool container_watch_scan(ContainerWatch *w);
+/* Scans now (after the scan under way, if one is): each mount namespace is
+ * looked into by a child of ours as one of its processes (containers.h,
+ * inspector.h), a few at a time, the loop waiting for none. When the last
+ * look is answered (or killed at its deadline), the set found is the
+ * instances; if it changed, the owner is told. */
+void container_watch_scan(ContainerWatch *w);
+/* The statistics files to find in each container (the watch patterns). */
+int container_watch_set_patterns(ContainerWatch *w, char * const *patterns);
 
 /* Read-only views, for marking and for status. Every function takes a
  * NULL watch (one that could not be made) as one that finds nothing. */

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* asprintf() */
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -16,11 +21,13 @@
 #include "strutil.h"
 #include "time-util.h"
 
+static void proc_instance_done(ProcInstance *x);
+
 void proc_instances_done(ProcInstances *p) {
         if (!p)
                 return;
         for (size_t i = 0; i < p->n; i++)
-                free(p->items[i].comm);
+                proc_instance_done(&p->items[i]);
         free(p->items);
         *p = (ProcInstances) {};
 }
@@ -80,117 +87,210 @@ int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, vo
         return (int) n;
 }
 
-typedef struct ScanState {
-        const char *proc;
-        uint64_t own_user_ns;   /* our user namespace's inode; 0: unknown */
-        const uint64_t *skip;
-        size_t n_skip;
-        ProcInstances found;
-        bool oom;
-} ScanState;
+/* ---- the look, in the inspector's child ---- */
 
-/* The vmstat of the procfs mounted at the root of process pid, if a real
- * one is: a user can mount anything at their /proc, or make it a link. */
-static int instance_vmstat(const char *proc, pid_t pid, struct stat *ret) {
-        _cleanup_close_ int rootfd = -1, procfd = -1, fd = -1;
-        _cleanup_free_ char *mountinfo = NULL;
-        char path[PATH_MAX];
+#define MOUNTINFO_CAP (1024 * 1024)
 
-        snprintf(path, sizeof path, "%s/" PID_FMT "/root", proc, pid);
-        rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-                return -errno;
-        /* A root on FUSE: a lookup there could wait on its server forever. */
-        mountinfo = resolve_mountinfo(pid);
-        if (resolve_root_may_block(mountinfo, rootfd))
-                return -EWOULDBLOCK;
-        procfd = resolve_open_fs_root(mountinfo, rootfd, "proc", PROC_SUPER_MAGIC);
-        if (procfd < 0)
-                return procfd;
-        fd = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, ret) < 0)
-                return -errno;
-        return S_ISREG(ret->st_mode) ? 0 : -EBADFD;
+typedef struct ViewFiles {
+        InstanceAnswer *a;
+        int *fds;
+        size_t n, used;         /* files; bytes of a->paths used */
+} ViewFiles;
+
+static bool is_glob(const char *s) {
+        return strpbrk(s, "*?[") != NULL;
 }
 
-/* The inode of process pid's user namespace (0 if it cannot be told). */
-static uint64_t user_ns_of(const char *proc, pid_t pid) {
-        char path[PATH_MAX];
+static void view_add(ViewFiles *v, int fd, const char *path) {
         struct stat st;
+        size_t len = strlen(path) + 1;
 
-        if (pid > 0)
-                snprintf(path, sizeof path, "%s/" PID_FMT "/ns/user", proc, pid);
-        else
-                snprintf(path, sizeof path, "%s/self/ns/user", proc);
-        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
-}
-
-/* One mount namespace: the statistics file as it sees it at /proc. */
-static void scan_one(uint64_t ns, pid_t pid, void *userdata) {
-        ScanState *s = userdata;
-        char comm_path[64], *comm = NULL;
-        ProcInstance *a, *slot;
-        bool in_user_ns;
-        struct stat st;
-
-        if (s->oom || instance_vmstat(s->proc, pid, &st) < 0 || u64_in(s->skip, s->n_skip, (uint64_t) st.st_dev) ||
-            proc_instances_have(&s->found, (uint64_t) st.st_dev))
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || v->n >= INSPECT_FDS_MAX ||
+            v->used + len > sizeof v->a->paths)
                 return;
-        in_user_ns = user_ns_of(s->proc, pid) != s->own_user_ns;
-        if (s->found.n >= PROC_INSTANCES_MAX) {
-                /* Full: root's instance takes the place of one anyone made. */
-                size_t i = s->found.n;
-
-                while (!in_user_ns && i > 0 && !s->found.items[i - 1].in_user_ns)
-                        i--;
-                if (in_user_ns || i == 0) {
-                        s->found.dropped++;
-                        return;
-                }
-                slot = &s->found.items[i - 1];
-                free(slot->comm);
-                s->found.dropped++;
-        } else {
-                a = reallocarray(s->found.items, s->found.n + 1, sizeof *a);
-                if (!a) {
-                        s->oom = true;
-                        return;
-                }
-                s->found.items = a;
-                slot = &s->found.items[s->found.n++];
-        }
-        snprintf(comm_path, sizeof comm_path, "/" PID_FMT "/comm", pid);
-        if (root_read_file(s->proc, comm_path, 64, &comm) >= 0)
-                comm[strcspn(comm, "\n")] = '\0';
-        *slot = (ProcInstance) {
-                .in_user_ns = in_user_ns,
-                .dev = (uint64_t) st.st_dev,
-                .pid = pid,
-                .comm = comm,
-                .mntns = ns,
-                .since = now_usec(CLOCK_REALTIME),
-        };
+        v->fds[v->n] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (v->fds[v->n] < 0)
+                return;
+        memcpy(v->a->paths + v->used, path, len);
+        v->used += len;
+        v->n++;
 }
 
-int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
-                        ProcInstances *ret) {
-        ScanState state = { .proc = proc, .own_user_ns = user_ns_of(proc, 0), .skip = skip, .n_skip = n_skip };
-        ProcInstances found;
-        int r;
+/* Expands pattern rest (relative) below dirfd, one component at a time:
+ * no symbolic link followed, no mount crossed, directories listed only
+ * for a component with a wildcard. done is the configured path so far. */
+static void view_expand(ViewFiles *v, int dirfd, const char *rest, const char *done) {
+        _cleanup_free_ char *comp = NULL;
+        const char *after;
+        size_t len;
 
-        r = proc_namespaces_each(proc, scan_one, &state);
-        if (r < 0)
-                return r;
-        found = state.found;
-        /* An instance found before keeps its age. */
-        for (size_t i = 0; old && i < found.n; i++)
-                for (size_t j = 0; j < old->n; j++)
-                        if (old->items[j].dev == found.items[i].dev) {
-                                found.items[i].since = old->items[j].since;
-                                found.items[i].by_mount_event = old->items[j].by_mount_event;
-                        }
-        *ret = found;
-        return (int) found.n;
+        rest += strspn(rest, "/");
+        len = strcspn(rest, "/");
+        if (len == 0 || v->n >= INSPECT_FDS_MAX)
+                return;
+        comp = strndup(rest, len);
+        if (!comp)
+                return;
+        after = rest + len;
+
+        if (!is_glob(comp)) {
+                _cleanup_free_ char *path = NULL;
+                _cleanup_close_ int fd = resolve_open_path(dirfd, comp, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+                                                                                RESOLVE_NO_XDEV);
+
+                if (fd < 0 || asprintf(&path, "%s/%s", done, comp) < 0)
+                        return;
+                if (after[strspn(after, "/")] == '\0')
+                        view_add(v, fd, path);
+                else
+                        view_expand(v, fd, after, path);
+                return;
+        }
+
+        int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+        struct dirent *de;
+
+        if (!d) {
+                safe_close(lfd);
+                return;
+        }
+        while ((de = readdir(d)) && v->n < INSPECT_FDS_MAX) {
+                _cleanup_free_ char *literal = NULL;
+
+                if (fnmatch(comp, de->d_name, FNM_PERIOD) != 0 || strchr(de->d_name, '\\') || is_glob(de->d_name))
+                        continue;
+                if (asprintf(&literal, "%s%s", de->d_name, after) < 0)
+                        break;
+                view_expand(v, dirfd, literal, done);
+        }
+        closedir(d);
+}
+
+/* The file system a pattern's top directory must hold in a container. */
+static long view_magic(const char *pattern, const char **ret_rest) {
+        if (startswith(pattern, "/proc/")) {
+                *ret_rest = pattern + strlen("/proc/");
+                return PROC_SUPER_MAGIC;
+        }
+        if (startswith(pattern, "/sys/")) {
+                *ret_rest = pattern + strlen("/sys/");
+                return SYSFS_MAGIC;
+        }
+        return 0;
+}
+
+int instance_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                     size_t *n_fds) {
+        const InstanceAsk *ask = request;
+        _cleanup_free_ char *mountinfo = NULL;
+        _cleanup_close_ int procfd = -1, vmstat = -1;
+        InstanceAnswer *a = answer;
+        ViewFiles v = { .a = a, .fds = fds };
+        struct stat st;
+
+        if (size < sizeof *a)
+                return -EINVAL;
+        *a = (InstanceAnswer) {};
+        /* A root on FUSE: a lookup there could wait on its server forever
+         * (we would be killed; better not to ask). A mount table past the
+         * cap: the same. */
+        if (p->rootfd < 0 || p->mountinfofd < 0 || fd_read_all(p->mountinfofd, MOUNTINFO_CAP, &mountinfo, NULL) < 0 ||
+            resolve_root_may_block(mountinfo, p->rootfd))
+                return 0;
+        procfd = resolve_open_fs_root(mountinfo, p->rootfd, "proc", PROC_SUPER_MAGIC);
+        if (procfd < 0)
+                return 0;
+        vmstat = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+        if (vmstat < 0 || fstat(vmstat, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        a->found = true;
+        a->dev = (uint64_t) st.st_dev;
+        for (char * const *pat = ask->patterns; pat && *pat; pat++) {
+                _cleanup_close_ int sysfd = -1;
+                const char *rest;
+                long magic = view_magic(*pat, &rest);
+
+                if (magic == 0)
+                        continue;       /* not a file of /proc or /sys: nothing a container has apart */
+                if (magic == SYSFS_MAGIC) {
+                        sysfd = resolve_open_fs_root(mountinfo, p->rootfd, "sys", SYSFS_MAGIC);
+                        if (sysfd < 0)
+                                continue;
+                }
+                view_expand(&v, magic == PROC_SUPER_MAGIC ? procfd : sysfd, rest,
+                            magic == PROC_SUPER_MAGIC ? "/proc" : "/sys");
+        }
+        a->n_files = v.n;
+        *n_fds = v.n;
+        return 0;
+}
+
+/* ---- the daemon's side ---- */
+
+int proc_instance_take_files(ProcInstance *x, const InstanceAnswer *a, int *fds, size_t n_fds) {
+        const char *path = a->paths, *end = a->paths + sizeof a->paths;
+        size_t n = MIN(a->n_files, n_fds);
+
+        x->fds = calloc(n ?: 1, sizeof *x->fds);
+        x->paths = calloc(n + 1, sizeof *x->paths);
+        if (!x->fds || !x->paths)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strnlen(path, (size_t) (end - path));
+
+                if (path + len >= end)
+                        break;          /* a short answer: what came whole */
+                x->paths[i] = strdup(path);
+                if (!x->paths[i])
+                        return -ENOMEM;
+                x->fds[i] = fds[i];
+                fds[i] = -1;
+                x->n_files++;
+                path += len + 1;
+        }
+        return 0;
+}
+
+static void proc_instance_done(ProcInstance *x) {
+        free(x->comm);
+        for (size_t i = 0; i < x->n_files; i++)
+                safe_close(x->fds[i]);
+        free(x->fds);
+        strv_free(x->paths);
+        *x = (ProcInstance) {};
+}
+
+int proc_instances_add(ProcInstances *p, ProcInstance *x) {
+        ProcInstance *a, *slot;
+
+        if (proc_instances_have(p, x->dev)) {
+                proc_instance_done(x);
+                return 0;
+        }
+        if (p->n >= PROC_INSTANCES_MAX) {
+                /* Full: root's instance takes the place of one anyone made. */
+                size_t i = p->n;
+
+                while (!x->in_user_ns && i > 0 && !p->items[i - 1].in_user_ns)
+                        i--;
+                p->dropped++;
+                if (x->in_user_ns || i == 0) {
+                        proc_instance_done(x);
+                        return 0;
+                }
+                slot = &p->items[i - 1];
+                proc_instance_done(slot);
+        } else {
+                a = reallocarray(p->items, p->n + 1, sizeof *a);
+                if (!a) {
+                        proc_instance_done(x);
+                        return -ENOMEM;
+                }
+                p->items = a;
+                slot = &p->items[p->n++];
+        }
+        *slot = *x;
+        *x = (ProcInstance) {};
+        return 1;
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "inspector.h"
+
 typedef struct ProcInstance {
         uint64_t dev;           /* st_dev of its vmstat: the superblock */
         pid_t pid;              /* a process whose mount namespace has it at /proc */
@@ -22,6 +24,9 @@ typedef struct ProcInstance {
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
         bool by_mount_event;    /* first found by a scan a mount event asked for */
         bool in_user_ns;        /* its process is in a user namespace of its own: anyone's */
+        int *fds;               /* its statistics files, O_PATH, as the look found them: marked through these */
+        char **paths;           /* ...each's path in its view ("/proc/vmstat") */
+        size_t n_files;
 } ProcInstance;
 
 typedef struct ProcInstances {
@@ -37,13 +42,33 @@ typedef struct ProcInstances {
  * what is left. */
 #define PROC_INSTANCES_MAX 256
 
-/* Scans proc (the daemon's own "/proc") for procfs instances whose vmstat
- * is on none of the superblocks in skip (ours, pid 1's, the watched
- * root's). Returns them in *ret (empty before), with `since` kept from old
- * for those found before. Returns how many, or a negative errno if proc
- * cannot be read. */
-int proc_instances_scan(const char *proc, const uint64_t *skip, size_t n_skip, const ProcInstances *old,
-                        ProcInstances *ret);
+/* A look into one mount namespace (inspector.h), through one of its
+ * processes, made in a child as that process: the procfs mounted at its
+ * root's /proc, if a real one is, and the statistics files patterns name
+ * there (a pattern under /proc in that procfs, one under /sys in a real
+ * sysfs at /sys), without following a symbolic link or crossing a mount
+ * below them. */
+typedef struct InstanceAsk {
+        char * const *patterns;         /* the daemon's (the child is a copy of it) */
+} InstanceAsk;
+
+typedef struct InstanceAnswer {
+        bool found;
+        uint64_t dev;                   /* its vmstat's superblock */
+        size_t n_files;                 /* as many fds come with it, in order */
+        char paths[INSPECT_ANSWER_MAX - 64];    /* each NUL-terminated, one after another */
+} InstanceAnswer;
+
+/* The InspectWork for an InstanceAsk: at most INSPECT_FDS_MAX files. */
+int instance_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                     size_t *n_fds);
+
+/* Moves the files of an answer (and the fds that came with it, each
+ * taken: -1) into x. */
+int proc_instance_take_files(ProcInstance *x, const InstanceAnswer *a, int *fds, size_t n_fds);
+
+/* Adds x (taken: zeroed) to p, within PROC_INSTANCES_MAX, root's first. */
+int proc_instances_add(ProcInstances *p, ProcInstance *x);
 
 /* Calls cb once for every mount namespace proc shows, with one of its
  * processes. Returns the number of namespaces, or a negative errno. */

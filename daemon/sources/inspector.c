@@ -37,7 +37,7 @@ typedef struct Inspection {
         size_t request_size;
         pid_t child;
         int pidfd, sock;
-        sd_event_source *answer_source, *exit_source, *deadline;
+        sd_event_source *answer_source, *exit_source, *deadline, *patience;
         void *waiters[INSPECT_WAITERS_MAX];
         size_t n_waiters;
         bool finished;          /* answered or given up: only its exit is awaited */
@@ -45,13 +45,17 @@ typedef struct Inspection {
 
 typedef struct MayBlock {
         uint64_t mntns;
+        uid_t uid;
         uint64_t until;
 } MayBlock;
 
 struct Inspector {
         sd_event *event;
+        unsigned max, per_uid;
+        uint64_t deadline, patience;
         InspectDone done;
         void (*free_token)(void *token);
+        void (*freed)(Inspector *in, void *userdata);
         void *userdata;
         Inspection *slots[INSPECT_MAX];
         MayBlock may_block[MAY_BLOCK_SLOTS];
@@ -157,11 +161,35 @@ static int take_process(const InspectTarget *t, InspectedProcess *p) {
         return become((uid_t) uid, (gid_t) gid, groups, n_groups);
 }
 
+static int send_answer(int sock, const void *answer, size_t size, const int *fds, size_t n_fds) {
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int) * INSPECT_FDS_MAX)];
+        } control = {};
+        struct iovec iov = { .iov_base = (void *) answer, .iov_len = size };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+        if (n_fds > 0) {
+                struct cmsghdr *c;
+
+                mh.msg_control = control.buf;
+                mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+                c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+                memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
+        }
+        return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t) size ? 0 : -EIO;
+}
+
 _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const void *request, int sock,
                                   pid_t parent) {
         static unsigned char answer[INSPECT_ANSWER_MAX];
+        static int fds[INSPECT_FDS_MAX];
         InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1, .mountinfofd = -1 };
         struct sched_param normal = {};
+        size_t n_fds = 0;
         sigset_t none;
 
         /* Nothing of the daemon's but the answer's socket. */
@@ -177,9 +205,9 @@ _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const
         (void) sched_setscheduler(0, SCHED_OTHER, &normal);
         if (take_process(t, &p) < 0)
                 _exit(12);
-        if (work(&p, request, answer, sizeof answer) < 0)
+        if (work(&p, request, answer, sizeof answer, fds, &n_fds) < 0 || n_fds > INSPECT_FDS_MAX)
                 _exit(13);
-        if (write(3, answer, sizeof answer) != (ssize_t) sizeof answer)
+        if (send_answer(3, answer, sizeof answer, fds, n_fds) < 0)
                 _exit(14);
         _exit(0);
 }
@@ -192,6 +220,7 @@ static void inspection_free(Inspection *q) {
         sd_event_source_disable_unref(q->answer_source);
         sd_event_source_disable_unref(q->exit_source);
         sd_event_source_disable_unref(q->deadline);
+        sd_event_source_disable_unref(q->patience);
         safe_close(q->sock);
         safe_close(q->pidfd);
         for (size_t i = 0; i < q->n_waiters; i++)
@@ -207,11 +236,12 @@ static void slot_clear(Inspection *q) {
         inspection_free(q);
 }
 
-static void mark_may_block(Inspector *in, uint64_t mntns) {
+static void mark_may_block(Inspector *in, uint64_t mntns, uid_t uid) {
         if (mntns == 0)
                 return;
         in->may_block[in->next_may_block] = (MayBlock) {
                 .mntns = mntns,
+                .uid = uid,
                 .until = now_usec(CLOCK_MONOTONIC) + INSPECT_MAY_BLOCK_USEC,
         };
         in->next_may_block = (in->next_may_block + 1) % MAY_BLOCK_SLOTS;
@@ -219,7 +249,7 @@ static void mark_may_block(Inspector *in, uint64_t mntns) {
 
 /* Tells each asker, once; the child is killed (it may have answered and
  * be on its way out: harmless), its exit still awaited. */
-static void finish(Inspection *q, InspectOutcome outcome, const void *answer) {
+static void finish(Inspection *q, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds) {
         Inspector *in = q->owner;
         size_t n = q->n_waiters;
         void *waiters[INSPECT_WAITERS_MAX];
@@ -230,25 +260,51 @@ static void finish(Inspection *q, InspectOutcome outcome, const void *answer) {
         (void) pidfd_send_signal(q->pidfd, SIGKILL, NULL, 0);
         q->answer_source = sd_event_source_disable_unref(q->answer_source);
         q->deadline = sd_event_source_disable_unref(q->deadline);
+        q->patience = sd_event_source_disable_unref(q->patience);
         q->sock = safe_close(q->sock);
         if (outcome == INSPECT_TIMED_OUT) {
                 in->timeouts++;
-                mark_may_block(in, q->target.mntns);
+                mark_may_block(in, q->target.mntns, q->target.uid);
         }
         memcpy(waiters, q->waiters, n * sizeof *waiters);
         q->n_waiters = 0;
         for (size_t i = 0; i < n; i++)
-                in->done(in, outcome, answer, waiters[i], in->userdata);
+                in->done(in, outcome, answer, fds, n_fds, waiters[i], in->userdata);
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]);
 }
 
-/* The answer, whole, or none: EOF (the child failed) or a short write. */
+/* The answer, whole, or none: EOF (the child failed) or a short write;
+ * with the fds it carried. */
 static void take_answer(Inspection *q) {
         static unsigned char answer[INSPECT_ANSWER_MAX];
-        ssize_t n = recv(q->sock, answer, sizeof answer, MSG_DONTWAIT);
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int) * INSPECT_FDS_MAX)];
+        } control;
+        struct iovec iov = { .iov_base = answer, .iov_len = sizeof answer };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                             .msg_controllen = sizeof control.buf };
+        int fds[INSPECT_FDS_MAX];
+        size_t n_fds = 0;
+        ssize_t n = recvmsg(q->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return;
-        finish(q, n == (ssize_t) sizeof answer ? INSPECT_ANSWERED : INSPECT_FAILED, answer);
+        for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+                        for (size_t i = 0; i < k && n_fds < INSPECT_FDS_MAX; i++)
+                                memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                }
+        if (n != (ssize_t) sizeof answer || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
+                for (size_t i = 0; i < n_fds; i++)
+                        safe_close(fds[i]);
+                finish(q, INSPECT_FAILED, NULL, NULL, 0);
+                return;
+        }
+        finish(q, INSPECT_ANSWERED, answer, fds, n_fds);
 }
 
 static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -256,18 +312,30 @@ static int on_answer(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
+/* Past the askers' patience: each told once; the look goes on. */
+static int on_patience(sd_event_source *s, uint64_t usec, void *userdata) {
+        Inspection *q = userdata;
+        Inspector *in = q->owner;
+
+        q->patience = sd_event_source_disable_unref(q->patience);
+        for (size_t i = 0; i < q->n_waiters && !q->finished; i++)
+                in->done(in, INSPECT_PENDING, NULL, NULL, 0, q->waiters[i], in->userdata);
+        return 0;
+}
+
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         Inspection *q = userdata;
 
         log_debug("Looking into process " PID_FMT " took over %llu ms: killed.", q->target.pid,
-                  (unsigned long long) (INSPECT_DEADLINE_USEC / USEC_PER_MSEC));
-        finish(q, INSPECT_TIMED_OUT, NULL);
+                  (unsigned long long) (q->owner->deadline / USEC_PER_MSEC));
+        finish(q, INSPECT_TIMED_OUT, NULL, NULL, 0);
         return 0;
 }
 
 /* The child is gone: its answer, if it wrote one first, then its slot. */
 static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Inspection *q = userdata;
+        Inspector *in;
         siginfo_t si = {};
 
         int r = waitid(P_PIDFD, (id_t) q->pidfd, &si, WEXITED | WNOHANG);
@@ -279,16 +347,28 @@ static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *use
         if (!q->finished)
                 take_answer(q);
         if (!q->finished)
-                finish(q, INSPECT_FAILED, NULL);
+                finish(q, INSPECT_FAILED, NULL, NULL, 0);
+        in = q->owner;
         slot_clear(q);
+        if (in->freed)
+                in->freed(in, in->userdata);
         return 0;
 }
 
-bool inspector_may_block(const Inspector *in, uint64_t mntns) {
+void inspector_set_freed(Inspector *in, void (*freed)(Inspector *in, void *userdata)) {
+        in->freed = freed;
+}
+
+void inspector_set_deadline(Inspector *in, uint64_t usec, uint64_t patience) {
+        in->deadline = usec;
+        in->patience = patience;
+}
+
+bool inspector_may_block(const Inspector *in, uint64_t mntns, uid_t uid) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
         for (size_t i = 0; mntns != 0 && i < MAY_BLOCK_SLOTS; i++)
-                if (in->may_block[i].mntns == mntns && now < in->may_block[i].until)
+                if (in->may_block[i].mntns == mntns && in->may_block[i].uid == uid && now < in->may_block[i].until)
                         return true;
         return false;
 }
@@ -352,8 +432,11 @@ static int start(Inspector *in, Inspection *q, InspectWork work) {
         }
         r = sd_event_add_io(in->event, &q->answer_source, q->sock, EPOLLIN, on_answer, q);
         if (r >= 0)
-                r = sd_event_add_time_relative(in->event, &q->deadline, CLOCK_MONOTONIC, INSPECT_DEADLINE_USEC,
+                r = sd_event_add_time_relative(in->event, &q->deadline, CLOCK_MONOTONIC, in->deadline,
                                                USEC_PER_MSEC, on_deadline, q);
+        if (r >= 0 && in->patience > 0 && in->patience < in->deadline)
+                r = sd_event_add_time_relative(in->event, &q->patience, CLOCK_MONOTONIC, in->patience,
+                                               USEC_PER_MSEC, on_patience, q);
         if (r < 0) {
                 /* Its exit source reaps it. */
                 (void) pidfd_send_signal(q->pidfd, SIGKILL, NULL, 0);
@@ -374,22 +457,24 @@ int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const
 
         if (!in || !t || t->pid <= 0 || request_size > INSPECT_REQUEST_MAX)
                 return -EINVAL;
-        if (inspector_may_block(in, t->mntns))
+        if (inspector_may_block(in, t->mntns, t->uid))
                 return -EWOULDBLOCK;
         q = find_same(in, t, request, request_size);
         if (q) {
+                if (in->patience > 0 && !q->patience)
+                        return -EINPROGRESS;    /* past the patience already: do not wait */
                 if (q->n_waiters == INSPECT_WAITERS_MAX)
                         return -ENOBUFS;
                 q->waiters[q->n_waiters++] = token;
                 return 0;
         }
-        for (size_t i = 0; i < INSPECT_MAX; i++) {
+        for (size_t i = 0; i < in->max; i++) {
                 if (!in->slots[i])
                         free_slot = MIN(free_slot, i);
                 else if (in->slots[i]->target.uid == t->uid)
                         of_uid++;
         }
-        if (free_slot == INSPECT_MAX || of_uid >= INSPECT_PER_UID)
+        if (free_slot >= in->max || of_uid >= in->per_uid)
                 return -EBUSY;
 
         q = calloc(1, sizeof(Inspection));
@@ -413,12 +498,18 @@ int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const
         return 0;
 }
 
-int inspector_new(sd_event *event, InspectDone done, void (*free_token)(void *token), void *userdata,
-                  Inspector **ret) {
-        Inspector *in = calloc(1, sizeof(Inspector));
+int inspector_new(sd_event *event, unsigned max, unsigned per_uid, InspectDone done, void (*free_token)(void *token),
+                  void *userdata, Inspector **ret) {
+        Inspector *in;
 
+        if (max == 0 || max > INSPECT_MAX || per_uid == 0)
+                return -EINVAL;
+        in = calloc(1, sizeof(Inspector));
         if (!in)
                 return -ENOMEM;
+        in->max = max;
+        in->per_uid = per_uid;
+        in->deadline = INSPECT_DEADLINE_USEC;
         in->event = sd_event_ref(event);
         in->done = done;
         in->free_token = free_token;

@@ -12,9 +12,9 @@
  * opened only as that process could open it.
  *
  * The answer, or the lack of one, comes back once per asker through the
- * done callback, from the loop. A mount namespace whose lookup timed out
- * is left alone for a minute: one user cannot make us wait again and
- * again. Lookups are limited in number, per uid and in all (the unit's
+ * done callback, from the loop. A mount namespace whose lookup by a uid
+ * timed out is left alone for that uid for a minute: one user cannot make
+ * us wait again and again, and does not make others' looks wait. Lookups are limited in number, per uid and in all (the unit's
  * TasksMax= holds the children, and a child stuck in the kernel past
  * SIGKILL still takes its place until it exits). */
 
@@ -28,11 +28,11 @@
 
 #define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)
 #define INSPECT_MAY_BLOCK_USEC (60 * USEC_PER_SEC)
-#define INSPECT_MAX 5           /* children at once */
-#define INSPECT_PER_UID 3       /* of them for one uid */
+#define INSPECT_MAX 5           /* children at once, at most (inspector_new() may set fewer) */
 #define INSPECT_WAITERS_MAX 8   /* askers of one lookup */
 #define INSPECT_REQUEST_MAX 512
-#define INSPECT_ANSWER_MAX 512
+#define INSPECT_ANSWER_MAX (16 * 1024)
+#define INSPECT_FDS_MAX 250     /* fds an answer may carry (SCM_MAX_FD is 253) */
 
 typedef struct Inspector Inspector;
 
@@ -52,36 +52,53 @@ typedef struct InspectedProcess {
         int mountinfofd;        /* /proc/PID/mountinfo */
 } InspectedProcess;
 
-/* Runs in the child, as the process: fills answer (size bytes, zeroed).
+/* Runs in the child, as the process: fills answer (size bytes, zeroed),
+ * and may hand back up to INSPECT_FDS_MAX fds it opened (fds, *n_fds).
  * 0, or a negative errno: no answer. */
-typedef int (*InspectWork)(const InspectedProcess *p, const void *request, void *answer, size_t size);
+typedef int (*InspectWork)(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                           size_t *n_fds);
 
 typedef enum InspectOutcome {
         INSPECT_ANSWERED,
         INSPECT_TIMED_OUT,      /* killed at its deadline */
         INSPECT_FAILED,         /* no answer: the process gone or changed, the child killed, ... */
+        INSPECT_PENDING,        /* no answer yet, past the asker's patience: the look goes on, and
+                                 * its outcome comes later to the same token */
 } InspectOutcome;
 
-/* answer: INSPECT_ANSWER_MAX bytes, only with INSPECT_ANSWERED. */
-typedef void (*InspectDone)(Inspector *in, InspectOutcome outcome, const void *answer, void *token,
-                            void *userdata);
+/* answer: INSPECT_ANSWER_MAX bytes, only with INSPECT_ANSWERED, with the
+ * fds it carried (each -1 once taken; the rest are closed after). */
+typedef void (*InspectDone)(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds,
+                            void *token, void *userdata);
 
-int inspector_new(sd_event *event, InspectDone done, void (*free_token)(void *token), void *userdata,
-                  Inspector **ret);
+/* max children at once (at most INSPECT_MAX), per_uid of them for one uid. */
+int inspector_new(sd_event *event, unsigned max, unsigned per_uid, InspectDone done, void (*free_token)(void *token),
+                  void *userdata, Inspector **ret);
 /* Kills what runs; each waiting token is freed, not answered. */
 Inspector *inspector_free(Inspector *in);
 
 /* Starts a lookup of the process by work(request) (request_size bytes,
  * compared whole: a lookup under way with the same target and request is
- * joined). done gets token once. -EWOULDBLOCK: the mount namespace timed
- * out within INSPECT_MAY_BLOCK_USEC; -EBUSY: too many under way, for
+ * joined). done gets token once (twice with a patience: INSPECT_PENDING
+ * first; a look already past it is not joined: -EINPROGRESS).
+ * -EWOULDBLOCK: the mount namespace timed out for t->uid within
+ * INSPECT_MAY_BLOCK_USEC; -EBUSY: too many under way, for
  * t->uid or in all; -ENOBUFS: too many wait on that lookup. done is never
  * called from inside this call. */
 int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const void *request, size_t request_size,
                   void *token);
 
-/* Whether lookups in mount namespace mntns timed out lately. */
-bool inspector_may_block(const Inspector *in, uint64_t mntns);
+/* Called (from the loop) each time a child is reaped and its place is
+ * free again: an asker that was refused -EBUSY may ask now. */
+void inspector_set_freed(Inspector *in, void (*freed)(Inspector *in, void *userdata));
+
+/* Another deadline than INSPECT_DEADLINE_USEC (past it the child is
+ * killed), and a patience before it (0: none): past that, each asker is
+ * told INSPECT_PENDING once, and later the outcome. */
+void inspector_set_deadline(Inspector *in, uint64_t usec, uint64_t patience);
+
+/* Whether lookups in mount namespace mntns by uid timed out lately. */
+bool inspector_may_block(const Inspector *in, uint64_t mntns, uid_t uid);
 
 /* Children not reaped yet (a killed one may take a while). */
 size_t inspector_running(const Inspector *in);

@@ -265,7 +265,8 @@ static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refus
         return known_file_counts(f, &facts, why, size);
 }
 
-int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                  size_t *n_fds) {
         const KnownAsk *a = request;
         KnownAnswer *ans = answer;
         const KnownReader *k;

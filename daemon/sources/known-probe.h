@@ -23,6 +23,13 @@
 #define KNOWN_SOURCE_MAX 320
 #define KNOWN_CACHE_MAX 128
 
+/* Looks into readers' processes at once: INSPECT_MAX, this many for one uid.
+ * A read waits for its look up to the patience, then counts; the look is
+ * killed at the deadline (its namespace then left alone for that uid). */
+#define INSPECT_READER_PER_UID 3
+#define READ_LOOK_PATIENCE_USEC INSPECT_DEADLINE_USEC
+#define READ_LOOK_DEADLINE_USEC USEC_PER_SEC
+
 /* What is asked of a process: compared whole (memset before filling). */
 typedef struct KnownAsk {
         const Catalogue *cat;           /* the inspector's child is a copy of us: valid there */
@@ -96,7 +103,8 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
 
 /* The inspector's work (InspectWork) for a KnownAsk: fills a KnownAnswer.
  * Runs in the child, as the process. */
-int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size);
+int known_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                  size_t *n_fds);
 
 /* Keeps what a look found (or, with counts and a why, that it found
  * nothing in time) as the verdict of the process asked about. */

@@ -9,8 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
-#include <fnmatch.h>
 #include <glob.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -251,151 +249,38 @@ static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const
         return 0;
 }
 
-/* ---- containers' views: paths another user may have chosen ---- */
+/* ---- containers' views: the files a look into each one found ---- */
 
-#define VIEW_FILES_MAX 4096     /* per container: two files for each of 1024 nodes (MAX_NUMNODES), and more */
-
-typedef struct ViewWalk {
-        Readers *r;
-        WatchSet *w;
-        pid_t pid;
-        size_t n_files;
-} ViewWalk;
-
-/* Marks the file fd (O_PATH) found at path in a container's view: through
- * the fd itself, so the mark lands on the inode that was checked. */
-static void view_mark(ViewWalk *v, int fd, const char *path) {
+/* Marks a file a look into a container found (fd, O_PATH, at path in its
+ * view): through the fd itself, so the mark lands on the inode that was
+ * checked, and nothing is looked up. */
+static void view_mark(Readers *r, WatchSet *w, int fd, const char *path, pid_t pid) {
         char self[64];
         struct stat st;
 
-        if (v->w->full || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        if (w->full || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return;
         /* A file of a superblock the root's own marks cover is not a
          * procfs or sysfs of the container's own, but a bind mount of one of
          * ours (perhaps of another file of it): nothing to add. */
-        if (watch_set_host_dev(v->w, st.st_dev) || watch_set_has(v->w, &st))
+        if (watch_set_host_dev(w, st.st_dev) || watch_set_has(w, &st))
                 return;
         snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-        if (fanotify_mark(v->r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
+        if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
                 if (errno == ENOSPC) {
-                        v->w->full = true;
+                        w->full = true;
                         log_warning("The fanotify marks limit (fs.fanotify.max_user_marks) is reached: containers' "
-                                    "statistics files beyond %zu marks are not watched.", v->w->n);
+                                    "statistics files beyond %zu marks are not watched.", w->n);
                 } else
-                        log_debug_errno(errno, "Cannot mark %s as process " PID_FMT " sees it: %m", path, v->pid);
+                        log_debug_errno(errno, "Cannot mark %s as process " PID_FMT " sees it: %m", path, pid);
                 return;
         }
-        if (watch_set_add(v->w, &st, path) < 0)
-                (void) fanotify_mark(v->r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, self);
+        if (watch_set_add(w, &st, path) < 0)
+                (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, self);
 }
 
-static bool is_glob(const char *s) {
-        return strpbrk(s, "*?[") != NULL;
-}
-
-/* Expands pattern rest (relative) below dirfd, one component at a time:
- * no symbolic link followed, no mount crossed, directories listed only
- * for a component with a wildcard. done is the configured path so far. */
-static void view_expand(ViewWalk *v, int dirfd, const char *rest, const char *done) {
-        _cleanup_free_ char *comp = NULL;
-        const char *after;
-        size_t len;
-
-        rest += strspn(rest, "/");
-        len = strcspn(rest, "/");
-        if (len == 0 || v->n_files >= VIEW_FILES_MAX)
-                return;
-        comp = strndup(rest, len);
-        if (!comp)
-                return;
-        after = rest + len;
-
-        if (!is_glob(comp)) {
-                _cleanup_free_ char *path = NULL;
-                _cleanup_close_ int fd = resolve_open_path(dirfd, comp, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-                                                                                RESOLVE_NO_XDEV);
-
-                if (fd < 0 || asprintf(&path, "%s/%s", done, comp) < 0)
-                        return;
-                if (after[strspn(after, "/")] == '\0') {
-                        v->n_files++;
-                        view_mark(v, fd, path);
-                } else
-                        view_expand(v, fd, after, path);
-                return;
-        }
-
-        int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-        struct dirent *de;
-
-        if (!d) {
-                safe_close(lfd);
-                return;
-        }
-        while ((de = readdir(d)) && v->n_files < VIEW_FILES_MAX) {
-                _cleanup_free_ char *literal = NULL;
-
-                if (fnmatch(comp, de->d_name, FNM_PERIOD) != 0 || strchr(de->d_name, '\\') || is_glob(de->d_name))
-                        continue;
-                if (asprintf(&literal, "%s%s", de->d_name, after) < 0)
-                        break;
-                view_expand(v, dirfd, literal, done);
-        }
-        closedir(d);
-}
-
-/* The file system a pattern's top directory must hold in a container. */
-static long view_magic(const char *pattern, const char **ret_rest) {
-        if (startswith(pattern, "/proc/")) {
-                *ret_rest = pattern + strlen("/proc/");
-                return PROC_SUPER_MAGIC;
-        }
-        if (startswith(pattern, "/sys/")) {
-                *ret_rest = pattern + strlen("/sys/");
-                return SYSFS_MAGIC;
-        }
-        return 0;
-}
-
-/* The statistics files as process pid's mount namespace has them: only in a
- * real procfs mounted at its root's /proc (and a real sysfs at /sys), the
- * file system's own root directory there. */
-static void watch_container(Readers *r, WatchSet *w, pid_t pid, char * const *patterns) {
-        _cleanup_close_ int rootfd = -1;
-        _cleanup_free_ char *mountinfo = NULL;
-        ViewWalk v = { .r = r, .w = w, .pid = pid };
-        char root[64];
-
-        snprintf(root, sizeof root, "/proc/" PID_FMT "/root", pid);
-        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-                return;
-        mountinfo = resolve_mountinfo(pid);     /* once, for every pattern below */
-        if (resolve_root_may_block(mountinfo, rootfd)) {
-                log_debug("Process " PID_FMT "'s root is on FUSE: not looked into.", pid);
-                return;
-        }
-        for (char * const *p = patterns; p && *p; p++) {
-                _cleanup_close_ int topfd = -1;
-                const char *rest;
-                long magic = view_magic(*p, &rest);
-
-                if (magic == 0)
-                        continue;       /* not a file of /proc or /sys: nothing a container has apart */
-                topfd = resolve_open_fs_root(mountinfo, rootfd, magic == PROC_SUPER_MAGIC ? "proc" : "sys", magic);
-                if (topfd < 0) {
-                        log_debug("Process " PID_FMT "'s root has no %s at %s: not watched there.", pid,
-                                  magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs",
-                                  magic == PROC_SUPER_MAGIC ? "/proc" : "/sys");
-                        continue;
-                }
-                view_expand(&v, topfd, rest, magic == PROC_SUPER_MAGIC ? "/proc" : "/sys");
-        }
-}
-
-int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views, const pid_t *containers,
-                  size_t n_containers) {
+int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views,
+                  const ProcInstances *containers) {
         _cleanup_strv_free_ char **fulls = NULL, **paths = NULL;
         _cleanup_(watch_set_done) WatchSet w = {};
         int k;
@@ -439,8 +324,12 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
         }
         /* What a container's files cost is theirs: one that cannot be
          * marked is skipped, the root's marks stay. */
-        for (size_t i = 0; i < n_containers; i++)
-                watch_container(r, &w, containers[i], patterns);
+        for (size_t i = 0; containers && i < containers->n; i++) {
+                const ProcInstance *c = &containers->items[i];
+
+                for (size_t j = 0; j < c->n_files; j++)
+                        view_mark(r, &w, c->fds[j], c->paths[j], c->pid);
+        }
 
         r->watched = TAKE_PTR(w.kept);
         r->ids = TAKE_PTR(w.ids);

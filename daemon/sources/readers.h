@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "cause.h"
+#include "containers.h"
 #include "time-util.h"
 
 typedef struct Readers Readers;
@@ -71,20 +72,17 @@ Readers *readers_free(Readers *r);
 /* (Re)marks the files: each pattern is a glob ("/sys/devices/system/node/node*
  * /numastat") resolved under root at call time, and again under each of
  * views (NULL-terminated, may be NULL: "/proc/1/root", pid 1's view of the
- * same files), marking each inode once. Then in the mount namespace of each
- * of containers (pids whose /proc/PID/root another user may have built):
- * there a pattern under /proc is looked for only in a real procfs mounted
- * at that root's /proc, one under /sys only in a real sysfs at /sys,
- * without following a symbolic link or crossing a mount below them, at
- * most 4096 files a container, each marked through the fd that was
- * checked; one that cannot be marked costs only itself. Old marks are
+ * same files), marking each inode once. Then the files a look into each
+ * of containers found (containers.h: O_PATH fds, kept), each marked
+ * through its fd, looking nothing up; one that cannot be marked costs
+ * only itself. Old marks are
  * removed first, so calling it again after a node is added or removed
  * re-marks. Returns the number of inodes marked; a negative errno only if
  * the root's or the views' own files cannot be marked, and then nothing is
  * marked. A pattern matching nothing, or a view that cannot be resolved,
  * is not an error. */
-int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views, const pid_t *containers,
-                  size_t n_containers);
+int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views,
+                  const ProcInstances *containers);
 
 /* A process that is not a reader (a varlink caller holding counting on):
  * its comm and unit or session, from the daemon's /proc and sd-login, and

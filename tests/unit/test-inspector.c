@@ -40,9 +40,12 @@ typedef struct Result {
         int calls;
         InspectOutcome outcome;
         Seen seen;
+        size_t n_fds;
+        bool fds_as_sent;
 } Result;
 
-static int work_report(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+static int work_report(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                       size_t *n_fds) {
         Seen *s = answer;
         _cleanup_free_ char *status = NULL;
         const char *cap;
@@ -63,20 +66,51 @@ static int work_report(const InspectedProcess *p, const void *request, void *ans
         return 0;
 }
 
-_Noreturn static int work_hang(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+_Noreturn static int work_hang(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                               size_t *n_fds) {
         for (;;)
                 pause();
 }
 
-static int work_fail(const InspectedProcess *p, const void *request, void *answer, size_t size) {
+/* Hands back two fds: its root (a directory) and /dev/null. */
+static int work_fds(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                    size_t *n_fds) {
+        fds[0] = dup(p->rootfd);
+        fds[1] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        *n_fds = 2;
+        return fds[0] >= 0 && fds[1] >= 0 ? 0 : -EIO;
+}
+
+/* Answers once the file go_path names exists (set before the fork). */
+static char go_path[64];
+
+static int work_wait(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                     size_t *n_fds) {
+        for (int i = 0; i < 10000 && access(go_path, F_OK) < 0; i++)
+                usleep(1000);
+        return access(go_path, F_OK);
+}
+
+static int work_fail(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                     size_t *n_fds) {
         return -EIO;
 }
 
-static void on_done(Inspector *in, InspectOutcome outcome, const void *answer, void *token, void *userdata) {
+static void on_done(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds, void *token,
+                    void *userdata) {
         Result *r = token;
+
+        struct stat a, b;
 
         r->calls++;
         r->outcome = outcome;
+        r->n_fds = n_fds;
+        if (n_fds == 2) {
+                r->fds_as_sent = fstat(fds[0], &a) >= 0 && S_ISDIR(a.st_mode) && fstat(fds[1], &b) >= 0 &&
+                                 S_ISCHR(b.st_mode);
+                close(fds[0]);
+                fds[0] = -1;    /* taken; the other is closed by the inspector */
+        }
         if (outcome == INSPECT_ANSWERED)
                 memcpy(&r->seen, answer, sizeof r->seen);
 }
@@ -99,6 +133,10 @@ static bool run_until(sd_event *e, bool (*want)(void *), void *arg) {
 
 static bool called(void *p) {
         return ((Result *) p)->calls > 0;
+}
+
+static bool called_twice(void *p) {
+        return ((Result *) p)->calls > 1;
 }
 
 static bool none_running(void *p) {
@@ -158,7 +196,7 @@ int main(void) {
                 tap_skip("needs root: the inspector takes another process's credentials");
                 return tap_done();
         }
-        if (sd_event_new(&e) < 0 || inspector_new(e, on_done, NULL, NULL, &in) < 0)
+        if (sd_event_new(&e) < 0 || inspector_new(e, INSPECT_MAX, 3, on_done, NULL, NULL, &in) < 0)
                 abort();
         target = target_new(&t.start);
         t.pid = target;
@@ -180,6 +218,15 @@ int main(void) {
         ok(r.seen.have_root && r.seen.have_mountinfo && r.seen.have_cmdline,
            "  with its root, mountinfo and command line opened before");
         ok(run_until(e, none_running, in), "the child is reaped");
+
+        /* ---- fds handed back ---- */
+        r = (Result) {};
+        request[4] = 'f';
+        ok(inspector_ask(in, &t, work_fds, request, sizeof request, &r) == 0 && run_until(e, called, &r) &&
+                   r.outcome == INSPECT_ANSWERED && r.n_fds == 2 && r.fds_as_sent,
+           "an answer carries the fds the look opened (a directory, a device)");
+        ok(run_until(e, none_running, in), "  reaped");
+        request[4] = 0;
 
         /* ---- another process than asked for ---- */
         r = (Result) {};
@@ -206,10 +253,34 @@ int main(void) {
                    (unsigned long long) (took / USEC_PER_MSEC));
                 ok(run_until(e, none_running, in), "  the child is killed and reaped");
                 is_u64(inspector_timeouts(in), 1, "  counted");
-                ok(inspector_may_block(in, t.mntns), "its mount namespace may block now");
+                ok(inspector_may_block(in, t.mntns, t.uid), "its mount namespace may block now");
                 is_int(inspector_ask(in, &t, work_report, request, sizeof request, &r), -EWOULDBLOCK,
                        "  and is not looked into again");
-                ok(!inspector_may_block(in, t.mntns + 1), "  another namespace may be");
+                ok(!inspector_may_block(in, t.mntns + 1, t.uid), "  another namespace may be");
+                ok(!inspector_may_block(in, t.mntns, 0), "  and another uid's looks there are not held back");
+        }
+
+        /* ---- patience: the asker is told, the look goes on ---- */
+        {
+                Result p = {}, joined = {};
+
+                snprintf(go_path, sizeof go_path, "/tmp/test-inspector-go-%d", (int) getpid());
+                (void) unlink(go_path);
+                inspector_set_deadline(in, 10 * USEC_PER_SEC, 50 * USEC_PER_MSEC);
+                t.mntns++;      /* not the one that timed out */
+                request[4] = 'w';
+                ok(inspector_ask(in, &t, work_wait, request, sizeof request, &p) == 0, "a slow look starts");
+                ok(run_until(e, called, &p) && p.outcome == INSPECT_PENDING, "  past the patience: pending");
+                is_int(inspector_ask(in, &t, work_wait, request, sizeof request, &joined), -EINPROGRESS,
+                       "  asked again meanwhile: not joined (no waiting past the patience)");
+                if (close(open(go_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+                        abort();
+                ok(run_until(e, called_twice, &p) && p.outcome == INSPECT_ANSWERED && p.calls == 2,
+                   "  then its answer, to the same asker");
+                ok(run_until(e, none_running, in), "  reaped");
+                (void) unlink(go_path);
+                inspector_set_deadline(in, INSPECT_DEADLINE_USEC, 0);
+                request[4] = 0;
         }
 
         /* ---- limits ---- */
@@ -219,7 +290,7 @@ int main(void) {
                 size_t i;
 
                 u.mntns = 0;    /* unknown: never marked */
-                for (i = 0; i < INSPECT_PER_UID; i++) {
+                for (i = 0; i < 3; i++) {
                         request[4] = (char) i;  /* each its own look */
                         ok(inspector_ask(in, &u, work_hang, request, sizeof request, &hang[i]) == 0,
                            "uid 65534's look %zu starts", i + 1);

@@ -300,7 +300,7 @@ static void test_tree(const char *root) {
         printf("# FAN_REPORT_PIDFD: %s\n", readers_have_pidfd(r) ? "yes" : "no");
         ok(strv_length(readers_watched(r)) == 0, "nothing watched before readers_watch");
 
-        is_int(readers_watch(r, root, patterns, NULL, NULL, 0), 3, "readers_watch marks vmstat + 2 node files");
+        is_int(readers_watch(r, root, patterns, NULL, NULL), 3, "readers_watch marks vmstat + 2 node files");
         ok(strv_equal(readers_watched(r), expected3), "watched paths are the configured spellings");
 
         /* The test is the daemon here: its own reads never count. The child's
@@ -350,7 +350,7 @@ static void test_tree(const char *root) {
 
         /* A node appears: re-marking picks it up and keeps the others. */
         make_file(root, NODE_DIR "/node2/numastat", "numa_hit 12\n");
-        is_int(readers_watch(r, root, patterns, NULL, NULL, 0), 4, "readers_watch again marks 4");
+        is_int(readers_watch(r, root, patterns, NULL, NULL), 4, "readers_watch again marks 4");
         ok(strv_equal(readers_watched(r), expected4), "watched list has node2");
         seen_reset();
         pid = spawn_reader(node2, NULL);
@@ -367,7 +367,7 @@ static void test_tree(const char *root) {
         ok(reap(pid), "node0 reader exited cleanly");
 
         /* Re-marking removes old marks: node1 is silent, vmstat is the sentinel. */
-        is_int(readers_watch(r, root, vmstat_only, NULL, NULL, 0), 1, "readers_watch with vmstat only marks 1");
+        is_int(readers_watch(r, root, vmstat_only, NULL, NULL), 1, "readers_watch with vmstat only marks 1");
         ok(strv_equal(readers_watched(r), vmstat_only), "watched list is vmstat only");
         seen_reset();
         pid = spawn_reader(node1, vmstat);
@@ -377,14 +377,14 @@ static void test_tree(const char *root) {
         ok(reap(pid), "reader exited cleanly");
 
         /* Patterns that match nothing are not an error; bad ones are. */
-        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node9*/numastat", NULL }, NULL, NULL, 0), 0, "no match: 0 marks");
+        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node9*/numastat", NULL }, NULL, NULL), 0, "no match: 0 marks");
         ok(strv_length(readers_watched(r)) == 0, "no match: nothing watched");
-        is_int(readers_watch(r, root, (char *[]) { "proc/vmstat", NULL }, NULL, NULL, 0), -EINVAL, "relative pattern: -EINVAL");
-        is_int(readers_watch(r, root, (char *[]) { "/proc/vmstat", "/proc/vmstat", NULL }, NULL, NULL, 0), 1,
+        is_int(readers_watch(r, root, (char *[]) { "proc/vmstat", NULL }, NULL, NULL), -EINVAL, "relative pattern: -EINVAL");
+        is_int(readers_watch(r, root, (char *[]) { "/proc/vmstat", "/proc/vmstat", NULL }, NULL, NULL), 1,
                "duplicate patterns mark once");
-        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node*", NULL }, NULL, NULL, 0), 0,
+        is_int(readers_watch(r, root, (char *[]) { NODE_DIR "/node*", NULL }, NULL, NULL), 0,
                "directories are not marked");
-        is_int(readers_watch(r, root, NULL, NULL, NULL, 0), 0, "no patterns: 0 marks");
+        is_int(readers_watch(r, root, NULL, NULL, NULL), 0, "no patterns: 0 marks");
 
         /* Views: the same files as another mount namespace sees them (a
          * procfs of its own is other inodes). Each inode is marked once, the
@@ -395,7 +395,7 @@ static void test_tree(const char *root) {
                 char *views[] = { view, (char *) root, (char *) "/nonexistent-view", NULL };
 
                 make_file(root, "/view/proc/vmstat", "nr_free_pages 1\n");
-                is_int(readers_watch(r, root, vmstat_only, views, NULL, 0), 2,
+                is_int(readers_watch(r, root, vmstat_only, views, NULL), 2,
                        "a view with its own inode adds a mark; the same inode and a missing view add none");
                 ok(strv_equal(readers_watched(r), vmstat_only), "watched lists the path once");
                 seen_reset();
@@ -435,7 +435,7 @@ static void test_real_proc(void) {
         if (access(NODE_DIR "/node0/numastat", R_OK) >= 0) {
                 char *nodes[] = { NODE_DIR "/node*/numastat", NULL };
 
-                k = readers_watch(r, "/", nodes, NULL, NULL, 0);
+                k = readers_watch(r, "/", nodes, NULL, NULL);
                 ok(k >= 1, "readers_watch(\"/\", node*/numastat) marks %d >= 1", k);
                 seen_reset();
                 pid = spawn_reader(NODE_DIR "/node0/numastat", NULL);
@@ -446,7 +446,7 @@ static void test_real_proc(void) {
         } else
                 tap_skip("no " NODE_DIR "/node0/numastat (no CONFIG_NUMA)");
 
-        k = readers_watch(r, "/", patterns, NULL, NULL, 0);
+        k = readers_watch(r, "/", patterns, NULL, NULL);
         is_int(k, 1, "readers_watch(\"/\", /proc/vmstat) marks 1");
         if (k != 1)
                 return;
@@ -483,7 +483,7 @@ static void test_behind(const char *root) {
         int k = 0;
 
         if (sd_event_new(&e) < 0 || readers_new(e, on_read, on_fail, NULL, &r) < 0 ||
-            readers_watch(r, root, patterns, NULL, NULL, 0) != 1)
+            readers_watch(r, root, patterns, NULL, NULL) != 1)
                 abort();
         /* More readers than one flush takes (READERS_BATCH_READS reads of
          * the queue): each its own process, so no event merges. */
