@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -133,6 +134,20 @@ static int run_restore(const Args *args) {
 }
 
 /* Parses, validates and hands off to the manager. */
+/* Containers' statistics files are kept open (O_PATH), up to 250 of each
+ * of 256 instances: the soft limit (often 1024) goes up to the hard one,
+ * 65536 at most. Under the unit, LimitNOFILE= does it (setrlimit() is in
+ * the @resources its seccomp filter refuses). */
+static void raise_fd_limit(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= MIN(rl.rlim_max, (rlim_t) 65536))
+                return;
+        rl.rlim_cur = MIN(rl.rlim_max, (rlim_t) 65536);
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_debug_errno(errno, "Cannot raise the open files limit: %m");
+}
+
 static int run(int argc, char *argv[]) {
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -176,6 +191,7 @@ static int run(int argc, char *argv[]) {
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return log_error_errno(errno, "Cannot block signals: %m");
 
+        raise_fd_limit();
         r = manager_new(&args.manager, &config, &m);
         if (r < 0)
                 return r;
