@@ -268,6 +268,10 @@ mutant status-rendered-per-call daemon/service/service.c \
         $'                    now - k->at < STATUS_REUSE_USEC)' \
         $'                    0)' \
         tests/unit/test-manager
+mutant scan-looks-again-each-time daemon/sources/container-watch.c \
+        $'        if (memo_stands(w, w->queue[w->n_queue])) {' \
+        $'        if (0) {' \
+        tests/unit/test-container-watch
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

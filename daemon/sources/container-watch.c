@@ -26,7 +26,22 @@
 /* No read waits for a scan's look: a busy host gets longer than a reader's. */
 #define SCAN_LOOK_DEADLINE_USEC USEC_PER_SEC
 
+/* A look's answer stands while the same process stands for its namespace
+ * and no mount event came, for this many scans: mount events (Linux 6.14
+ * and later) tell of a procfs mounted there later; without them, a look
+ * every few scans finds it. */
+#define MEMO_SCANS 5
+
 typedef struct ScanItem ScanItem;
+
+typedef struct NsMemo {
+        uint64_t ns;
+        pid_t pid;
+        uint64_t start;         /* of pid: the same process */
+        bool found;
+        uint64_t dev;           /* ...the instance it found */
+        unsigned scan;          /* the scan that looked */
+} NsMemo;
 
 struct ContainerWatch {
         char *root;
@@ -59,6 +74,9 @@ struct ContainerWatch {
         bool found_oom;
         uint64_t *unanswered;           /* namespaces whose look gave no answer: their instance stays */
         size_t n_unanswered;
+        NsMemo *memo, *next_memo;       /* answers that stand; the next scan's, being made */
+        size_t n_memo, n_next_memo;
+        uint64_t looks;                 /* children started, in all */
 };
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -107,6 +125,8 @@ ContainerWatch *container_watch_free(ContainerWatch *w) {
         free(w->queue);
         proc_instances_done(&w->found);
         free(w->unanswered);
+        free(w->memo);
+        free(w->next_memo);
         strv_free(w->patterns);
         mount_watch_free(w->mounts);
         free(w->mounts_error);
@@ -226,6 +246,8 @@ static int own_first(const void *a, const void *b) {
         return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static bool memo_stands(ContainerWatch *w, const ScanItem *it);
+
 static void collect_ns(uint64_t ns, pid_t pid, void *userdata) {
         ContainerWatch *w = userdata;
         ScanItem **a;
@@ -237,8 +259,13 @@ static void collect_ns(uint64_t ns, pid_t pid, void *userdata) {
                 return;
         w->queue = a;
         w->queue[w->n_queue] = scan_item_new(w, ns, pid);
-        if (w->queue[w->n_queue])
-                w->n_queue++;
+        if (!w->queue[w->n_queue])
+                return;
+        if (memo_stands(w, w->queue[w->n_queue])) {
+                scan_item_free(w->queue[w->n_queue]);
+                return;
+        }
+        w->n_queue++;
 }
 
 static void scan_finish(ContainerWatch *w);
@@ -252,6 +279,16 @@ static void unanswered_add(ContainerWatch *w, uint64_t ns) {
         w->unanswered[w->n_unanswered++] = ns;
 }
 
+/* Moves instance x, found before, into found: its fds are found's now;
+ * the old set keeps who it was, for the comparison. */
+static void carry(ProcInstance *x, ProcInstances *found) {
+        ProcInstance identity = { .dev = x->dev, .mntns = x->mntns, .since = x->since,
+                                  .by_mount_event = x->by_mount_event };
+
+        if (proc_instances_add(found, x) > 0)
+                *x = identity;
+}
+
 /* An instance found before, whose namespace is still there but gave no
  * answer this time (a slow look, a namespace left alone after a timeout):
  * kept, with its marks, rather than dropped. */
@@ -259,17 +296,44 @@ static void keep_unanswered(ContainerWatch *w, ProcInstances *found) {
         for (size_t i = 0; i < w->instances.n; i++) {
                 ProcInstance *x = &w->instances.items[i];
 
-                ProcInstance identity;
-
-                if (!u64_in(w->unanswered, w->n_unanswered, x->mntns) || proc_instances_have(found, x->dev))
-                        continue;
-                identity = (ProcInstance) { .dev = x->dev, .mntns = x->mntns, .since = x->since,
-                                            .by_mount_event = x->by_mount_event };
-                /* Moved (its fds are found's now); the old set keeps who it
-                 * was, for the comparison. */
-                if (proc_instances_add(found, x) > 0)
-                        *x = identity;
+                if (x->fds && u64_in(w->unanswered, w->n_unanswered, x->mntns) &&
+                    !proc_instances_have(found, x->dev))
+                        carry(x, found);
         }
+}
+
+static void memo_add(ContainerWatch *w, const NsMemo *m) {
+        NsMemo *a = reallocarray(w->next_memo, w->n_next_memo + 1, sizeof *a);
+
+        if (!a)
+                return;
+        w->next_memo = a;
+        w->next_memo[w->n_next_memo++] = *m;
+}
+
+/* Whether the last answer for its namespace still stands: then what it
+ * found is carried into this scan, and no look is needed. */
+static bool memo_stands(ContainerWatch *w, const ScanItem *it) {
+        for (size_t i = 0; i < w->n_memo; i++) {
+                const NsMemo *m = &w->memo[i];
+                ProcInstance *x = NULL;
+
+                if (m->ns != it->ns)
+                        continue;
+                if (m->pid != it->pid || m->start != it->start || w->for_mount_scan ||
+                    w->scan_id - m->scan >= MEMO_SCANS)
+                        return false;
+                for (size_t j = 0; m->found && j < w->instances.n; j++)
+                        if (w->instances.items[j].dev == m->dev && w->instances.items[j].fds)
+                                x = &w->instances.items[j];
+                if (m->found && !x)
+                        return false;   /* dropped since (the bound): look again */
+                if (x && !proc_instances_have(&w->found, m->dev))
+                        carry(x, &w->found);
+                memo_add(w, m);
+                return true;
+        }
+        return false;
 }
 
 /* Asks for the next looks, as far as the inspector takes them. */
@@ -291,6 +355,7 @@ static void scan_pump(ContainerWatch *w) {
                         continue;
                 }
                 w->pending++;
+                w->looks++;
         }
         if (w->next == w->n_queue && w->pending == 0)
                 scan_finish(w);
@@ -308,6 +373,10 @@ static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, i
         w->pending--;
         if (outcome != INSPECT_ANSWERED)
                 unanswered_add(w, it->ns);
+        else
+                memo_add(w, &(NsMemo) { .ns = it->ns, .pid = it->pid, .start = it->start,
+                                        .found = a->found && !u64_in(w->skip, w->n_skip, a->dev), .dev = a->dev,
+                                        .scan = w->scan_id });
         if (outcome == INSPECT_ANSWERED && a->found && !u64_in(w->skip, w->n_skip, a->dev)) {
                 x = (ProcInstance) {
                         .in_user_ns = it->in_user_ns,
@@ -366,14 +435,14 @@ void container_watch_scan(ContainerWatch *w) {
         w->n_queue = w->next = 0;
         w->found = (ProcInstances) {};
         w->found_oom = false;
+        w->for_mount_scan = w->for_mount;
+        w->for_mount = false;
         r = proc_namespaces_each("/proc", collect_ns, w);
         if (r < 0)
                 log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
         /* Namespaces of our own user namespace (what root started) are
          * looked into first: anyone can make more of theirs. */
         qsort(w->queue, w->n_queue, sizeof *w->queue, own_first);
-        w->for_mount_scan = w->for_mount;
-        w->for_mount = false;
         mark_namespaces(w);
         scan_pump(w);
 }
@@ -387,6 +456,10 @@ static void scan_finish(ContainerWatch *w) {
         keep_unanswered(w, &found);
         w->unanswered = mfree(w->unanswered);
         w->n_unanswered = 0;
+        free(w->memo);
+        w->memo = TAKE_PTR(w->next_memo);
+        w->n_memo = w->n_next_memo;
+        w->n_next_memo = 0;
         w->queue = mfree(w->queue);
         w->n_queue = w->next = 0;
         w->scanning = false;
@@ -515,6 +588,10 @@ const ProcInstances *container_watch_instances(const ContainerWatch *w) {
 
 uint64_t container_watch_scans(const ContainerWatch *w) {
         return w ? w->scans : 0;
+}
+
+uint64_t container_watch_looks(const ContainerWatch *w) {
+        return w ? w->looks : 0;
 }
 
 usec_t container_watch_cost(const ContainerWatch *w) {

@@ -42,6 +42,7 @@ int container_watch_set_patterns(ContainerWatch *w, char * const *patterns);
  * NULL watch (one that could not be made) as one that finds nothing. */
 const ProcInstances *container_watch_instances(const ContainerWatch *w);
 uint64_t container_watch_scans(const ContainerWatch *w);
+uint64_t container_watch_looks(const ContainerWatch *w);         /* children started, in all */
 usec_t container_watch_cost(const ContainerWatch *w);           /* the last scan's duration */
 uint64_t container_watch_scanned_at(const ContainerWatch *w);   /* CLOCK_REALTIME µs; 0: never */
 bool container_watch_mount_events(const ContainerWatch *w);
