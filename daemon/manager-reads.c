@@ -206,7 +206,7 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
         if (!ev->has_uid || !ev->comm)
                 return false;   /* gone meanwhile */
         t = (InspectTarget) { .pid = ev->pid, .start = j->known.ask.start, .uid = ev->uid,
-                              .mntns = process_mount_ns(ev->pid) };
+                              .mntns = process_ns(ev->pid, "mnt") };
         r = inspected_read_new(ev, &j->known.ask);
         if (!r) {
                 log_oom();

@@ -212,13 +212,6 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve) {
 
 #define MOUNTINFO_MAX (4 * 1024 * 1024)
 
-char *resolve_mountinfo(pid_t pid) {
-        char path[64], *text = NULL;
-
-        snprintf(path, sizeof path, "/proc/%d/mountinfo", (int) pid);
-        return root_read_file("/", path, MOUNTINFO_MAX, &text) >= 0 ? text : NULL;
-}
-
 /* The type of the file system with device major:minor, from the process's
  * mountinfo, else (a root inside a mount the process cannot see, as after
  * a chroot) from ours: NULL if neither has it. */

@@ -20,17 +20,13 @@ int resolve_open_path(int dirfd, const char *path, uint64_t resolve);
  * above the root with RESOLVE_IN_ROOT. */
 int resolve_walk(int dirfd, const char *path, uint64_t resolve);
 
-/* Process pid's mountinfo, read once for the two checks below (malloc'd;
- * NULL if it cannot be read: they then look in ours alone). */
-char *resolve_mountinfo(pid_t pid);
-
 /* The directory path inside a process's root rootfd (O_PATH), only if it
  * is the root directory of a file system of type magic (PROC_SUPER_MAGIC
  * or SYSFS_MAGIC): a procfs or sysfs someone mounted there, not a
  * directory made to look like one. No symbolic link is followed on the
  * way, and nothing is asked of another file system (FUSE) before the
- * process's mountinfo (resolve_mountinfo()) says that this is a procfs or
- * sysfs. */
+ * process's mountinfo (its /proc/PID/mountinfo text) says that this is a
+ * procfs or sysfs. */
 int resolve_open_fs_root(const char *mountinfo, int rootfd, const char *path, long magic);
 
 /* The type ("proc", "fuse.sshfs") of the file system with device

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parsers.h"
+#include "readers.h"
 #include "mountwatch.h"
 #include "rootfs.h"
 #include "time-util.h"
@@ -166,16 +167,7 @@ static void mark_namespaces(ContainerWatch *w) {
         free(k.seen);
 }
 
-/* Looks for procfs instances other than ours: what we watch already is
- * skipped (our own /proc, pid 1's, the root's). */
 /* ---- a scan: each namespace looked into by a child, off the loop ---- */
-
-static bool u64_in(const uint64_t *l, size_t n, uint64_t v) {
-        for (size_t i = 0; i < n; i++)
-                if (l[i] == v)
-                        return true;
-        return false;
-}
 
 /* One namespace to look into, and what its process is. */
 typedef struct ScanItem {
@@ -198,22 +190,9 @@ static void scan_item_free(void *p) {
         free(it);
 }
 
-/* The inode of process pid's user namespace (0 if it cannot be told). */
-static uint64_t user_ns_of(pid_t pid) {
-        char path[64];
-        struct stat st;
-
-        if (pid > 0)
-                snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/user", pid);
-        else
-                snprintf(path, sizeof path, "/proc/self/ns/user");
-        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
-}
-
 /* What our own procfs tells of pid, nothing of its root: its uid, start
  * time, comm and user namespace. */
 static ScanItem *scan_item_new(ContainerWatch *w, uint64_t ns, pid_t pid) {
-        _cleanup_free_ char *stat_text = NULL;
         ScanItem *it = calloc(1, sizeof *it);
         char path[64];
         struct stat st;
@@ -225,13 +204,12 @@ static ScanItem *scan_item_new(ContainerWatch *w, uint64_t ns, pid_t pid) {
         if (stat(path, &st) < 0)
                 goto fail;
         it->uid = st.st_uid;
-        snprintf(path, sizeof path, "/proc/" PID_FMT "/stat", pid);
-        if (root_read_file("/", path, 4096, &stat_text) < 0 || proc_stat_starttime(stat_text, &it->start) < 0)
+        if (process_start_time(pid, &it->start) < 0)
                 goto fail;
         snprintf(path, sizeof path, "/" PID_FMT "/comm", pid);
         if (root_read_file("/proc", path, 64, &it->comm) >= 0)
                 it->comm[strcspn(it->comm, "\n")] = '\0';
-        it->in_user_ns = user_ns_of(pid) != w->own_user_ns;
+        it->in_user_ns = process_ns(pid, "user") != w->own_user_ns;
         return it;
 fail:
         scan_item_free(it);
@@ -296,7 +274,7 @@ static void keep_unanswered(ContainerWatch *w, ProcInstances *found) {
         for (size_t i = 0; i < w->instances.n; i++) {
                 ProcInstance *x = &w->instances.items[i];
 
-                if (x->fds && u64_in(w->unanswered, w->n_unanswered, x->mntns) &&
+                if (x->fds && u64_listed(w->unanswered, w->n_unanswered, x->mntns) &&
                     !proc_instances_have(found, x->dev))
                         carry(x, found);
         }
@@ -375,9 +353,9 @@ static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, i
                 unanswered_add(w, it->ns);
         else
                 memo_add(w, &(NsMemo) { .ns = it->ns, .pid = it->pid, .start = it->start,
-                                        .found = a->found && !u64_in(w->skip, w->n_skip, a->dev), .dev = a->dev,
+                                        .found = a->found && !u64_listed(w->skip, w->n_skip, a->dev), .dev = a->dev,
                                         .scan = w->scan_id });
-        if (outcome == INSPECT_ANSWERED && a->found && !u64_in(w->skip, w->n_skip, a->dev)) {
+        if (outcome == INSPECT_ANSWERED && a->found && !u64_listed(w->skip, w->n_skip, a->dev)) {
                 x = (ProcInstance) {
                         .in_user_ns = it->in_user_ns,
                         .dev = a->dev,
@@ -430,7 +408,7 @@ void container_watch_scan(ContainerWatch *w) {
         (void) skip_add(w, "/proc/1/root/proc/vmstat");
         if (root_path(w->root, "/proc/vmstat", &rooted) >= 0)
                 (void) skip_add(w, rooted);
-        w->own_user_ns = user_ns_of(0);
+        w->own_user_ns = process_ns(0, "user");
         w->queue = mfree(w->queue);
         w->n_queue = w->next = 0;
         w->found = (ProcInstances) {};
@@ -453,6 +431,8 @@ static void scan_finish(ContainerWatch *w) {
         bool changed;
 
         w->found = (ProcInstances) {};
+        if (w->found_oom)
+                (void) log_oom();       /* some instances found could not be kept */
         keep_unanswered(w, &found);
         w->unanswered = mfree(w->unanswered);
         w->n_unanswered = 0;

@@ -48,7 +48,7 @@ bool proc_instances_same(const ProcInstances *a, const ProcInstances *b) {
         return true;
 }
 
-static bool u64_in(const uint64_t *l, size_t n, uint64_t v) {
+bool u64_listed(const uint64_t *l, size_t n, uint64_t v) {
         for (size_t i = 0; i < n; i++)
                 if (l[i] == v)
                         return true;
@@ -71,7 +71,7 @@ int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, vo
                 if (*end || pid <= 0)
                         continue;
                 snprintf(path, sizeof path, "%s/%ld/ns/mnt", proc, pid);
-                if (stat(path, &ns) < 0 || u64_in(seen, n, (uint64_t) ns.st_ino))
+                if (stat(path, &ns) < 0 || u64_listed(seen, n, (uint64_t) ns.st_ino))
                         continue;
                 if (n == cap) {
                         uint64_t *a = reallocarray(seen, cap ? cap * 2 : 64, sizeof *a);
@@ -88,8 +88,6 @@ int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, vo
 }
 
 /* ---- the look, in the inspector's child ---- */
-
-#define MOUNTINFO_CAP (1024 * 1024)
 
 typedef struct ViewFiles {
         InstanceAnswer *a;
@@ -183,7 +181,6 @@ static long view_magic(const char *pattern, const char **ret_rest) {
 int instance_inspect(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
                      size_t *n_fds) {
         const InstanceAsk *ask = request;
-        _cleanup_free_ char *mountinfo = NULL;
         _cleanup_close_ int procfd = -1, vmstat = -1;
         InstanceAnswer *a = answer;
         ViewFiles v = { .a = a, .fds = fds };
@@ -195,10 +192,9 @@ int instance_inspect(const InspectedProcess *p, const void *request, void *answe
         /* A root on FUSE: a lookup there could wait on its server forever
          * (we would be killed; better not to ask). A mount table past the
          * cap: the same. */
-        if (p->rootfd < 0 || p->mountinfofd < 0 || fd_read_all(p->mountinfofd, MOUNTINFO_CAP, &mountinfo, NULL) < 0 ||
-            resolve_root_may_block(mountinfo, p->rootfd))
+        if (p->rootfd < 0 || !p->mountinfo || resolve_root_may_block(p->mountinfo, p->rootfd))
                 return 0;
-        procfd = resolve_open_fs_root(mountinfo, p->rootfd, "proc", PROC_SUPER_MAGIC);
+        procfd = resolve_open_fs_root(p->mountinfo, p->rootfd, "proc", PROC_SUPER_MAGIC);
         if (procfd < 0)
                 return 0;
         vmstat = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
@@ -214,7 +210,7 @@ int instance_inspect(const InspectedProcess *p, const void *request, void *answe
                 if (magic == 0)
                         continue;       /* not a file of /proc or /sys: nothing a container has apart */
                 if (magic == SYSFS_MAGIC) {
-                        sysfd = resolve_open_fs_root(mountinfo, p->rootfd, "sys", SYSFS_MAGIC);
+                        sysfd = resolve_open_fs_root(p->mountinfo, p->rootfd, "sys", SYSFS_MAGIC);
                         if (sysfd < 0)
                                 continue;
                 }

@@ -74,6 +74,9 @@ int proc_instances_add(ProcInstances *p, ProcInstance *x);
  * processes. Returns the number of namespaces, or a negative errno. */
 int proc_namespaces_each(const char *proc, void (*cb)(uint64_t ns, pid_t pid, void *userdata), void *userdata);
 
+/* Whether v is one of l's n values (devices, namespace inodes). Pure. */
+bool u64_listed(const uint64_t *l, size_t n, uint64_t v);
+
 /* Whether p holds the superblock dev. Pure. */
 bool proc_instances_have(const ProcInstances *p, uint64_t dev);
 

@@ -130,7 +130,8 @@ static int become(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups) {
  * another user namespace, or hidden by hidepid=, is not ours to open as
  * its uid), checks it is the process asked for, and becomes it. */
 static int take_process(const InspectTarget *t, InspectedProcess *p) {
-        _cleanup_close_ int dirfd = -1;
+        _cleanup_close_ int dirfd = -1, mountinfofd = -1;
+        char *mountinfo = NULL;         /* the child's until it exits */
         _cleanup_free_ char *stat = NULL, *status = NULL;
         gid_t groups[GROUPS_MAX];
         size_t n_groups;
@@ -157,8 +158,14 @@ static int take_process(const InspectTarget *t, InspectedProcess *p) {
                 return -EINVAL;
         p->rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
         p->cmdlinefd = openat(dirfd, "cmdline", O_RDONLY | O_CLOEXEC);
-        p->mountinfofd = openat(dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
-        return become((uid_t) uid, (gid_t) gid, groups, n_groups);
+        mountinfofd = openat(dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
+        r = become((uid_t) uid, (gid_t) gid, groups, n_groups);
+        if (r < 0)
+                return r;
+        /* Read as the process, once, for every work: capped. */
+        if (mountinfofd >= 0 && fd_read_all(mountinfofd, INSPECT_MOUNTINFO_MAX, &mountinfo, NULL) >= 0)
+                p->mountinfo = mountinfo;
+        return 0;
 }
 
 static int send_answer(int sock, const void *answer, size_t size, const int *fds, size_t n_fds) {
@@ -187,7 +194,7 @@ _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const
                                   pid_t parent) {
         static unsigned char answer[INSPECT_ANSWER_MAX];
         static int fds[INSPECT_FDS_MAX];
-        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1, .mountinfofd = -1 };
+        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1 };
         struct sched_param normal = {};
         size_t n_fds = 0;
         sigset_t none;

@@ -33,6 +33,7 @@
 #define INSPECT_REQUEST_MAX 512
 #define INSPECT_ANSWER_MAX (16 * 1024)
 #define INSPECT_FDS_MAX 250     /* fds an answer may carry (SCM_MAX_FD is 253) */
+#define INSPECT_MOUNTINFO_MAX (1024 * 1024)     /* a mount table a real system needs */
 
 typedef struct Inspector Inspector;
 
@@ -49,7 +50,8 @@ typedef struct InspectedProcess {
         pid_t pid;
         int rootfd;             /* /proc/PID/root, O_PATH */
         int cmdlinefd;          /* /proc/PID/cmdline */
-        int mountinfofd;        /* /proc/PID/mountinfo */
+        const char *mountinfo;  /* /proc/PID/mountinfo; NULL if unreadable or over INSPECT_MOUNTINFO_MAX
+                                 * (a lookup in its root may then block: refused) */
 } InspectedProcess;
 
 /* Runs in the child, as the process: fills answer (size bytes, zeroed),

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parsers.h"
+#include "readers.h"
 #include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
@@ -42,7 +43,10 @@ static void format_to(char *buf, size_t size, const char *fmt, ...) {
 void known_cache_clear(KnownCache *c) {
         unsigned generation = c->generation + 1;
 
-        *c = (KnownCache) { .generation = generation };
+        /* The two mount namespaces whose root is ours do not change: told
+         * here, not on each read. */
+        *c = (KnownCache) { .generation = generation, .own_mntns = process_ns(0, "mnt"),
+                            .init_mntns = process_ns(1, "mnt") };
 }
 
 /* Finds path inside the process's root (O_PATH): absolute links and ".."
@@ -54,29 +58,16 @@ static int open_in_root(int rootfd, const char *path) {
 
 /* ---- on the loop: nothing inside another process's root ---- */
 
-static uint64_t ns_inode(const char *path) {
-        struct stat st;
-
-        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
-}
-
-uint64_t process_mount_ns(pid_t pid) {
-        char path[64];
-
-        snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/mnt", pid);
-        return ns_inode(path);
-}
-
 /* Whether the process sees the root we do: the mount namespace of ours or
  * of pid 1 (ours may be a private copy: PrivateMounts=), not chrooted. Its
  * binary was then judged by what stat() on our root says. Told by the
  * kernel's names alone: nothing is asked of its root's file system. */
-static bool process_in_our_root(pid_t pid) {
+static bool process_in_our_root(const KnownCache *c, pid_t pid) {
         char path[64], target[8];
-        uint64_t ns = process_mount_ns(pid);
+        uint64_t ns = process_ns(pid, "mnt");
         ssize_t n;
 
-        if (ns == 0 || (ns != ns_inode("/proc/self/ns/mnt") && ns != ns_inode("/proc/1/ns/mnt")))
+        if (ns == 0 || (ns != c->own_mntns && ns != c->init_mntns))
                 return false;
         snprintf(path, sizeof path, "/proc/" PID_FMT "/root", pid);
         n = readlink(path, target, sizeof target);
@@ -105,22 +96,7 @@ static size_t find_on_host(const Catalogue *cat, const KnownRead *rd) {
         return SIZE_MAX;
 }
 
-static int proc_start_time(pid_t pid, uint64_t *ret) {
-        _cleanup_free_ char *stat = NULL;
-        char path[64];
-        int r;
-
-        snprintf(path, sizeof path, "/proc/" PID_FMT "/stat", pid);
-        r = root_read_file("/", path, 4096, &stat);
-        if (r < 0)
-                return r;
-        return proc_stat_starttime(stat, ret);
-}
-
 /* ---- in the inspector's child, as the reader ---- */
-
-/* A mount table larger than this is not read: its process's root may block. */
-#define MOUNTINFO_CAP (1024 * 1024)
 
 /* File systems that are not a root or a configuration a reader may name:
  * the kernel's own (a read of /proc/kmsg consumes it) and devices. */
@@ -145,14 +121,11 @@ static bool on_pseudo_fs(int fd) {
 }
 
 /* Whether lookups in the process's root could wait on a FUSE server (its
- * mountinfo, read up to MOUNTINFO_CAP, says the root is FUSE, or cannot
- * tell) or would look into the kernel's own files. */
+ * mountinfo says the root is FUSE, or cannot tell, or was too large to
+ * read) or would look into the kernel's own files. */
 static bool root_refused(const InspectedProcess *p) {
-        _cleanup_free_ char *mountinfo = NULL;
-
-        if (p->rootfd < 0 || p->mountinfofd < 0 || fd_read_all(p->mountinfofd, MOUNTINFO_CAP, &mountinfo, NULL) < 0)
-                return true;
-        return resolve_root_may_block(mountinfo, p->rootfd) || on_pseudo_fs(p->rootfd);
+        return p->rootfd < 0 || !p->mountinfo || resolve_root_may_block(p->mountinfo, p->rootfd) ||
+               on_pseudo_fs(p->rootfd);
 }
 
 static bool exe_in_root(int rootfd, const KnownExe *e, const KnownAsk *a) {
@@ -383,11 +356,11 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         if (!cat)
                 return;
         ki = find_on_host(cat, rd);
-        if (ki == SIZE_MAX && alive && process_in_our_root(rd->pid))
+        if (ki == SIZE_MAX && alive && process_in_our_root(cache, rd->pid))
                 return;         /* our root's binary is no entry's */
         if (ki == SIZE_MAX && !alive && !rd->began)
                 return;
-        have_start = alive && proc_start_time(rd->pid, &start) >= 0;
+        have_start = alive && process_start_time(rd->pid, &start) >= 0;
         if (ki == SIZE_MAX) {
                 /* Inside a root of its own: what a look there found. */
                 e = cache_find(cache, rd, have_start, start, SIZE_MAX, 0);

@@ -82,6 +82,7 @@ typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
         size_t next;
         unsigned generation;            /* moves on each clear */
+        uint64_t own_mntns, init_mntns; /* ours and pid 1's: a process in either with root "/" has our root */
 } KnownCache;
 
 void known_cache_clear(KnownCache *c);
@@ -110,5 +111,3 @@ int known_inspect(const InspectedProcess *p, const void *request, void *answer, 
  * nothing in time) as the verdict of the process asked about. */
 void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans);
 
-/* The inode of process pid's mount namespace; 0 if it cannot be told. */
-uint64_t process_mount_ns(pid_t pid);

@@ -260,6 +260,29 @@ int process_parent(pid_t pid, pid_t *ret) {
         return proc_stat_ppid(stat, ret);
 }
 
+int process_start_time(pid_t pid, uint64_t *ret) {
+        _cleanup_free_ char *stat = NULL;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        r = proc_read(pid, "stat", 4096, &stat);
+        if (r < 0)
+                return r;
+        return proc_stat_starttime(stat, ret);
+}
+
+uint64_t process_ns(pid_t pid, const char *which) {
+        char path[64];
+        struct stat st;
+
+        if (pid > 0)
+                snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/%s", pid, which);
+        else
+                snprintf(path, sizeof path, "/proc/self/ns/%s", which);
+        return stat(path, &st) < 0 ? 0 : (uint64_t) st.st_ino;
+}
+
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret) {
         _cleanup_free_ char *comm = NULL, *unit = NULL, *session = NULL;
 

@@ -90,6 +90,12 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret);
 /* pid's parent, from the daemon's /proc; -ESRCH, -ENOENT once it is gone. */
 int process_parent(pid_t pid, pid_t *ret);
+/* pid's start time (/proc/PID/stat's starttime), which with the pid names
+ * one process; -ESRCH, -ENOENT once it is gone. */
+int process_start_time(pid_t pid, uint64_t *ret);
+/* The inode of pid's namespace which ("mnt", "user"; pid 0: ours), from the
+ * daemon's /proc; 0 if it cannot be told. Nothing of its root is asked. */
+uint64_t process_ns(pid_t pid, const char *which);
 
 /* Which fields to attribute before the callback runs: those a decision
  * needs (the ignore rules' fields). Reading /proc and the cgroup costs tens

@@ -61,7 +61,7 @@ static int work_report(const InspectedProcess *p, const void *request, void *ans
         else
                 s->cap_eff = ~0ULL;
         s->have_root = p->rootfd >= 0;
-        s->have_mountinfo = p->mountinfofd >= 0;
+        s->have_mountinfo = p->mountinfo && strstr(p->mountinfo, " / ");
         s->have_cmdline = p->cmdlinefd >= 0 && read(p->cmdlinefd, s->cmdline, sizeof s->cmdline - 1) > 0;
         return 0;
 }

@@ -18,6 +18,7 @@
 #include "known-probe.h"
 #include "known.h"
 #include "macro.h"
+#include "rootfs.h"
 #include "strutil.h"
 #include "tap.h"
 #include "verdict.h"
@@ -380,18 +381,21 @@ static void self_catalogue(Catalogue *c, KnownFile *f, KnownExe *e, KnownReader 
 /* The inspector's work, done here as ourselves: the look known_judge()
  * asked for, its answer kept. */
 static void look_here(KnownCache *cache, const KnownAsk *ask) {
+        char *mountinfo = NULL;
         InspectedProcess p = { .pid = getpid(), .rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
-                               .cmdlinefd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC),
-                               .mountinfofd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
+                               .cmdlinefd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC) };
         KnownAnswer answer;
-
         size_t n_fds = 0;
+
+        if (root_read_file("/", "/proc/self/mountinfo", 1024 * 1024, &mountinfo) < 0)
+                abort();
+        p.mountinfo = mountinfo;
 
         ok(known_inspect(&p, ask, &answer, sizeof answer, NULL, &n_fds) == 0 && n_fds == 0, "the look answers");
         known_cache_store(cache, ask, &answer);
         close(p.rootfd);
         close(p.cmdlinefd);
-        close(p.mountinfofd);
+        free(mountinfo);
 }
 
 static void test_judge(void) {
@@ -409,11 +413,13 @@ static void test_judge(void) {
         stat("/proc/self/exe", &st);
         rd.exe_dev = st.st_dev;
         rd.exe_ino = st.st_ino;
+        known_cache_clear(&cache);      /* as the daemon does at a (re)load */
 
         known_judge(&c, &cache, &(KnownRead) { .has_exe_id = true, .exe_dev = 1, .exe_ino = 2, .path = "/proc/vmstat" }, &v);
         ok(!v.reader && v.counts, "another binary: not known, counts");
         known_judge(&c, &cache, &(KnownRead) { .pid = getpid(), .alive = true, .path = "/proc/vmstat" }, &v);
         ok(!v.reader && v.counts, "no binary known: counts (never by comm)");
+        ok(!v.pending, "  in our own root, no entry's binary: nothing asked of the inspector");
 
         known_judge(&c, &cache, &(KnownRead) { .pid = 999999, .alive = false, .has_exe_id = true, .exe_dev = st.st_dev,
                                                .exe_ino = st.st_ino, .path = "/proc/vmstat" }, &v);

@@ -23,6 +23,7 @@
 
 #include "macro.h"
 #include "resolve.h"
+#include "rootfs.h"
 #include "strutil.h"
 #include "tap.h"
 #include "textfile.h"
@@ -275,7 +276,9 @@ int main(void) {
         {
                 /* Our own root is no FUSE: looked into. */
                 int fd = open("/proc/self/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                char *mountinfo = resolve_mountinfo(getpid());
+                char *mountinfo = NULL;
+
+                (void) root_read_file("/", "/proc/self/mountinfo", 4 * 1024 * 1024, &mountinfo);
 
                 ok(mountinfo != NULL, "our own mountinfo is read");
                 ok(fd >= 0 && !resolve_root_may_block(mountinfo, fd), "our own root may be looked into");
