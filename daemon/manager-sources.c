@@ -57,8 +57,13 @@ static void manager_readers_lost(Manager *m, int error, const char *what) {
 
 /* A new group after a loss: marked, it sees readers again. */
 void manager_handle_readers_retried(Manager *m) {
+        /* A new group has none of the containers' marks, and their fds are
+         * closed: a new scan looks again, and marks what it finds. */
+        (void) container_watch_forget(manager_containers(m));
         if (manager_watch(m) < 0)
                 return;         /* lost again: manager_readers_lost() set the next try */
+        if (manager_scan_period(m) > 0)
+                manager_scan_containers(m);
         reader_watch_back(manager_reader_watch(m));
         manager_readers_changed(m);
 }
@@ -69,8 +74,10 @@ int manager_watch(Manager *m) {
         _cleanup_strv_free_ char **views = NULL;
         int r;
 
-        if (!readers)
+        if (!readers) {
+                container_watch_files_marked(manager_containers(m));
                 return 0;
+        }
         readers_set_early_fields(readers, rules_fields(manager_config(m)));
         /* Under systemd's ProtectKernelTunables= (or in any private mount
          * namespace) our /proc may be a procfs of our own: readers read the
@@ -82,6 +89,9 @@ int manager_watch(Manager *m) {
         if (container_watch_set_patterns(manager_containers(m), manager_config(m)->watch) < 0)
                 return log_oom();
         r = readers_watch(readers, manager_root(m), manager_config(m)->watch, views, instances);
+        /* Marked, or not to be: no fd of ours keeps a container's /proc
+         * mounted. Marks the group has are known by their inodes since. */
+        container_watch_files_marked(manager_containers(m));
         if (r < 0) {
                 /* Our own files unmarked: blind, as if fanotify had failed
                  * (auto keeps counting on); the retry marks them again. */

@@ -322,6 +322,17 @@ size_t strv_length(char * const *l) {
         return n;
 }
 
+bool strv_equal(char * const *a, char * const *b) {
+        size_t n = strv_length(a);
+
+        if (n != strv_length(b))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(a[i], b[i]) != 0)
+                        return false;
+        return true;
+}
+
 int strv_push(char ***l, char *value) {
         /* Ownership passes even on failure, so callers can hand over TAKE_PTR(x). */
         if (!value)

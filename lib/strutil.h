@@ -58,6 +58,7 @@ const char *startswith(const char *s, const char *prefix);
 /* NULL-terminated string vectors. */
 char **strv_free(char **l);
 size_t strv_length(char * const *l);
+bool strv_equal(char * const *a, char * const *b);     /* NULL is the empty list */
 int strv_push(char ***l, char *value);          /* takes ownership of value */
 int strv_extend(char ***l, const char *value);  /* copies value */
 /* Split on white space; returns -ENOMEM or 0. */

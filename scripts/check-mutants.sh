@@ -272,6 +272,14 @@ mutant scan-looks-again-each-time daemon/sources/container-watch.c \
         $'        if (memo_stands(w, w->queue[w->n_queue])) {' \
         $'        if (0) {' \
         tests/unit/test-container-watch
+mutant rewatch-by-flush daemon/sources/readers-watch.c \
+        $'        k = watch_host(r, &w, fulls, paths);' \
+        $'        k = fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0 ? -errno : watch_host(r, &w, fulls, paths);' \
+        tests/unit/test-readers
+mutant scan-files-kept-open daemon/sources/container-watch.c \
+        $'        if (w)\n                proc_instances_close_files(&w->instances);' \
+        $'        if (w)\n                (void) 0;' \
+        tests/unit/test-container-watch
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

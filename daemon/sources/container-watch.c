@@ -257,8 +257,9 @@ static void unanswered_add(ContainerWatch *w, uint64_t ns) {
         w->unanswered[w->n_unanswered++] = ns;
 }
 
-/* Moves instance x, found before, into found: its fds are found's now;
- * the old set keeps who it was, for the comparison. */
+/* Moves instance x, found before, into found: its files are found's now
+ * (marked, their fds closed); the old set keeps who it was, for the
+ * comparison. */
 static void carry(ProcInstance *x, ProcInstances *found) {
         ProcInstance identity = { .dev = x->dev, .mntns = x->mntns, .since = x->since,
                                   .by_mount_event = x->by_mount_event };
@@ -274,7 +275,7 @@ static void keep_unanswered(ContainerWatch *w, ProcInstances *found) {
         for (size_t i = 0; i < w->instances.n; i++) {
                 ProcInstance *x = &w->instances.items[i];
 
-                if (x->fds && u64_listed(w->unanswered, w->n_unanswered, x->mntns) &&
+                if (x->paths && u64_listed(w->unanswered, w->n_unanswered, x->mntns) &&
                     !proc_instances_have(found, x->dev))
                         carry(x, found);
         }
@@ -302,7 +303,7 @@ static bool memo_stands(ContainerWatch *w, const ScanItem *it) {
                     w->scan_id - m->scan >= MEMO_SCANS)
                         return false;
                 for (size_t j = 0; m->found && j < w->instances.n; j++)
-                        if (w->instances.items[j].dev == m->dev && w->instances.items[j].fds)
+                        if (w->instances.items[j].dev == m->dev && w->instances.items[j].paths)
                                 x = &w->instances.items[j];
                 if (m->found && !x)
                         return false;   /* dropped since (the bound): look again */
@@ -425,10 +426,34 @@ void container_watch_scan(ContainerWatch *w) {
         scan_pump(w);
 }
 
+/* Whether x's file is one of y's. Pure. */
+static bool file_known(const ProcInstance *y, const ProcFileId *id) {
+        for (size_t k = 0; y && y->ids && k < y->n_files; k++)
+                if (y->ids[k].dev == id->dev && y->ids[k].ino == id->ino)
+                        return true;
+        return false;
+}
+
+/* Whether a look found a file of an instance the last set did not have
+ * (the patterns changed, a node came): it has to be marked. */
+static bool found_new_files(const ProcInstances *found, const ProcInstances *before) {
+        for (size_t i = 0; i < found->n; i++) {
+                const ProcInstance *x = &found->items[i], *y = NULL;
+
+                for (size_t j = 0; j < before->n && !y; j++)
+                        if (before->items[j].dev == x->dev)
+                                y = &before->items[j];
+                for (size_t k = 0; k < x->n_files; k++)
+                        if (x->fds[k] >= 0 && !file_known(y, &x->ids[k]))
+                                return true;
+        }
+        return false;
+}
+
 /* All looks answered (or not in time): the instances found are the set. */
 static void scan_finish(ContainerWatch *w) {
         ProcInstances found = w->found;
-        bool changed;
+        bool changed, mark;
 
         w->found = (ProcInstances) {};
         if (w->found_oom)
@@ -461,6 +486,7 @@ static void scan_finish(ContainerWatch *w) {
                         found.items[i].by_mount_event = true;
         }
         changed = !proc_instances_same(&found, &w->instances);
+        mark = changed || found_new_files(&found, &w->instances);
         for (size_t i = 0; changed && i < found.n; i++) {
                 _cleanup_free_ char *comm = NULL;
 
@@ -473,11 +499,13 @@ static void scan_finish(ContainerWatch *w) {
         if (changed && found.n < w->instances.n)
                 log_info("%zu container procfs instance(s) gone.", w->instances.n - found.n);
         /* The same superblocks may be shown by other processes now: the
-         * newest look's fds and names are kept either way. */
+         * newest look's files and names are kept either way. */
         proc_instances_done(&w->instances);
         w->instances = found;
-        if (changed)
-                w->changed(w, w->userdata);
+        if (mark)
+                w->changed(w, w->userdata);     /* its owner marks, and closes the fds */
+        else
+                proc_instances_close_files(&w->instances);      /* marked already */
         if (w->again) {
                 w->again = false;
                 container_watch_scan(w);
@@ -537,6 +565,11 @@ int container_watch_set_patterns(ContainerWatch *w, char * const *patterns) {
                         strv_free(copy);
                         return -ENOMEM;
                 }
+        /* Other files to find: no answer found before stands. */
+        if (!strv_equal(w->patterns, copy)) {
+                w->memo = mfree(w->memo);
+                w->n_memo = 0;
+        }
         strv_free(w->patterns);
         w->patterns = copy;
         return 0;
@@ -556,7 +589,16 @@ bool container_watch_forget(ContainerWatch *w) {
                 return false;
 
         proc_instances_done(&w->instances);
+        /* Nothing found before stands: the next scan looks again (and brings
+         * fds to mark through). */
+        w->memo = mfree(w->memo);
+        w->n_memo = 0;
         return had;
+}
+
+void container_watch_files_marked(ContainerWatch *w) {
+        if (w)
+                proc_instances_close_files(&w->instances);
 }
 
 /* The views answer for a watch that could not be made (NULL): none. */

@@ -35,6 +35,10 @@ bool container_watch_forget(ContainerWatch *w);
  * look is answered (or killed at its deadline), the set found is the
  * instances; if it changed, the owner is told. */
 void container_watch_scan(ContainerWatch *w);
+/* The instances' files are marked (or will not be): their fds are closed,
+ * so that nothing of ours keeps a container's /proc mounted. Instances
+ * carried into later scans are known by their files' inodes. */
+void container_watch_files_marked(ContainerWatch *w);
 /* The statistics files to find in each container (the watch patterns). */
 int container_watch_set_patterns(ContainerWatch *w, char * const *patterns);
 

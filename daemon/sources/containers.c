@@ -229,18 +229,27 @@ int proc_instance_take_files(ProcInstance *x, const InstanceAnswer *a, int *fds,
         size_t n = MIN(a->n_files, n_fds);
 
         x->fds = calloc(n ?: 1, sizeof *x->fds);
+        x->ids = calloc(n ?: 1, sizeof *x->ids);
         x->paths = calloc(n + 1, sizeof *x->paths);
-        if (!x->fds || !x->paths)
+        if (!x->fds || !x->ids || !x->paths)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 size_t len = strnlen(path, (size_t) (end - path));
+                struct stat st;
 
                 if (path + len >= end)
                         break;          /* a short answer: what came whole */
-                x->paths[i] = strdup(path);
-                if (!x->paths[i])
+                /* The child checked it is a real procfs or sysfs file: fstat()
+                 * of it does not wait on anyone. */
+                if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode)) {
+                        path += len + 1;
+                        continue;
+                }
+                x->paths[x->n_files] = strdup(path);
+                if (!x->paths[x->n_files])
                         return -ENOMEM;
-                x->fds[i] = fds[i];
+                x->ids[x->n_files] = (ProcFileId) { .dev = (uint64_t) st.st_dev, .ino = (uint64_t) st.st_ino };
+                x->fds[x->n_files] = fds[i];
                 fds[i] = -1;
                 x->n_files++;
                 path += len + 1;
@@ -248,11 +257,18 @@ int proc_instance_take_files(ProcInstance *x, const InstanceAnswer *a, int *fds,
         return 0;
 }
 
+void proc_instances_close_files(ProcInstances *p) {
+        for (size_t i = 0; p && i < p->n; i++)
+                for (size_t j = 0; j < p->items[i].n_files; j++)
+                        p->items[i].fds[j] = safe_close(p->items[i].fds[j]);
+}
+
 static void proc_instance_done(ProcInstance *x) {
         free(x->comm);
         for (size_t i = 0; i < x->n_files; i++)
                 safe_close(x->fds[i]);
         free(x->fds);
+        free(x->ids);
         strv_free(x->paths);
         *x = (ProcInstance) {};
 }

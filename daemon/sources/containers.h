@@ -16,6 +16,10 @@
 
 #include "inspector.h"
 
+typedef struct ProcFileId {
+        uint64_t dev, ino;
+} ProcFileId;
+
 typedef struct ProcInstance {
         uint64_t dev;           /* st_dev of its vmstat: the superblock */
         pid_t pid;              /* a process whose mount namespace has it at /proc */
@@ -24,8 +28,12 @@ typedef struct ProcInstance {
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
         bool by_mount_event;    /* first found by a scan a mount event asked for */
         bool in_user_ns;        /* its process is in a user namespace of its own: anyone's */
-        int *fds;               /* its statistics files, O_PATH, as the look found them: marked through these */
-        char **paths;           /* ...each's path in its view ("/proc/vmstat") */
+        int *fds;               /* its statistics files, O_PATH, as the look found them: marked through
+                                 * these, then closed (-1): an open file would keep the container from
+                                 * unmounting its /proc (EBUSY) */
+        char **paths;           /* ...each's path in its view ("/proc/vmstat"); NULL: an instance's
+                                 * identity only, its files moved on */
+        ProcFileId *ids;        /* ...each's inode: what the marks are known by once the fds are closed */
         size_t n_files;
 } ProcInstance;
 
@@ -66,6 +74,9 @@ int instance_inspect(const InspectedProcess *p, const void *request, void *answe
 /* Moves the files of an answer (and the fds that came with it, each
  * taken: -1) into x. */
 int proc_instance_take_files(ProcInstance *x, const InstanceAnswer *a, int *fds, size_t n_fds);
+
+/* Closes the fds of p's files: marked, or never to be (the ids stay). */
+void proc_instances_close_files(ProcInstances *p);
 
 /* Adds x (taken: zeroed) to p, within PROC_INSTANCES_MAX, root's first. */
 int proc_instances_add(ProcInstances *p, ProcInstance *x);

@@ -27,6 +27,8 @@ typedef struct WatchId {
         dev_t dev;
         ino_t ino;
         size_t path;            /* index into watched */
+        char *full;             /* where root's tree has it, to unmark it by; NULL: a container's file,
+                                 * left marked until its superblock goes */
 } WatchId;
 
 /* The last read event of a pid, for coalescing a burst. */
@@ -93,6 +95,7 @@ typedef struct EventAttribution {
 
 /* readers.c */
 void readers_clear_watched(Readers *r);
+void watch_ids_free(WatchId *ids, size_t n);
 ssize_t ids_find(const WatchId *ids, const size_t *slots, size_t n_slots, dev_t dev, ino_t ino);
 int ids_index(const WatchId *ids, size_t index, size_t **slots, size_t *n_slots);
 

@@ -128,7 +128,7 @@ typedef struct WatchSet {
 
 static void watch_set_done(WatchSet *w) {
         strv_free(w->kept);
-        free(w->ids);
+        watch_ids_free(w->ids, w->n);
         free(w->slots);
         free(w->path_slots);
         *w = (WatchSet) {};
@@ -197,8 +197,10 @@ static ssize_t watch_set_path(WatchSet *w, const char *path) {
         }
 }
 
-/* Records the inode st as marked under path. */
-static int watch_set_add(WatchSet *w, const struct stat *st, const char *path) {
+/* Records the inode st as marked under path (and at full in root's tree,
+ * or NULL). */
+static int watch_set_add(WatchSet *w, const struct stat *st, const char *path, const char *full) {
+        char *f = NULL;
         ssize_t i;
 
         if (w->n == w->cap) {
@@ -210,17 +212,21 @@ static int watch_set_add(WatchSet *w, const struct stat *st, const char *path) {
                 w->cap = cap;
         }
         i = watch_set_path(w, path);
-        if (i < 0)
+        if (i < 0 || (full && !(f = strdup(full))))
                 return -ENOMEM;
-        w->ids[w->n] = (WatchId) { .dev = st->st_dev, .ino = st->st_ino, .path = (size_t) i };
-        if (ids_index(w->ids, w->n, &w->slots, &w->n_slots) < 0)
+        w->ids[w->n] = (WatchId) { .dev = st->st_dev, .ino = st->st_ino, .path = (size_t) i, .full = f };
+        if (ids_index(w->ids, w->n, &w->slots, &w->n_slots) < 0) {
+                free(f);
                 return -ENOMEM;
+        }
         w->n++;
         return 0;
 }
 
-/* The root's and the views' own files: paths root chose. Any failure but a
- * file that vanished is returned (the caller then marks nothing). */
+/* The root's and the views' own files: paths root chose. Marking an inode
+ * marked already changes nothing, so each is marked again: a path may lead
+ * to a new inode of the same number. Any failure but a file that vanished
+ * is returned. */
 static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const *paths) {
         for (size_t i = 0; fulls && fulls[i]; i++) {
                 struct stat st;
@@ -236,12 +242,11 @@ static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const
                         }
                         return -errno;
                 }
-                /* After marking, so the identity is that of the marked inode. */
-                if (stat(fulls[i], &st) < 0) {
-                        (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, fulls[i]);
+                /* After marking, so the identity is that of the marked inode
+                 * (one that vanished since is left: its mark goes with it). */
+                if (stat(fulls[i], &st) < 0)
                         continue;
-                }
-                if (watch_set_add(w, &st, paths[i]) < 0)
+                if (watch_set_add(w, &st, paths[i], fulls[i]) < 0)
                         return -ENOMEM;
                 if (!watch_set_host_dev(w, st.st_dev) && w->n_host_devs < HOST_DEVS_MAX)
                         w->host_devs[w->n_host_devs++] = st.st_dev;
@@ -253,20 +258,30 @@ static int watch_host(Readers *r, WatchSet *w, char * const *fulls, char * const
 
 /* Marks a file a look into a container found (fd, O_PATH, at path in its
  * view): through the fd itself, so the mark lands on the inode that was
- * checked, and nothing is looked up. */
-static void view_mark(Readers *r, WatchSet *w, int fd, const char *path, pid_t pid) {
+ * checked, and nothing is looked up. A file whose fd is closed was marked
+ * by an earlier call: it stays in the set if this group has it (a group
+ * made since has not: the next look brings an fd again). */
+static void view_mark(Readers *r, WatchSet *w, int fd, const ProcFileId *id, const char *path, pid_t pid) {
         char self[64];
         struct stat st;
 
-        if (w->full || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        if (w->full)
                 return;
+        if (fd >= 0) {
+                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                        return;
+        } else {
+                st = (struct stat) { .st_dev = (dev_t) id->dev, .st_ino = (ino_t) id->ino };
+                if (ids_find(r->ids, r->slots, r->n_slots, st.st_dev, st.st_ino) < 0)
+                        return;
+        }
         /* A file of a superblock the root's own marks cover is not a
          * procfs or sysfs of the container's own, but a bind mount of one of
          * ours (perhaps of another file of it): nothing to add. */
         if (watch_set_host_dev(w, st.st_dev) || watch_set_has(w, &st))
                 return;
         snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-        if (fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
+        if (fd >= 0 && fanotify_mark(r->fd, FAN_MARK_ADD, FAN_ACCESS, AT_FDCWD, self) < 0) {
                 if (errno == ENOSPC) {
                         w->full = true;
                         log_warning("The fanotify marks limit (fs.fanotify.max_user_marks) is reached: containers' "
@@ -275,8 +290,26 @@ static void view_mark(Readers *r, WatchSet *w, int fd, const char *path, pid_t p
                         log_debug_errno(errno, "Cannot mark %s as process " PID_FMT " sees it: %m", path, pid);
                 return;
         }
-        if (watch_set_add(w, &st, path) < 0)
-                (void) fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, self);
+        /* Out of memory: marked but not listed, its reads are ignored. */
+        (void) watch_set_add(w, &st, path, NULL);
+}
+
+/* Unmarks what was marked before and is not in w: root's files by their
+ * path, where it still leads to the same inode. A container's file, or a
+ * file gone, keeps its mark until its inode goes; its reads are not
+ * listed, so they are ignored. */
+static void unmark_stale(Readers *r, const WatchSet *w) {
+        for (size_t i = 0; i < r->n_ids; i++) {
+                const WatchId *old = &r->ids[i];
+                struct stat st;
+
+                if (ids_find(w->ids, w->slots, w->n_slots, old->dev, old->ino) >= 0 || !old->full)
+                        continue;
+                if (stat(old->full, &st) < 0 || st.st_dev != old->dev || st.st_ino != old->ino)
+                        continue;
+                if (fanotify_mark(r->fd, FAN_MARK_REMOVE, FAN_ACCESS, AT_FDCWD, old->full) < 0)
+                        log_debug_errno(errno, "Cannot unmark %s: %m", old->full);
+        }
 }
 
 int readers_watch(Readers *r, const char *root, char * const *patterns, char * const *views,
@@ -310,27 +343,25 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
                                 return -ENOMEM;
         }
 
-        /* Marks live on inodes: a node that went away and came back is a new
-         * inode, so start from nothing rather than diffing. */
-        if (fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0)
-                return -errno;
-        readers_clear_watched(r);
-
+        /* By difference: the new marks are added before the old ones go, and
+         * a file in both is never unmarked, so no read falls between. (A
+         * flush and a new start would leave every file unmarked for the
+         * time the marking takes.) On failure the old set stays listed. */
         k = watch_host(r, &w, fulls, paths);
-        if (k < 0) {
-                /* Leave a consistent state: nothing marked, nothing listed. */
-                (void) fanotify_mark(r->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+        if (k < 0)
                 return k;
-        }
         /* What a container's files cost is theirs: one that cannot be
-         * marked is skipped, the root's marks stay. */
+         * marked is skipped, the root's marks stay. Root's containers come
+         * first (containers.h): the marks limit falls on anyone's. */
         for (size_t i = 0; containers && i < containers->n; i++) {
                 const ProcInstance *c = &containers->items[i];
 
                 for (size_t j = 0; j < c->n_files; j++)
-                        view_mark(r, &w, c->fds[j], c->paths[j], c->pid);
+                        view_mark(r, &w, c->fds[j], &c->ids[j], c->paths[j], c->pid);
         }
+        unmark_stale(r, &w);
 
+        readers_clear_watched(r);
         r->watched = TAKE_PTR(w.kept);
         r->ids = TAKE_PTR(w.ids);
         r->n_ids = w.n;

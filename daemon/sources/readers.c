@@ -24,9 +24,15 @@
 #include "time-util.h"
 #include "readers-private.h"
 
+void watch_ids_free(WatchId *ids, size_t n) {
+        for (size_t i = 0; ids && i < n; i++)
+                free(ids[i].full);
+        free(ids);
+}
+
 void readers_clear_watched(Readers *r) {
         r->watched = strv_free(r->watched);
-        free(r->ids);
+        watch_ids_free(r->ids, r->n_ids);
         r->ids = NULL;
         r->n_ids = 0;
         free(r->slots);

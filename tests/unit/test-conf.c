@@ -55,15 +55,6 @@ static bool rule_equal(const IgnoreRule *a, const IgnoreRule *b) {
                streq_ptr(a->path, b->path) && a->has_uid == b->has_uid && (!a->has_uid || a->uid == b->uid);
 }
 
-static bool strv_equal(char **a, char **b) {
-        if (strv_length(a) != strv_length(b))
-                return false;
-        for (size_t i = 0; i < strv_length(a); i++)
-                if (!streq_ptr(a[i], b[i]))
-                        return false;
-        return true;
-}
-
 /* Deep comparison; prints the first difference as a TAP comment. */
 static bool config_equal(const Config *a, const Config *b) {
 #define DIFF(cond, what)                                        \

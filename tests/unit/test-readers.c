@@ -223,13 +223,6 @@ static bool is_tmpfs(const char *path) {
         return statfs(path, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
 }
 
-static bool strv_equal(char * const *a, char * const *b) {
-        for (; *a && *b; a++, b++)
-                if (strcmp(*a, *b) != 0)
-                        return false;
-        return !*a && !*b;
-}
-
 static char *expected_unit(void) {
         char *u = NULL;
 
@@ -514,6 +507,80 @@ static void test_behind(const char *root) {
         quiet = false;
 }
 
+/* Marks renewed while readers read: each read is seen. The file read is
+ * the last to mark, after many: a flush and a new start would leave it
+ * unmarked for most of each renewal. */
+#define REWATCH_READERS 200
+static void test_rewatch_loses_nothing(const char *root) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(readers_freep) Readers *r = NULL;
+        _cleanup_free_ char *vmstat = full_path(root, "/proc/vmstat");
+        char *patterns[] = { NODE_DIR "/node*/numastat", "/proc/vmstat", NULL };
+        pid_t pids[REWATCH_READERS], child;
+        unsigned renewals = 0;
+        size_t n_pids = 0, found = 0;
+        uint64_t deadline;
+        int pipefd[2], status;
+
+        for (int i = 0; i < 400; i++) {
+                char path[128];
+
+                snprintf(path, sizeof path, NODE_DIR "/node%d/numastat", i);
+                make_file(root, path, "numa_hit 1\n");
+        }
+        if (sd_event_new(&e) < 0 || readers_new(e, on_read, on_fail, NULL, &r) < 0 || pipe(pipefd) < 0)
+                abort();
+        is_int(readers_watch(r, root, patterns, NULL, NULL), 401, "400 node files and vmstat marked");
+        seen_reset();
+
+        child = fork();
+        if (child < 0)
+                abort();
+        if (child == 0) {
+                close(pipefd[0]);
+                for (int i = 0; i < REWATCH_READERS; i++) {
+                        pid_t p = fork();
+
+                        if (p == 0) {
+                                read_file(vmstat);
+                                _exit(0);
+                        }
+                        if (p < 0 || waitpid(p, NULL, 0) != p || write(pipefd[1], &p, sizeof p) != sizeof p)
+                                _exit(1);
+                }
+                _exit(0);
+        }
+        close(pipefd[1]);
+        while (waitpid(child, &status, WNOHANG) == 0) {
+                if (readers_watch(r, root, patterns, NULL, NULL) != 401)
+                        break;
+                renewals++;
+        }
+        if (waitpid(child, &status, WNOHANG) == 0)
+                (void) waitpid(child, &status, 0);
+        ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%d readers read while the marks were renewed %u times",
+           REWATCH_READERS, renewals);
+        while (n_pids < REWATCH_READERS && read(pipefd[0], &pids[n_pids], sizeof pids[0]) == sizeof pids[0])
+                n_pids++;
+        close(pipefd[0]);
+
+        deadline = now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;
+        while (now_usec(CLOCK_MONOTONIC) < deadline) {
+                found = 0;
+                for (size_t i = 0; i < n_pids; i++)
+                        for (size_t j = 0; j < n_seen; j++)
+                                if (seen[j].pid == pids[i]) {
+                                        found++;
+                                        break;
+                                }
+                if (found == n_pids || sd_event_run(e, 100 * USEC_PER_MSEC) < 0)
+                        break;
+        }
+        ok(renewals > 0 && n_pids == REWATCH_READERS && found == n_pids,
+           "every read was seen: %zu of %zu, over %u renewals", found, n_pids, renewals);
+        seen_reset();
+}
+
 int main(void) {
         _cleanup_free_ char *root = NULL;
         bool mounted = false;
@@ -543,6 +610,7 @@ int main(void) {
         test_tree(root);
         test_real_proc();
         test_behind(root);
+        test_rewatch_loses_nothing(root);
         ok(readers_free(NULL) == NULL, "readers_free(NULL)");
         seen_reset();
 
