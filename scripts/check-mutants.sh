@@ -280,6 +280,22 @@ mutant scan-files-kept-open daemon/sources/container-watch.c \
         $'        if (w)\n                proc_instances_close_files(&w->instances);' \
         $'        if (w)\n                (void) 0;' \
         tests/unit/test-container-watch
+mutant mount-scans-not-held-back daemon/sources/container-watch.c \
+        $'        if (b->uid != 0 && b->last_scan > 0)' \
+        $'        if (0)' \
+        tests/unit/test-container-watch
+mutant mount-scan-looks-everywhere daemon/sources/container-watch.c \
+        $'                if (m->pid != it->pid || m->start != it->start || w->scan_dirty_all ||' \
+        $'                if (m->pid != it->pid || m->start != it->start || w->for_mount_scan ||' \
+        tests/unit/test-container-watch
+mutant remount-not-marked daemon/sources/container-watch.c \
+        $'        mark = changed || found_open_files(&found);' \
+        $'        mark = changed;' \
+        tests/unit/test-container-watch
+mutant mounts-not-told-apart daemon/sources/mountwatch.c \
+        $'                        if (mnt_id != 0 && !mount_resolve(w, (pid_t) m->pid, mnt_id, &budget, &x))' \
+        $'                        if (0)' \
+        tests/integration/hostile.sh
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

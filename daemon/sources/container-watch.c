@@ -18,6 +18,13 @@
 
 #define MOUNT_SETTLE_USEC (100 * USEC_PER_MSEC)         /* a container's mounts come in a burst */
 #define MOUNT_SCAN_DEADLINE_USEC (500 * USEC_PER_MSEC)  /* ...but a burst delays the scan no longer */
+/* Scans one user's mounts ask for, at most one per this: anyone can mount
+ * in a namespace of their own, in a loop. Root's (uid 0) are not held. */
+#define MOUNT_SCAN_USER_GAP_USEC (5 * USEC_PER_SEC)
+#define MOUNT_BUCKETS 32                /* uids told apart; the rest share one */
+#define DIRTY_MAX 256                   /* namespaces mounted in, told apart; beyond, all */
+/* A scan asks no new look past this: the rest keep what they had. */
+#define SCAN_BUDGET_USEC (5 * USEC_PER_SEC)
 
 /* Namespaces looked into in one scan: anyone can make more. */
 #define SCAN_QUEUE_MAX 4096
@@ -34,6 +41,14 @@
 #define MEMO_SCANS 5
 
 typedef struct ScanItem ScanItem;
+
+/* Mount events of one uid (uid -1: unknown mounters, and uids beyond the
+ * table). */
+typedef struct MountBucket {
+        uid_t uid;
+        bool pending;                   /* events since its last scan */
+        usec_t burst_since, last_event, last_scan;      /* CLOCK_MONOTONIC */
+} MountBucket;
 
 typedef struct NsMemo {
         uint64_t ns;
@@ -55,8 +70,12 @@ struct ContainerWatch {
         uint64_t scanned_at;
         MountWatch *mounts;             /* NULL: no mount events */
         char *mounts_error;
-        bool for_mount;                 /* the next scan is a mount event's */
-        usec_t burst_since;             /* CLOCK_MONOTONIC: its burst's first event */
+        MountBucket buckets[MOUNT_BUCKETS];
+        size_t n_buckets;
+        uint64_t dirty[DIRTY_MAX];      /* namespaces mounted in since the last scan began */
+        size_t n_dirty;
+        bool dirty_all;
+        usec_t periodic_at;             /* CLOCK_MONOTONIC: the next periodic scan */
         ContainerWatchChanged changed;
         void *userdata;
 
@@ -65,10 +84,13 @@ struct ContainerWatch {
         bool scanning, again;
         unsigned scan_id;
         usec_t scan_began;
-        bool for_mount_scan;            /* the scan under way is a mount event's */
+        uint64_t scan_dirty[DIRTY_MAX]; /* the namespaces the scan under way looks into again */
+        size_t n_scan_dirty;
+        bool scan_dirty_all;
         uint64_t skip[3];               /* the host's procfs superblocks */
         size_t n_skip;
         uint64_t own_user_ns;
+        uint64_t host_mntns[2];         /* ours and pid 1's */
         ScanItem **queue;               /* namespaces to look into */
         size_t n_queue, next, pending;
         ProcInstances found;            /* ...what the looks found so far */
@@ -78,6 +100,7 @@ struct ContainerWatch {
         NsMemo *memo, *next_memo;       /* answers that stand; the next scan's, being made */
         size_t n_memo, n_next_memo;
         uint64_t looks;                 /* children started, in all */
+        bool budget_spent;              /* the scan under way ran out of time */
 };
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -85,6 +108,7 @@ static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, i
                     void *userdata);
 static void scan_item_free(void *p);
 static void on_look_freed(Inspector *in, void *userdata);
+static void mount_buckets_scanned(ContainerWatch *w);
 
 int container_watch_new(sd_event *event, const char *root, ContainerWatchChanged changed, void *userdata,
                         ContainerWatch **ret) {
@@ -299,7 +323,8 @@ static bool memo_stands(ContainerWatch *w, const ScanItem *it) {
 
                 if (m->ns != it->ns)
                         continue;
-                if (m->pid != it->pid || m->start != it->start || w->for_mount_scan ||
+                if (m->pid != it->pid || m->start != it->start || w->scan_dirty_all ||
+                    u64_listed(w->scan_dirty, w->n_scan_dirty, it->ns) ||
                     w->scan_id - m->scan >= MEMO_SCANS)
                         return false;
                 for (size_t j = 0; m->found && j < w->instances.n; j++)
@@ -321,6 +346,17 @@ static void scan_pump(ContainerWatch *w) {
 
         while (w->next < w->n_queue) {
                 ScanItem *it = w->queue[w->next];
+
+                /* Over its time: what is left keeps what it had (a host
+                 * with thousands of namespaces is scanned in parts). */
+                if (now_usec(CLOCK_MONOTONIC) - w->scan_began > SCAN_BUDGET_USEC) {
+                        unanswered_add(w, it->ns);
+                        scan_item_free(it);
+                        w->next++;
+                        w->budget_spent = true;
+                        continue;
+                }
+
                 InspectTarget t = { .pid = it->pid, .start = it->start, .uid = it->uid, .mntns = it->ns };
                 int r = inspector_ask(w->inspector, &t, instance_inspect, &ask, sizeof ask, it);
 
@@ -410,12 +446,14 @@ void container_watch_scan(ContainerWatch *w) {
         if (root_path(w->root, "/proc/vmstat", &rooted) >= 0)
                 (void) skip_add(w, rooted);
         w->own_user_ns = process_ns(0, "user");
+        w->host_mntns[0] = process_ns(0, "mnt");
+        w->host_mntns[1] = process_ns(1, "mnt");
         w->queue = mfree(w->queue);
         w->n_queue = w->next = 0;
         w->found = (ProcInstances) {};
         w->found_oom = false;
-        w->for_mount_scan = w->for_mount;
-        w->for_mount = false;
+        w->budget_spent = false;
+        mount_buckets_scanned(w);
         r = proc_namespaces_each("/proc", collect_ns, w);
         if (r < 0)
                 log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
@@ -426,27 +464,14 @@ void container_watch_scan(ContainerWatch *w) {
         scan_pump(w);
 }
 
-/* Whether x's file is one of y's. Pure. */
-static bool file_known(const ProcInstance *y, const ProcFileId *id) {
-        for (size_t k = 0; y && y->ids && k < y->n_files; k++)
-                if (y->ids[k].dev == id->dev && y->ids[k].ino == id->ino)
-                        return true;
-        return false;
-}
-
-/* Whether a look found a file of an instance the last set did not have
- * (the patterns changed, a node came): it has to be marked. */
-static bool found_new_files(const ProcInstances *found, const ProcInstances *before) {
-        for (size_t i = 0; i < found->n; i++) {
-                const ProcInstance *x = &found->items[i], *y = NULL;
-
-                for (size_t j = 0; j < before->n && !y; j++)
-                        if (before->items[j].dev == x->dev)
-                                y = &before->items[j];
-                for (size_t k = 0; k < x->n_files; k++)
-                        if (x->fds[k] >= 0 && !file_known(y, &x->ids[k]))
+/* Whether a look brought files (fds) to mark: marked again each time, as
+ * a superblock unmounted and mounted anew may come back with the same
+ * device and inode numbers, and none of the old marks. */
+static bool found_open_files(const ProcInstances *found) {
+        for (size_t i = 0; i < found->n; i++)
+                for (size_t k = 0; k < found->items[i].n_files; k++)
+                        if (found->items[i].fds[k] >= 0)
                                 return true;
-        }
         return false;
 }
 
@@ -458,6 +483,9 @@ static void scan_finish(ContainerWatch *w) {
         w->found = (ProcInstances) {};
         if (w->found_oom)
                 (void) log_oom();       /* some instances found could not be kept */
+        if (w->budget_spent)
+                log_debug("The container scan ran out of time: %zu namespace(s) keep what was found there before.",
+                          w->n_unanswered);
         keep_unanswered(w, &found);
         w->unanswered = mfree(w->unanswered);
         w->n_unanswered = 0;
@@ -472,7 +500,8 @@ static void scan_finish(ContainerWatch *w) {
         w->cost = now_usec(CLOCK_MONOTONIC) - w->scan_began;
         w->scanned_at = now_usec(CLOCK_REALTIME);
         /* An instance found before keeps its age, and how it was found; a
-         * new one found by a scan a mount event asked for says so. */
+         * new one in a namespace whose own mount event asked for the scan
+         * says so. */
         for (size_t i = 0; i < found.n; i++) {
                 bool before = false;
 
@@ -482,11 +511,11 @@ static void scan_finish(ContainerWatch *w) {
                                 found.items[i].by_mount_event = w->instances.items[j].by_mount_event;
                                 before = true;
                         }
-                if (!before && w->for_mount_scan)
+                if (!before && u64_listed(w->scan_dirty, w->n_scan_dirty, found.items[i].mntns))
                         found.items[i].by_mount_event = true;
         }
         changed = !proc_instances_same(&found, &w->instances);
-        mark = changed || found_new_files(&found, &w->instances);
+        mark = changed || found_open_files(&found);
         for (size_t i = 0; changed && i < found.n; i++) {
                 _cleanup_free_ char *comm = NULL;
 
@@ -512,8 +541,56 @@ static void scan_finish(ContainerWatch *w) {
         }
 }
 
+/* When the scans a bucket's mounts ask for may run. */
+static usec_t bucket_due(const MountBucket *b) {
+        usec_t due = MIN(b->last_event + MOUNT_SETTLE_USEC, b->burst_since + MOUNT_SCAN_DEADLINE_USEC);
+
+        if (b->uid != 0 && b->last_scan > 0)
+                due = MAX(due, b->last_scan + MOUNT_SCAN_USER_GAP_USEC);
+        return due;
+}
+
+/* The timer at the next periodic scan, or sooner for mounts. */
+static void schedule_next(ContainerWatch *w) {
+        usec_t at = w->periodic_at;
+
+        for (size_t i = 0; i < w->n_buckets; i++)
+                if (w->buckets[i].pending)
+                        at = MIN(at, bucket_due(&w->buckets[i]));
+        event_timer_at(w->timer, at);
+}
+
 static void schedule(ContainerWatch *w) {
-        event_timer_at(w->timer, w->period == 0 ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + w->period);
+        w->periodic_at = w->period == 0 ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + w->period;
+        schedule_next(w);
+}
+
+/* A scan begins: it serves every mount told so far, and looks into the
+ * namespaces mounted in again. */
+static void mount_buckets_scanned(ContainerWatch *w) {
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        for (size_t i = 0; i < w->n_buckets; i++)
+                if (w->buckets[i].pending) {
+                        w->buckets[i].pending = false;
+                        w->buckets[i].last_scan = now;
+                }
+        memcpy(w->scan_dirty, w->dirty, w->n_dirty * sizeof w->dirty[0]);
+        w->n_scan_dirty = w->n_dirty;
+        w->scan_dirty_all = w->dirty_all;
+        w->n_dirty = 0;
+        w->dirty_all = false;
+}
+
+static MountBucket *mount_bucket(ContainerWatch *w, uid_t uid) {
+        for (size_t i = 0; i < w->n_buckets; i++)
+                if (w->buckets[i].uid == uid)
+                        return &w->buckets[i];
+        if (w->n_buckets < MOUNT_BUCKETS - 1 || uid == (uid_t) -1) {
+                w->buckets[w->n_buckets] = (MountBucket) { .uid = uid };
+                return &w->buckets[w->n_buckets++];
+        }
+        return mount_bucket(w, (uid_t) -1);     /* the table is full: the shared one */
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -524,22 +601,35 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* A mount in a known namespace: scan soon (a burst of mounts, as a
- * container starts, is one scan). */
-static void on_mounts(MountWatch *mw, void *userdata) {
+/* Mounts in known namespaces: scan soon (a burst of mounts, as a
+ * container starts, is one scan), and look into those namespaces again.
+ * Settle, but not forever: a user mounting in a loop must not push the
+ * scan away (at most MOUNT_SCAN_DEADLINE_USEC after a burst's first
+ * event), nor bring it ever closer (one per MOUNT_SCAN_USER_GAP_USEC for
+ * each uid but root's). */
+static void on_mounts(MountWatch *mw, const MountSeen *seen, size_t n_seen, void *userdata) {
         ContainerWatch *w = userdata;
         usec_t now;
 
         if (w->period == 0)
                 return;
         now = now_usec(CLOCK_MONOTONIC);
-        /* Settle, but not forever: a user mounting and unmounting in a loop
-         * must not push the scan away. It runs at most MOUNT_SCAN_DEADLINE_USEC
-         * after the first event of a burst. */
-        if (!w->for_mount)
-                w->burst_since = now;
-        w->for_mount = true;
-        event_timer_at(w->timer, MIN(now + MOUNT_SETTLE_USEC, w->burst_since + MOUNT_SCAN_DEADLINE_USEC));
+        for (size_t i = 0; i < n_seen; i++) {
+                MountBucket *b = mount_bucket(w, seen[i].uid);
+
+                if (!b->pending)
+                        b->burst_since = now;
+                b->pending = true;
+                b->last_event = now;
+                /* A mounter gone, or in the host's namespace (whose mounts
+                 * may propagate anywhere): every namespace is looked into. */
+                if (seen[i].ns == 0 || seen[i].ns == w->host_mntns[0] || seen[i].ns == w->host_mntns[1] ||
+                    w->n_dirty >= DIRTY_MAX)
+                        w->dirty_all = true;
+                else if (!u64_listed(w->dirty, w->n_dirty, seen[i].ns))
+                        w->dirty[w->n_dirty++] = seen[i].ns;
+        }
+        schedule_next(w);
 }
 
 void container_watch_listen_mounts(ContainerWatch *w) {

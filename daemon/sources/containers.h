@@ -26,7 +26,7 @@ typedef struct ProcInstance {
         char *comm;             /* ...its comm then (raw, untrusted) */
         uint64_t mntns;         /* ...and that namespace's inode */
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
-        bool by_mount_event;    /* first found by a scan a mount event asked for */
+        bool by_mount_event;    /* first found by a scan its own namespace's mount event asked for */
         bool in_user_ns;        /* its process is in a user namespace of its own: anyone's */
         int *fds;               /* its statistics files, O_PATH, as the look found them: marked through
                                  * these, then closed (-1): an open file would keep the container from

@@ -4,44 +4,165 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fanotify-abi.h"
 #include "log.h"
 #include "macro.h"
 #include "mountwatch.h"
+#include "readers.h"
+
+/* ABI the build's headers may lack (Linux 6.11 and later; mount events
+ * need 6.14). */
+#ifndef FAN_EVENT_INFO_TYPE_MNT
+#define FAN_EVENT_INFO_TYPE_MNT 7
+#endif
+#define NSIO_TYPE 0xb7
+#ifndef NS_GET_USERNS
+#define NS_GET_USERNS _IO(NSIO_TYPE, 0x1)
+#endif
+#ifndef NS_GET_OWNER_UID
+#define NS_GET_OWNER_UID _IO(NSIO_TYPE, 0x4)
+#endif
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(NSIO_TYPE, 0x5, uint64_t)
+#endif
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#define STATMOUNT_REQUEST_SB_BASIC 0x1
+#define MNT_ID_REQUEST_SIZE 32
+
+typedef struct MntIdRequest {
+        uint32_t size, spare;
+        uint64_t mnt_id, param, mnt_ns_id;
+} MntIdRequest;
+
+/* Mount lookups per wakeup: an event whose mounter is gone is looked for
+ * in each marked namespace, and anyone can make events. */
+#define LOOKUPS_PER_WAKEUP 256
+
+typedef struct MarkedNs {
+        uint64_t ino;           /* as /proc/PID/ns/mnt shows it */
+        uint64_t id;            /* the kernel's 64-bit id, for statmount(); 0: unknown */
+        uid_t owner;            /* who owns its user namespace; -1: unknown */
+} MarkedNs;
 
 struct MountWatch {
         int fd;
         sd_event_source *io;
         MountWatchCallback callback;
         void *userdata;
-        uint64_t *ns;           /* namespaces marked (inodes) */
+        MarkedNs *ns;           /* namespaces marked */
         size_t n_ns;
         uint64_t events;
 };
 
+static void seen_add(MountSeen *seen, size_t *n, MountSeen x) {
+        for (size_t i = 0; i < *n; i++)
+                if (seen[i].uid == x.uid && seen[i].ns == x.ns)
+                        return;
+        if (*n == MOUNT_SEEN_MAX - 1)
+                x = (MountSeen) { .uid = (uid_t) -1 };  /* the last place: anyone else */
+        if (*n < MOUNT_SEEN_MAX)
+                seen[(*n)++] = x;
+}
+
+/* Whether mount mnt_id is attached in the namespace of id. Asks the
+ * kernel only: no file system is looked at. */
+static bool mount_in(uint64_t mnt_id, uint64_t ns_id) {
+        MntIdRequest req = { .size = MNT_ID_REQUEST_SIZE, .mnt_id = mnt_id, .param = STATMOUNT_REQUEST_SB_BASIC,
+                             .mnt_ns_id = ns_id };
+        uint64_t buf[128];
+
+        return ns_id != 0 && syscall(__NR_statmount, &req, buf, sizeof buf, 0) >= 0;
+}
+
+/* Where mount mnt_id (of an event by pid) is attached: its namespace and
+ * that namespace's owner, the user who made the mount. The mounter's own
+ * namespace is tried first (mount(8) is gone by now, a container's init
+ * is not); then every marked one, within *budget. A mount found nowhere
+ * is gone already: there is nothing to scan for (a user mounting and
+ * unmounting in a loop is mostly that). Returns false for those. */
+static bool mount_resolve(MountWatch *w, pid_t pid, uint64_t mnt_id, unsigned *budget, MountSeen *ret) {
+        uint64_t hint = pid > 0 ? process_ns(pid, "mnt") : 0;
+
+        for (size_t i = 0; hint != 0 && i < w->n_ns; i++)
+                if (w->ns[i].ino == hint && *budget > 0) {
+                        (*budget)--;
+                        if (mount_in(mnt_id, w->ns[i].id)) {
+                                *ret = (MountSeen) { .uid = w->ns[i].owner, .ns = w->ns[i].ino };
+                                return true;
+                        }
+                }
+        for (size_t i = 0; i < w->n_ns; i++) {
+                if (*budget == 0) {
+                        *ret = (MountSeen) { .uid = (uid_t) -1 };       /* not told apart in time */
+                        return true;
+                }
+                if (w->ns[i].ino == hint)
+                        continue;
+                (*budget)--;
+                if (mount_in(mnt_id, w->ns[i].id)) {
+                        *ret = (MountSeen) { .uid = w->ns[i].owner, .ns = w->ns[i].ino };
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The mount id an event carries, or 0. */
+static uint64_t event_mnt_id(const struct fanotify_event_metadata *m) {
+        const char *p = (const char *) m + m->metadata_len, *end = (const char *) m + m->event_len;
+
+        while (p + sizeof(struct fanotify_event_info_header) <= end) {
+                const struct fanotify_event_info_header *h = (const void *) p;
+                uint64_t id;
+
+                if (h->len < sizeof *h || p + h->len > end)
+                        break;
+                /* struct fanotify_event_info_mnt: the id is 8-byte aligned, after the header. */
+                if (h->info_type == FAN_EVENT_INFO_TYPE_MNT && h->len >= 16) {
+                        memcpy(&id, p + 8, sizeof id);
+                        return id;
+                }
+                p += h->len;
+        }
+        return 0;
+}
+
 static int on_mount_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         MountWatch *w = userdata;
+        MountSeen seen[MOUNT_SEEN_MAX];
+        unsigned budget = LOOKUPS_PER_WAKEUP;
+        size_t n_seen = 0;
         char buf[4096];
-        bool any = false;
 
-        /* What was mounted does not matter: the scan looks at /proc. A
-         * batch per wakeup: a mount flood does not hold the loop. */
+        /* What was mounted does not matter: the scan looks at /proc. Where,
+         * and by whom, does: scans a user asks for are theirs to wait for.
+         * A batch per wakeup: a mount flood does not hold the loop. */
         for (unsigned i = 0; i < 8; i++) {
                 ssize_t n = read(w->fd, buf, sizeof buf);
                 if (n <= 0)
                         break;
                 for (const struct fanotify_event_metadata *m = (const void *) buf; FAN_EVENT_OK(m, n);
                      m = FAN_EVENT_NEXT(m, n)) {
+                        uint64_t mnt_id = event_mnt_id(m);
+                        MountSeen x = { .uid = (uid_t) -1 };
+
                         if (m->fd >= 0)
                                 close(m->fd);
                         w->events++;
-                        any = true;
+                        if (mnt_id != 0 && !mount_resolve(w, (pid_t) m->pid, mnt_id, &budget, &x))
+                                continue;
+                        seen_add(seen, &n_seen, x);
                 }
         }
-        if (any && w->callback)
-                w->callback(w, w->userdata);
+        if (n_seen > 0 && w->callback)
+                w->callback(w, seen, n_seen, w->userdata);
         return 0;
 }
 
@@ -80,27 +201,32 @@ int mount_watch_new(sd_event *event, MountWatchCallback cb, void *userdata, Moun
 }
 
 int mount_watch_add(MountWatch *w, pid_t pid, uint64_t ns) {
+        MarkedNs x = { .ino = ns, .owner = (uid_t) -1 };
+        _cleanup_close_ int fd = -EBADF, userns = -EBADF;
         char path[64];
-        uint64_t *a;
-        int fd, r = 0;
+        MarkedNs *a;
 
         for (size_t i = 0; i < w->n_ns; i++)
-                if (w->ns[i] == ns)
+                if (w->ns[i].ino == ns)
                         return 0;
         snprintf(path, sizeof path, "/proc/" PID_FMT "/ns/mnt", pid);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         if (fanotify_mark(w->fd, FAN_MARK_ADD | FAN_MARK_MNTNS, FAN_MNT_ATTACH, fd, NULL) < 0)
-                r = -errno;
-        close(fd);      /* the mark does not need it: the namespace may go */
-        if (r < 0)
-                return r;
+                return -errno;
+        /* Who its mounts belong to, asked of the kernel's namespace objects
+         * (nothing is kept: the namespace may go). */
+        if (ioctl(fd, NS_GET_MNTNS_ID, &x.id) < 0)
+                x.id = 0;
+        userns = ioctl(fd, NS_GET_USERNS);
+        if (userns < 0 || ioctl(userns, NS_GET_OWNER_UID, &x.owner) < 0)
+                x.owner = (uid_t) -1;
         a = reallocarray(w->ns, w->n_ns + 1, sizeof *a);
         if (!a)
                 return -ENOMEM;
         w->ns = a;
-        w->ns[w->n_ns++] = ns;
+        w->ns[w->n_ns++] = x;
         return 1;
 }
 
@@ -112,7 +238,7 @@ void mount_watch_retain(MountWatch *w, const uint64_t *keep, size_t n_keep) {
         for (size_t i = 0; i < w->n_ns; i++) {
                 bool kept = false;
                 for (size_t k = 0; k < n_keep && !kept; k++)
-                        kept = keep[k] == w->ns[i];
+                        kept = keep[k] == w->ns[i].ino;
                 if (kept)
                         w->ns[j++] = w->ns[i];
         }

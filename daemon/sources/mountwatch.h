@@ -14,8 +14,20 @@
 #include <systemd/sd-event.h>
 
 typedef struct MountWatch MountWatch;
-/* Mounts were attached in a marked namespace (one call per batch). */
-typedef void (*MountWatchCallback)(MountWatch *w, void *userdata);
+/* Where a mount was attached: the mount namespace, and the owner of its
+ * user namespace (who can mount there). One that could not be told apart
+ * in time is unknown: uid -1, namespace 0. A mount already gone is not
+ * told at all. */
+typedef struct MountSeen {
+        uid_t uid;
+        uint64_t ns;
+} MountSeen;
+
+#define MOUNT_SEEN_MAX 32       /* distinct mounters told per batch; beyond, one unknown */
+
+/* Mounts were attached in a marked namespace (one call per batch, with
+ * its distinct mounters). */
+typedef void (*MountWatchCallback)(MountWatch *w, const MountSeen *seen, size_t n_seen, void *userdata);
 
 /* -EINVAL (or -EOPNOTSUPP) on kernels without mount events, -EPERM without
  * CAP_SYS_ADMIN. */

@@ -149,6 +149,10 @@ else
                 ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
 sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$(late_dev)"
         }
+        # The start-up scan must be over (it would find the procfs itself,
+        # not through the mount event), and have marked the namespace.
+        scanned_once() { [ "$(scans)" -ge 1 ]; }
+        wait_for 10 scanned_once
         touch "$U/go-late"
         wait_for 5 late_listed
         ok $? "with uid 65534 mounting every 30 ms, a procfs mounted in a known namespace is still found"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -46,15 +47,25 @@ static bool run_until_scans(sd_event *e, ContainerWatch *w, uint64_t n) {
         return true;
 }
 
+/* Scans, and runs the loop until the scan is done (it may be at once:
+ * every answer standing). */
+static bool scan_now(sd_event *e, ContainerWatch *w) {
+        uint64_t n = container_watch_scans(w) + 1;
+
+        container_watch_scan(w);
+        return run_until_scans(e, w, n);
+}
+
 /* A container: new mount and pid namespaces, a procfs of its own at
- * /proc, waiting. At SIGUSR1 its pid 1 unmounts /proc and writes the
- * outcome (0 or an errno) to *umount_result. */
-static pid_t container_new(int *umount_result) {
-        int ready[2], result[2];
+ * /proc, waiting. Its pid 1 takes commands through *cmd: 'u' unmounts
+ * /proc, 'm' mounts it again; each outcome (0 or an errno) comes back
+ * through *result. */
+static pid_t container_new(int *cmd, int *result) {
+        int ready[2], cmds[2], results[2];
         char c;
         pid_t pid;
 
-        if (pipe(ready) < 0 || pipe(result) < 0)
+        if (pipe(ready) < 0 || pipe(cmds) < 0 || pipe(results) < 0)
                 abort();
         pid = fork();
         if (pid == 0) {
@@ -64,20 +75,26 @@ static pid_t container_new(int *umount_result) {
                         _exit(100);
                 inner = fork();         /* pid 1 of the new namespace */
                 if (inner == 0) {
-                        sigset_t usr1;
-                        int sig;
                         unsigned char outcome;
 
                         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                        sigemptyset(&usr1);
-                        sigaddset(&usr1, SIGUSR1);
-                        (void) sigprocmask(SIG_BLOCK, &usr1, NULL);
                         if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                                 _exit(101);
                         (void) write(ready[1], "x", 1);
-                        if (sigwait(&usr1, &sig) == 0) {
-                                outcome = umount("/proc") < 0 ? (unsigned char) errno : 0;
-                                (void) write(result[1], &outcome, 1);
+                        while (read(cmds[0], &c, 1) == 1) {
+                                /* A look into it (another daemon's, a test's beside
+                                 * this one) holds it for a moment: busy for 2 s is
+                                 * held for good. */
+                                for (int i = 0; c == 'u' && i < 100; i++) {
+                                        outcome = umount("/proc") < 0 ? (unsigned char) errno : 0;
+                                        if (outcome != EBUSY)
+                                                break;
+                                        usleep(20 * 1000);
+                                }
+                                if (c != 'u')
+                                        outcome = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                                        NULL) < 0 ? (unsigned char) errno : 0;
+                                (void) write(results[1], &outcome, 1);
                         }
                         for (;;)
                                 pause();
@@ -86,28 +103,117 @@ static pid_t container_new(int *umount_result) {
                 _exit(0);
         }
         close(ready[1]);
-        close(result[1]);
+        close(cmds[0]);
+        close(results[1]);
         if (read(ready[0], &c, 1) != 1)
                 abort();
         close(ready[0]);
-        *umount_result = result[0];
+        *cmd = cmds[1];
+        *result = results[0];
         return pid;
 }
 
-/* pid 1 of the container c (its only child). */
-static pid_t container_init(pid_t c) {
-        _cleanup_fclose_ FILE *f = NULL;
-        char path[64];
-        int pid = 0;
+/* The container's pid 1 does c: its outcome, or -1. */
+static int container_do(int cmd, int result, char c) {
+        unsigned char outcome;
 
-        snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int) c, (int) c);
-        f = fopen(path, "re");
-        if (!f || fscanf(f, "%d", &pid) != 1)
+        if (write(cmd, &c, 1) != 1 || read(result, &outcome, 1) != 1)
                 return -1;
-        return (pid_t) pid;
+        return outcome;
 }
 
+static void write_or_die(const char *path, const char *s) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+        if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t) strlen(s))
+                _exit(102);
+        close(fd);
+}
+
+/* uid 65534 in a user and mount namespace of its own (unshare -Urm),
+ * mounting a tmpfs every 20 ms. */
+static pid_t churner_new(void) {
+        int ready[2];
+        char c;
+        pid_t pid;
+
+        if (pipe(ready) < 0)
+                abort();
+        pid = fork();
+        if (pid == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);        /* cleared by the uid change */
+                (void) prctl(PR_SET_DUMPABLE, 1);               /* its own /proc files stay its own */
+                if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+                        _exit(101);
+                write_or_die("/proc/self/setgroups", "deny");
+                write_or_die("/proc/self/uid_map", "0 65534 1");
+                write_or_die("/proc/self/gid_map", "0 65534 1");
+                if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                        _exit(103);
+                (void) write(ready[1], "x", 1);
+                /* Each one stays (stacked): a mount gone before the daemon
+                 * reads its event asks for no scan at all. */
+                for (int i = 0;; i++) {
+                        if (i < 500 && mount("t", "/mnt", "tmpfs", 0, NULL) < 0)
+                                _exit(104);
+                        usleep(20 * 1000);
+                }
+        }
+        close(ready[1]);
+        if (read(ready[0], &c, 1) != 1)
+                abort();
+        close(ready[0]);
+        return pid;
+}
+
+/* Runs the loop for usec (the mounts' scans come on their own). */
+static void run_for(sd_event *e, usec_t usec) {
+        usec_t until = now_usec(CLOCK_MONOTONIC) + usec;
+
+        while (now_usec(CLOCK_MONOTONIC) < until)
+                if (sd_event_run(e, until - now_usec(CLOCK_MONOTONIC)) < 0)
+                        break;
+}
+
+static int run(void);
+
+/* The test runs as pid 1 of a pid namespace of its own, with a /proc of
+ * its own: the scans see its containers only, not those of the tests run
+ * beside it. */
 int main(void) {
+        int status;
+        pid_t pid;
+
+        if (geteuid() != 0) {
+                tap_skip("needs root: namespaces of its own, and looks that take another process's credentials");
+                return tap_done();
+        }
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                perror("unshare");
+                return EXIT_FAILURE;
+        }
+        fflush(stdout);
+        pid = fork();
+        if (pid < 0)
+                return EXIT_FAILURE;
+        if (pid == 0) {
+                if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+                        perror("mount /proc");
+                        _exit(EXIT_FAILURE);
+                }
+                status = run();
+                fflush(stdout);
+                _exit(status);
+        }
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+                return EXIT_FAILURE;
+        return WEXITSTATUS(status);
+}
+
+static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         ContainerWatch *w = NULL;
         char *patterns[] = { "/proc/vmstat", "/proc/zoneinfo", NULL };
@@ -115,24 +221,20 @@ int main(void) {
         ProcFileId ids[2] = {};
         uint64_t looks;
         size_t before;
-        unsigned char outcome = 0xff;
-        int umount_result;
-        pid_t c;
+        int cmd, result, n_changes;
+        uint64_t scans;
+        pid_t c, churner;
 
-        if (geteuid() != 0) {
-                tap_skip("needs root: namespaces of its own, and looks that take another process's credentials");
-                return tap_done();
-        }
         if (sd_event_new(&e) < 0 ||
             container_watch_new(e, "/", on_changed, NULL, &w) < 0 || container_watch_set_patterns(w, patterns) < 0)
                 abort();
 
         container_watch_scan(w);
         ok(run_until_scans(e, w, 1), "a scan with no container of ours ends");
-        before = container_watch_instances(w)->n;       /* the machine's own, if any */
+        before = container_watch_instances(w)->n;       /* none: only the test's processes are seen */
         changes = 0;
 
-        c = container_new(&umount_result);
+        c = container_new(&cmd, &result);
         container_watch_scan(w);
         ok(run_until_scans(e, w, 2), "a scan with a container ends");
         is_int((int) container_watch_instances(w)->n, (int) before + 1, "  its procfs is found");
@@ -170,22 +272,61 @@ int main(void) {
            "  with its files known by the same inodes, none open");
         is_int(changes, 1, "  and no change told");
 
-        /* Nothing of ours keeps its /proc mounted (an O_PATH fd would: EBUSY). */
-        ok(kill(container_init(c), SIGUSR1) == 0 && read(umount_result, &outcome, 1) == 1,
-           "the container's pid 1 unmounts its /proc");
-        is_int(outcome, 0, "  and can (not EBUSY)");
-        close(umount_result);
+        /* Every few scans each namespace is looked into again: its files
+         * come back, and are to be marked again, though nothing seems to
+         * have changed (a procfs mounted anew can have the same numbers,
+         * and none of the old marks). */
+        n_changes = changes;
+        for (int i = 0; i < 10 && changes == n_changes; i++)
+                (void) scan_now(e, w);
+        is_int(changes, n_changes + 1,
+               "within 10 scans the unchanged container is looked into again, its files given to be marked again");
+        p = container_watch_instances(w);
+        ok(p->n == before + 1 && p->items[p->n - 1].fds[0] >= 0, "  open again, until marked");
+        container_watch_files_marked(w);
 
+        /* Nothing of ours keeps its /proc mounted (an O_PATH fd would: EBUSY). */
+        is_int(container_do(cmd, result, 'u'), 0, "the container's pid 1 can unmount its /proc (not EBUSY)");
+
+        /* Mount events: uid 65534 mounting in a loop gets one scan per
+         * MOUNT_SCAN_USER_GAP_USEC; root's mount is scanned for at once. */
+        container_watch_listen_mounts(w);
+        if (!container_watch_mount_events(w)) {
+                printf("# %s\n", strnull(container_watch_mount_events_error(w)));
+                tap_skip("no mount events on this kernel (before 6.14)");
+        } else {
+                container_watch_set_period(w, 3600 * USEC_PER_SEC);
+                churner = churner_new();
+                ok(scan_now(e, w), "a scan sees uid 65534's namespace");     /* and marks it */
+                scans = container_watch_scans(w);
+                looks = container_watch_looks(w);
+                run_for(e, 2 * USEC_PER_SEC);
+                ok(container_watch_scans(w) - scans <= 1,
+                   "uid 65534 mounting every 20 ms for 2 s: %llu scan(s), at most 1",
+                   (unsigned long long) (container_watch_scans(w) - scans));
+                ok(container_watch_looks(w) - looks <= 1, "  looking again only into its namespace: %llu look(s)",
+                   (unsigned long long) (container_watch_looks(w) - looks));
+                scans = container_watch_scans(w);
+                n_changes = changes;
+                is_int(container_do(cmd, result, 'm'), 0, "root's container mounts its /proc again");
+                ok(run_until_scans(e, w, scans + 1) && container_watch_scans(w) - scans <= 2,
+                   "  a scan follows (within the timer's second), though uid 65534's are held back");
+                ok(container_watch_instances(w)->n == before + 1 && changes == n_changes + 1,
+                   "  finds it, and tells the owner to mark it (a new superblock, whatever its numbers)");
+                kill(churner, SIGKILL);
+                waitpid(churner, NULL, 0);
+        }
+
+        n_changes = changes;
         kill(c, SIGKILL);       /* its pid 1 follows (PR_SET_PDEATHSIG) */
         waitpid(c, NULL, 0);
         /* Until the scan finds it gone: the kill reaches pid 1 on its own time. */
-        for (uint64_t n = 4; n < 4 + 20 && container_watch_instances(w)->n > before; n++) {
-                container_watch_scan(w);
-                if (!run_until_scans(e, w, n))
+        for (int i = 0; i < 20 && container_watch_instances(w)->n > before; i++) {
+                if (!scan_now(e, w))
                         break;
         }
         is_int((int) container_watch_instances(w)->n, (int) before, "after the container went, its instance is dropped");
-        is_int(changes, 2, "  and the owner told");
+        is_int(changes, n_changes + 1, "  and the owner told");
 
         container_watch_free(w);
         return tap_done();
