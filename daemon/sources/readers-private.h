@@ -60,7 +60,8 @@ struct Readers {
 
         RecentRead recent[RECENT_READS];
         uint64_t coalesced;
-        uint64_t behind_since;  /* CLOCK_MONOTONIC: since flushes have left events queued; 0: not behind */
+        uint64_t consumed;      /* bytes read from the queue, in all */
+        BehindMark behind;
         uint64_t behind_max;
         uint64_t behind_lost;   /* times the queue stayed behind past behind_max */
 

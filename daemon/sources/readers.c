@@ -299,29 +299,39 @@ uint64_t readers_behind_lost(Readers *r) {
         return r ? r->behind_lost : 0;
 }
 
-/* After a flush: still behind since longer than the bound, what is queued
- * counts as lost (once per bound: the clock starts again). */
-static void check_behind(Readers *r, bool queued) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-        if (!queued) {
-                r->behind_since = 0;
-                return;
+bool behind_step(BehindMark *m, uint64_t now, uint64_t consumed, uint64_t queued, uint64_t bound) {
+        if (m->at != 0 && consumed >= m->position)
+                m->at = 0;      /* all that was queued then is read */
+        if (queued == 0) {
+                m->at = 0;
+                return false;
         }
-        if (r->behind_since == 0)
-                r->behind_since = now;
-        if (now - r->behind_since < r->behind_max)
+        if (m->at == 0 || now - m->at >= bound) {
+                bool late = m->at != 0;
+
+                *m = (BehindMark) { .at = now, .position = consumed + queued };
+                return late;
+        }
+        return false;
+}
+
+/* After a flush: an event waiting longer than the bound, and what is
+ * queued counts as lost (once per bound). */
+static void check_behind(Readers *r, int queued) {
+        uint64_t at = r->behind.at;
+
+        if (!behind_step(&r->behind, now_usec(CLOCK_MONOTONIC), r->consumed, (uint64_t) MAX(queued, 0),
+                         r->behind_max))
                 return;
-        log_debug("Read events stayed queued for %llu ms: taken as lost reads.",
-                  (unsigned long long) ((now - r->behind_since) / USEC_PER_MSEC));
-        r->behind_since = now;
+        log_debug("Read events waited over %llu ms: taken as lost reads.",
+                  (unsigned long long) ((r->behind.at - at) / USEC_PER_MSEC));
         r->behind_lost++;
         r->callback(r, &(ReadEvent) { .overflow = true, .late = true }, r->userdata);
 }
 
 int readers_flush(Readers *r) {
-        bool warned = false, queued;
-        int fd;
+        bool warned = false;
+        int fd, queued;
 
         if (!r)
                 return 0;
@@ -335,7 +345,7 @@ int readers_flush(Readers *r) {
                 n = read(fd, buf, sizeof buf);
                 if (n < 0) {
                         if (errno == EAGAIN) {
-                                check_behind(r, false);
+                                check_behind(r, 0);
                                 return 0;
                         }
                         if (errno == EINTR)
@@ -356,12 +366,13 @@ int readers_flush(Readers *r) {
                         r->callback(r, &(ReadEvent) { .overflow = true }, r->userdata);
                         continue;
                 }
+                r->consumed += (uint64_t) n;
                 if (!readers_process(r, buf, (size_t) n))
                         return -1;      /* r may be gone */
         }
-        queued = readers_pending(r) > 0;
+        queued = readers_pending(r);
         check_behind(r, queued);
-        return queued ? 1 : 0;
+        return queued > 0 ? 1 : 0;
 }
 
 int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *userdata, Readers **ret) {

@@ -129,13 +129,25 @@ int readers_pending(Readers *r);
  * the group failed (the failure callback may have freed r). */
 #define READERS_BATCH_READS 2
 
-/* How long flushes may keep leaving read events queued (a flood, or a loop
- * kept busy) before what is queued is taken as lost reads, as an overflow
- * is: counting goes on rather than on for reads judged late. Each flush
- * that ends with events still queued checks it. */
+/* How long a read event may wait in the queue (a loop kept busy) before
+ * what is queued is taken as lost reads, as an overflow is: counting goes
+ * on rather than on for reads judged late. A flood whose events are all
+ * taken within the bound is not late, however full the queue stays. */
 #define READERS_BEHIND_MAX_USEC (100 * USEC_PER_MSEC)
 void readers_set_behind_max(Readers *r, uint64_t usec);
 uint64_t readers_behind_lost(Readers *r);
+
+/* The events' age, told without their times: after a flush at now, with
+ * consumed bytes read from the queue in all and queued still there, a mark
+ * (the time, and the stream position of the queue's end then) stands until
+ * every event queued before it has been read. Returns true when an event
+ * queued before a mark older than bound is still unread (then a new mark
+ * starts). Pure. */
+typedef struct BehindMark {
+        uint64_t at;            /* CLOCK_MONOTONIC µs; 0: none */
+        uint64_t position;      /* bytes: the queue's end when it was set */
+} BehindMark;
+bool behind_step(BehindMark *m, uint64_t now, uint64_t consumed, uint64_t queued, uint64_t bound);
 int readers_flush(Readers *r);
 
 /* Whether FAN_REPORT_PIDFD is in use (kernel >= 5.15). */

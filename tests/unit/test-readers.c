@@ -507,6 +507,31 @@ static void test_behind(const char *root) {
         quiet = false;
 }
 
+/* The events' age from byte positions (behind_step), on a fake clock. */
+static void test_behind_step(void) {
+        BehindMark m = {};
+        uint64_t consumed = 0, now = 1000000;
+        int late = 0;
+
+        /* A flood the loop keeps up with: 8 KiB always queued, 16 KiB read
+         * every 10 ms. The queue is never empty, no event waits 20 ms. */
+        for (int i = 0; i < 50; i++, now += 10000) {
+                consumed += 16384;
+                late += behind_step(&m, now, consumed, 8192, READERS_BEHIND_MAX_USEC);
+        }
+        is_int(late, 0, "a queue never empty, each event read within 20 ms: never late (500 ms of it)");
+
+        /* A loop that falls behind: 1 KiB read every 10 ms of 60 KiB queued. */
+        m = (BehindMark) {};
+        late = 0;
+        for (int i = 0; i < 25; i++, now += 10000) {
+                consumed += 1024;
+                late += behind_step(&m, now, consumed, 61440, READERS_BEHIND_MAX_USEC);
+        }
+        is_int(late, 2, "a queue read slower than it fills: late once each 100 ms (250 ms: twice)");
+        ok(!behind_step(&m, now, consumed, 0, READERS_BEHIND_MAX_USEC) && m.at == 0, "  empty: no mark");
+}
+
 /* Marks renewed while readers read: each read is seen. The file read is
  * the last to mark, after many: a flush and a new start would leave it
  * unmarked for most of each renewal. */
@@ -610,6 +635,7 @@ int main(void) {
         test_tree(root);
         test_real_proc();
         test_behind(root);
+        test_behind_step();
         test_rewatch_loses_nothing(root);
         ok(readers_free(NULL) == NULL, "readers_free(NULL)");
         seen_reset();
