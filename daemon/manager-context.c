@@ -160,6 +160,7 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         if (r < 0)
                 return log_oom();
         inspector_set_deadline(m->inspector, READ_LOOK_DEADLINE_USEC, READ_LOOK_PATIENCE_USEC);
+        inspector_set_rate(m->inspector, READ_LOOKS_PER_SEC, READ_LOOKS_BURST);
 
         *ret = TAKE_PTR(m);
         return 0;

@@ -34,3 +34,6 @@ struct fanotify_event_info_pidfd {
 #ifndef FAN_MARK_MNTNS
 #define FAN_MARK_MNTNS 0x00000110
 #endif
+#ifndef FAN_EVENT_INFO_TYPE_MNT
+#define FAN_EVENT_INFO_TYPE_MNT 7       /* struct fanotify_event_info_mnt: the mount's unique id at offset 8 */
+#endif

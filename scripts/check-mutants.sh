@@ -261,8 +261,8 @@ mutant config-value-echoed daemon/core/known.c \
         $'                        return verdict(true, buf, size, "counts: %s does not set [%s] %s = %s", value ?: path,' \
         tests/unit/test-known
 mutant late-reads-never-lost daemon/sources/readers.c \
-        $'        if (now - r->behind_since < r->behind_max)' \
-        $'        if (1)' \
+        $'        if (m->at == 0 || now - m->at >= bound) {\n                bool late = m->at != 0;' \
+        $'        if (m->at == 0 || now - m->at >= bound) {\n                bool late = false;' \
         tests/unit/test-readers
 mutant status-rendered-per-call daemon/service/service.c \
         $'                    now - k->at < STATUS_REUSE_USEC)' \
@@ -296,6 +296,18 @@ mutant mounts-not-told-apart daemon/sources/mountwatch.c \
         $'                        if (mnt_id != 0 && !mount_resolve(w, (pid_t) m->pid, mnt_id, &budget, &x))' \
         $'                        if (0)' \
         tests/integration/hostile.sh
+mutant looks-not-rate-limited daemon/sources/inspector.c \
+        $'        if (in->rate == 0 || uid == 0)' \
+        $'        if (1)' \
+        tests/unit/test-inspector
+mutant look-reads-mount-table daemon/sources/inspector.c \
+        $'        if (p->root_magic != 0)\n                return p->root_magic == FUSE_SUPER_MAGIC;' \
+        $'        if (p->root_magic != 0 && inspected_mountinfo(p))\n                return p->root_magic == FUSE_SUPER_MAGIC;' \
+        tests/unit/test-inspector
+mutant behind-while-queue-full daemon/sources/readers.c \
+        $'        if (m->at != 0 && consumed >= m->position)' \
+        $'        if (0)' \
+        tests/unit/test-readers
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

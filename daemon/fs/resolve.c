@@ -5,11 +5,13 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -289,4 +291,89 @@ bool resolve_root_may_block(const char *mountinfo, int rootfd) {
         if (!fstype_of_dev(mountinfo, sx.stx_dev_major, sx.stx_dev_minor, type, sizeof type))
                 return true;
         return streq(type, "fuse") || startswith(type, "fuse.") || streq(type, "fuseblk");
+}
+
+/* ---- mounts, as the kernel tells them (Linux 6.11 and later) ---- */
+
+/* ABI the build's headers may lack; these numbers never change. */
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#define STATX_MNT_ID_UNIQUE_ 0x00004000U
+#define STATMOUNT_SB_BASIC_ 0x1
+#define MNT_ID_REQ_SIZE_VER1_ 32
+#define NS_GET_MNTNS_ID_ _IOR(0xb7, 0x5, uint64_t)
+
+/* struct statx as the kernel has it (glibc's may not name stx_mnt_id). */
+typedef struct KernelStatx {
+        uint32_t mask, blksize;
+        uint64_t attributes;
+        uint32_t nlink, uid, gid;
+        uint16_t mode, pad1;
+        uint64_t ino, size, blocks, attributes_mask;
+        uint64_t times[8];      /* atime, btime, ctime, mtime: 16 bytes each */
+        uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+        uint64_t mnt_id;
+        uint64_t spare[13];
+} KernelStatx;
+_Static_assert(offsetof(KernelStatx, mnt_id) == 144 && sizeof(KernelStatx) == 256, "struct statx's layout");
+
+typedef struct MntIdReq {
+        uint32_t size, spare;
+        uint64_t mnt_id, param, mnt_ns_id;
+} MntIdReq;
+
+/* The fields of struct statmount read here, at their offsets. */
+typedef struct StatmountHead {
+        uint32_t size, mnt_opts;
+        uint64_t mask;
+        uint32_t sb_dev_major, sb_dev_minor;
+        uint64_t sb_magic;
+} StatmountHead;
+
+uint64_t mntns_id(int nsfd) {
+        uint64_t id = 0;
+
+        return ioctl(nsfd, NS_GET_MNTNS_ID_, &id) < 0 ? 0 : id;
+}
+
+static int statmount_basic(uint64_t mnt_id, uint64_t ns_id, StatmountHead *ret) {
+        MntIdReq req = { .size = MNT_ID_REQ_SIZE_VER1_, .mnt_id = mnt_id, .param = STATMOUNT_SB_BASIC_,
+                         .mnt_ns_id = ns_id };
+        uint64_t buf[128];      /* struct statmount is 512 bytes before its strings */
+
+        if (ns_id == 0)
+                return -EOPNOTSUPP;
+        if (syscall(__NR_statmount, &req, buf, sizeof buf, 0) < 0)
+                return -errno;
+        memcpy(ret, buf, sizeof *ret);
+        return 0;
+}
+
+int mount_attached_in(uint64_t mnt_id, uint64_t ns_id) {
+        StatmountHead h;
+        int r = statmount_basic(mnt_id, ns_id, &h);
+
+        if (r >= 0)
+                return 1;
+        return r == -ENOENT ? 0 : r;
+}
+
+int mount_magic_of(int fd, uint64_t ns_id, uint64_t *ret) {
+        KernelStatx sx = {};
+        StatmountHead h;
+        int r;
+
+        /* Cached attributes: nothing reaches a FUSE server. */
+        if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID_UNIQUE_, &sx) < 0)
+                return -errno;
+        if (!(sx.mask & STATX_MNT_ID_UNIQUE_))
+                return -EOPNOTSUPP;     /* before Linux 6.8 */
+        r = statmount_basic(sx.mnt_id, ns_id, &h);
+        if (r < 0)
+                return r == -EINVAL || r == -ENOSYS ? -EOPNOTSUPP : r;
+        if (!(h.mask & STATMOUNT_SB_BASIC_))
+                return -EOPNOTSUPP;
+        *ret = h.sb_magic;
+        return 0;
 }

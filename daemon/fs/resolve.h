@@ -39,3 +39,21 @@ const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, c
  * cached attributes and the process's mountinfo (never by asking the file
  * system itself), is a fuse one, or cannot be told. */
 bool resolve_root_may_block(const char *mountinfo, int rootfd);
+
+/* The 64-bit id of the mount namespace nsfd is (NS_GET_MNTNS_ID, Linux
+ * 6.11); 0 if the kernel cannot tell. */
+uint64_t mntns_id(int nsfd);
+
+/* Whether mount mnt_id is attached in the mount namespace ns_id (1) or
+ * not (0), asked of the kernel (statmount()): no file system is looked
+ * at. A negative errno where it cannot be told (a seccomp filter, a
+ * kernel before 6.11). Needs CAP_SYS_ADMIN over that namespace, unless it
+ * is ours. */
+int mount_attached_in(uint64_t mnt_id, uint64_t ns_id);
+
+/* The superblock magic (FUSE_SUPER_MAGIC, ...) of the mount fd is on, in
+ * the mount namespace ns_id: its unique mount id from cached attributes
+ * (statx()), then statmount(). Nothing is asked of the file system, and no
+ * mount table is read. -EOPNOTSUPP where the kernel cannot tell (before
+ * 6.11); the same permissions as mount_attached_in(). */
+int mount_magic_of(int fd, uint64_t ns_id, uint64_t *ret);

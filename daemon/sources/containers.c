@@ -192,9 +192,9 @@ int instance_inspect(const InspectedProcess *p, const void *request, void *answe
         /* A root on FUSE: a lookup there could wait on its server forever
          * (we would be killed; better not to ask). A mount table past the
          * cap: the same. */
-        if (p->rootfd < 0 || !p->mountinfo || resolve_root_may_block(p->mountinfo, p->rootfd))
+        if (inspected_root_may_block(p))
                 return 0;
-        procfd = resolve_open_fs_root(p->mountinfo, p->rootfd, "proc", PROC_SUPER_MAGIC);
+        procfd = resolve_open_fs_root(inspected_mountinfo(p), p->rootfd, "proc", PROC_SUPER_MAGIC);
         if (procfd < 0)
                 return 0;
         vmstat = resolve_open_path(procfd, "vmstat", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
@@ -210,7 +210,7 @@ int instance_inspect(const InspectedProcess *p, const void *request, void *answe
                 if (magic == 0)
                         continue;       /* not a file of /proc or /sys: nothing a container has apart */
                 if (magic == SYSFS_MAGIC) {
-                        sysfd = resolve_open_fs_root(p->mountinfo, p->rootfd, "sys", SYSFS_MAGIC);
+                        sysfd = resolve_open_fs_root(inspected_mountinfo(p), p->rootfd, "sys", SYSFS_MAGIC);
                         if (sysfd < 0)
                                 continue;
                 }

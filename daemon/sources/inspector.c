@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parsers.h"
+#include "resolve.h"
 #include "rootfs.h"
 
 #define GROUPS_MAX 1024
@@ -49,6 +51,14 @@ typedef struct MayBlock {
         uint64_t until;
 } MayBlock;
 
+/* Looks one uid may start: a bucket of tokens, refilled over time. */
+#define RATE_UIDS 64
+typedef struct LookRate {
+        uid_t uid;
+        double tokens;
+        uint64_t at;            /* CLOCK_MONOTONIC µs of the last refill; 0: free */
+} LookRate;
+
 struct Inspector {
         sd_event *event;
         unsigned max, per_uid;
@@ -61,6 +71,9 @@ struct Inspector {
         MayBlock may_block[MAY_BLOCK_SLOTS];
         size_t next_may_block;
         uint64_t timeouts;
+        unsigned rate, burst;   /* looks a second, and at once, for each uid but root's; 0: no limit */
+        LookRate rates[RATE_UIDS];
+        uint64_t rate_refused;
 };
 
 /* ---- the child ---- */
@@ -130,8 +143,7 @@ static int become(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups) {
  * another user namespace, or hidden by hidepid=, is not ours to open as
  * its uid), checks it is the process asked for, and becomes it. */
 static int take_process(const InspectTarget *t, InspectedProcess *p) {
-        _cleanup_close_ int dirfd = -1, mountinfofd = -1;
-        char *mountinfo = NULL;         /* the child's until it exits */
+        _cleanup_close_ int dirfd = -1, nsfd = -1;
         _cleanup_free_ char *stat = NULL, *status = NULL;
         gid_t groups[GROUPS_MAX];
         size_t n_groups;
@@ -158,14 +170,37 @@ static int take_process(const InspectTarget *t, InspectedProcess *p) {
                 return -EINVAL;
         p->rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
         p->cmdlinefd = openat(dirfd, "cmdline", O_RDONLY | O_CLOEXEC);
-        mountinfofd = openat(dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
-        r = become((uid_t) uid, (gid_t) gid, groups, n_groups);
-        if (r < 0)
-                return r;
-        /* Read as the process, once, for every work: capped. */
-        if (mountinfofd >= 0 && fd_read_all(mountinfofd, INSPECT_MOUNTINFO_MAX, &mountinfo, NULL) >= 0)
-                p->mountinfo = mountinfo;
-        return 0;
+        p->mountinfofd = openat(dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
+        /* Its root's file system, asked of the kernel about the mount in
+         * the process's namespace (so as root: no capability is needed to
+         * look at it from inside). Nothing is looked up, and no mount table
+         * of any size is read. */
+        nsfd = openat(dirfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
+        if (p->rootfd >= 0 && nsfd >= 0 && mount_magic_of(p->rootfd, mntns_id(nsfd), &p->root_magic) < 0)
+                p->root_magic = 0;
+        return become((uid_t) uid, (gid_t) gid, groups, n_groups);
+}
+
+const char *inspected_mountinfo(const InspectedProcess *p) {
+        /* The child's, until it exits: one look, one process. */
+        static char *mountinfo;
+        static bool tried;
+
+        if (!tried && p->mountinfofd >= 0 && fd_read_all(p->mountinfofd, INSPECT_MOUNTINFO_MAX, &mountinfo, NULL) < 0)
+                mountinfo = NULL;
+        tried = true;
+        return mountinfo;
+}
+
+bool inspected_root_may_block(const InspectedProcess *p) {
+        const char *mountinfo;
+
+        if (p->rootfd < 0)
+                return true;
+        if (p->root_magic != 0)
+                return p->root_magic == FUSE_SUPER_MAGIC;
+        mountinfo = inspected_mountinfo(p);
+        return !mountinfo || resolve_root_may_block(mountinfo, p->rootfd);
 }
 
 static int send_answer(int sock, const void *answer, size_t size, const int *fds, size_t n_fds) {
@@ -194,7 +229,7 @@ _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const
                                   pid_t parent) {
         static unsigned char answer[INSPECT_ANSWER_MAX];
         static int fds[INSPECT_FDS_MAX];
-        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1 };
+        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1, .mountinfofd = -1 };
         struct sched_param normal = {};
         size_t n_fds = 0;
         sigset_t none;
@@ -456,6 +491,47 @@ static int start(Inspector *in, Inspection *q, InspectWork work) {
         return 0;
 }
 
+/* Takes one of uid's tokens: false if none is left. Root's looks are not
+ * counted (nobody else can make a process of uid 0); a uid not seen lately
+ * takes the place of the one idle the longest. */
+static bool rate_take(Inspector *in, uid_t uid) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        LookRate *r = NULL, *oldest = &in->rates[0];
+
+        if (in->rate == 0 || uid == 0)
+                return true;
+        for (size_t i = 0; i < RATE_UIDS && !r; i++) {
+                if (in->rates[i].at != 0 && in->rates[i].uid == uid)
+                        r = &in->rates[i];
+                else if (in->rates[i].at < oldest->at)
+                        oldest = &in->rates[i];
+        }
+        if (!r) {
+                r = oldest;
+                *r = (LookRate) { .uid = uid, .tokens = in->burst, .at = now };
+        }
+        r->tokens = MIN((double) in->burst, r->tokens + (double) (now - r->at) * in->rate / USEC_PER_SEC);
+        r->at = now;
+        if (r->tokens < 1) {
+                in->rate_refused++;
+                return false;
+        }
+        r->tokens -= 1;
+        return true;
+}
+
+void inspector_set_rate(Inspector *in, unsigned per_second, unsigned burst) {
+        if (!in)
+                return;
+        in->rate = per_second;
+        in->burst = MAX(burst, 1u);
+        memset(in->rates, 0, sizeof in->rates);
+}
+
+uint64_t inspector_rate_refused(const Inspector *in) {
+        return in ? in->rate_refused : 0;
+}
+
 int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const void *request, size_t request_size,
                   void *token) {
         Inspection *q;
@@ -481,7 +557,7 @@ int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const
                 else if (in->slots[i]->target.uid == t->uid)
                         of_uid++;
         }
-        if (free_slot >= in->max || of_uid >= in->per_uid)
+        if (free_slot >= in->max || of_uid >= in->per_uid || !rate_take(in, t->uid))
                 return -EBUSY;
 
         q = calloc(1, sizeof(Inspection));

@@ -50,9 +50,19 @@ typedef struct InspectedProcess {
         pid_t pid;
         int rootfd;             /* /proc/PID/root, O_PATH */
         int cmdlinefd;          /* /proc/PID/cmdline */
-        const char *mountinfo;  /* /proc/PID/mountinfo; NULL if unreadable or over INSPECT_MOUNTINFO_MAX
-                                 * (a lookup in its root may then block: refused) */
+        uint64_t root_magic;    /* its root's superblock magic, as the kernel tells it (statmount());
+                                 * 0: the kernel cannot (before 6.11), see inspected_mountinfo() */
+        int mountinfofd;        /* /proc/PID/mountinfo */
 } InspectedProcess;
+
+/* In the child: /proc/PID/mountinfo, read as the process once, on first
+ * use (a look that needs no mount table reads none); NULL if unreadable or
+ * over INSPECT_MOUNTINFO_MAX (a lookup in its root may then block). */
+const char *inspected_mountinfo(const InspectedProcess *p);
+
+/* In the child: whether a lookup in the process's root could wait on a
+ * FUSE server: its root's file system is FUSE, or cannot be told. */
+bool inspected_root_may_block(const InspectedProcess *p);
 
 /* Runs in the child, as the process: fills answer (size bytes, zeroed),
  * and may hand back up to INSPECT_FDS_MAX fds it opened (fds, *n_fds).
@@ -98,6 +108,12 @@ void inspector_set_freed(Inspector *in, void (*freed)(Inspector *in, void *userd
  * killed), and a patience before it (0: none): past that, each asker is
  * told INSPECT_PENDING once, and later the outcome. */
 void inspector_set_deadline(Inspector *in, uint64_t usec, uint64_t patience);
+
+/* At most per_second new looks a second for each uid but root's, burst at
+ * once (refused: -EBUSY, as past the other limits): what one user's
+ * processes make the daemon's children cost. 0: no limit (the default). */
+void inspector_set_rate(Inspector *in, unsigned per_second, unsigned burst);
+uint64_t inspector_rate_refused(const Inspector *in);     /* looks refused by it, in all */
 
 /* Whether lookups in mount namespace mntns by uid timed out lately. */
 bool inspector_may_block(const Inspector *in, uint64_t mntns, uid_t uid);

@@ -45,8 +45,10 @@ void known_cache_clear(KnownCache *c) {
 
         /* The two mount namespaces whose root is ours do not change: told
          * here, not on each read. */
-        *c = (KnownCache) { .generation = generation, .own_mntns = process_ns(0, "mnt"),
-                            .init_mntns = process_ns(1, "mnt") };
+        memset(c, 0, sizeof *c);        /* large: no temporary copy */
+        c->generation = generation;
+        c->own_mntns = process_ns(0, "mnt");
+        c->init_mntns = process_ns(1, "mnt");
 }
 
 /* Finds path inside the process's root (O_PATH): absolute links and ".."
@@ -121,11 +123,12 @@ static bool on_pseudo_fs(int fd) {
 }
 
 /* Whether lookups in the process's root could wait on a FUSE server (its
- * mountinfo says the root is FUSE, or cannot tell, or was too large to
- * read) or would look into the kernel's own files. */
+ * root is FUSE, or cannot be told to be another) or would look into the
+ * kernel's own files. */
 static bool root_refused(const InspectedProcess *p) {
-        return p->rootfd < 0 || !p->mountinfo || resolve_root_may_block(p->mountinfo, p->rootfd) ||
-               on_pseudo_fs(p->rootfd);
+        if (inspected_root_may_block(p))
+                return true;
+        return p->root_magic != 0 ? pseudo_fs((long) p->root_magic) : on_pseudo_fs(p->rootfd);
 }
 
 static bool exe_in_root(int rootfd, const KnownExe *e, const KnownAsk *a) {
@@ -296,10 +299,21 @@ static bool same_process(const KnownCacheEntry *e, const KnownRead *rd, bool hav
 
 /* The verdict made for this process: of entry reader and file, or with
  * reader SIZE_MAX any that names its entry (or that it has none). */
+/* The ways a pid's verdicts may be in. */
+static KnownCacheEntry *cache_set(KnownCache *c, pid_t pid) {
+        /* Fibonacci hashing, the top bits: pids come in runs, and a run is
+         * spread evenly over the sets. */
+        uint32_t h = (uint32_t) pid * UINT32_C(2654435769);
+
+        return &c->entries[(h >> (32 - KNOWN_CACHE_SETS_BITS)) * KNOWN_CACHE_WAYS];
+}
+
 static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have_start, uint64_t start,
                                    size_t reader, size_t file) {
-        for (size_t i = 0; i < KNOWN_CACHE_MAX; i++) {
-                KnownCacheEntry *e = &c->entries[i];
+        KnownCacheEntry *set = cache_set(c, rd->pid);
+
+        for (size_t i = 0; i < KNOWN_CACHE_WAYS; i++) {
+                KnownCacheEntry *e = &set[i];
 
                 if (!same_process(e, rd, have_start, start))
                         continue;
@@ -310,15 +324,17 @@ static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have
 }
 
 void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans) {
-        KnownCacheEntry *e;
+        KnownCacheEntry *e, *set;
 
         if (a->generation != c->generation)
                 return;         /* made with a catalogue since replaced */
-        e = &c->entries[c->next];
-        c->next = (c->next + 1) % KNOWN_CACHE_MAX;
+        e = set = cache_set(c, a->pid);
+        for (size_t i = 1; i < KNOWN_CACHE_WAYS; i++)
+                if (set[i].stored < e->stored)
+                        e = &set[i];    /* a free one (0) or the oldest */
         *e = (KnownCacheEntry) { .pid = a->pid, .start = a->start, .began = began_from_start(a->start),
                                  .has_uid = a->has_uid, .uid = a->uid, .reader = ans->reader, .file = ans->file,
-                                 .counts = ans->counts };
+                                 .counts = ans->counts, .stored = ++c->stores };
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }
 

@@ -21,7 +21,13 @@
 
 #define KNOWN_WHY_MAX 192
 #define KNOWN_SOURCE_MAX 320
-#define KNOWN_CACHE_MAX 128
+/* Verdicts kept: sets by pid, each of a few ways. Enough for every
+ * process of a busy host that reads (a flood of more only costs looks,
+ * which are limited per uid). */
+#define KNOWN_CACHE_WAYS 8
+#define KNOWN_CACHE_SETS_BITS 8
+#define KNOWN_CACHE_SETS (1u << KNOWN_CACHE_SETS_BITS)
+#define KNOWN_CACHE_MAX (KNOWN_CACHE_WAYS * KNOWN_CACHE_SETS)
 
 /* Looks into readers' processes at once: INSPECT_MAX, this many for one uid.
  * A read waits for its look up to the patience, then counts; the look is
@@ -29,6 +35,11 @@
 #define INSPECT_READER_PER_UID 3
 #define READ_LOOK_PATIENCE_USEC INSPECT_DEADLINE_USEC
 #define READ_LOOK_DEADLINE_USEC USEC_PER_SEC
+/* New looks a second for one uid (but root), and at once: a user starting
+ * readers faster than this has their reads count, and costs the daemon's
+ * children no more. */
+#define READ_LOOKS_PER_SEC 20
+#define READ_LOOKS_BURST 40
 
 /* What is asked of a process: compared whole (memset before filling). */
 typedef struct KnownAsk {
@@ -70,6 +81,7 @@ typedef struct KnownCacheEntry {
         uid_t uid;
         size_t reader, file;            /* indices into the catalogue */
         bool counts;
+        uint64_t stored;                /* when, in stores: the oldest of a set goes first */
         char why[KNOWN_WHY_MAX];
 } KnownCacheEntry;
 
@@ -80,7 +92,7 @@ typedef struct KnownCacheEntry {
  * from its exit record. Never by pid alone. */
 typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
-        size_t next;
+        uint64_t stores;
         unsigned generation;            /* moves on each clear */
         uint64_t own_mntns, init_mntns; /* ours and pid 1's: a process in either with root "/" has our root */
 } KnownCache;

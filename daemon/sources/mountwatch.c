@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fanotify-abi.h"
@@ -14,12 +13,9 @@
 #include "macro.h"
 #include "mountwatch.h"
 #include "readers.h"
+#include "resolve.h"
 
-/* ABI the build's headers may lack (Linux 6.11 and later; mount events
- * need 6.14). */
-#ifndef FAN_EVENT_INFO_TYPE_MNT
-#define FAN_EVENT_INFO_TYPE_MNT 7
-#endif
+/* Namespace ioctls the build's headers may lack. */
 #define NSIO_TYPE 0xb7
 #ifndef NS_GET_USERNS
 #define NS_GET_USERNS _IO(NSIO_TYPE, 0x1)
@@ -27,19 +23,6 @@
 #ifndef NS_GET_OWNER_UID
 #define NS_GET_OWNER_UID _IO(NSIO_TYPE, 0x4)
 #endif
-#ifndef NS_GET_MNTNS_ID
-#define NS_GET_MNTNS_ID _IOR(NSIO_TYPE, 0x5, uint64_t)
-#endif
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#define STATMOUNT_REQUEST_SB_BASIC 0x1
-#define MNT_ID_REQUEST_SIZE 32
-
-typedef struct MntIdRequest {
-        uint32_t size, spare;
-        uint64_t mnt_id, param, mnt_ns_id;
-} MntIdRequest;
 
 /* Mount lookups per wakeup: an event whose mounter is gone is looked for
  * in each marked namespace, and anyone can make events. */
@@ -71,46 +54,36 @@ static void seen_add(MountSeen *seen, size_t *n, MountSeen x) {
                 seen[(*n)++] = x;
 }
 
-/* Whether mount mnt_id is attached in the namespace of id. Asks the
- * kernel only: no file system is looked at. */
-static bool mount_in(uint64_t mnt_id, uint64_t ns_id) {
-        MntIdRequest req = { .size = MNT_ID_REQUEST_SIZE, .mnt_id = mnt_id, .param = STATMOUNT_REQUEST_SB_BASIC,
-                             .mnt_ns_id = ns_id };
-        uint64_t buf[128];
-
-        return ns_id != 0 && syscall(__NR_statmount, &req, buf, sizeof buf, 0) >= 0;
-}
-
 /* Where mount mnt_id (of an event by pid) is attached: its namespace and
  * that namespace's owner, the user who made the mount. The mounter's own
  * namespace is tried first (mount(8) is gone by now, a container's init
  * is not); then every marked one, within *budget. A mount found nowhere
  * is gone already: there is nothing to scan for (a user mounting and
- * unmounting in a loop is mostly that). Returns false for those. */
+ * unmounting in a loop is mostly that), and false is returned. Where the
+ * kernel cannot tell, or the budget is spent, the mount is anyone's. */
 static bool mount_resolve(MountWatch *w, pid_t pid, uint64_t mnt_id, unsigned *budget, MountSeen *ret) {
         uint64_t hint = pid > 0 ? process_ns(pid, "mnt") : 0;
 
-        for (size_t i = 0; hint != 0 && i < w->n_ns; i++)
-                if (w->ns[i].ino == hint && *budget > 0) {
+        *ret = (MountSeen) { .uid = (uid_t) -1 };
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < w->n_ns; i++) {
+                        const MarkedNs *x = &w->ns[i];
+                        int r;
+
+                        /* The hint first, then the others. */
+                        if ((pass == 0) != (hint != 0 && x->ino == hint))
+                                continue;
+                        if (*budget == 0)
+                                return true;
                         (*budget)--;
-                        if (mount_in(mnt_id, w->ns[i].id)) {
-                                *ret = (MountSeen) { .uid = w->ns[i].owner, .ns = w->ns[i].ino };
+                        r = mount_attached_in(mnt_id, x->id);
+                        if (r < 0)
+                                return true;
+                        if (r > 0) {
+                                *ret = (MountSeen) { .uid = x->owner, .ns = x->ino };
                                 return true;
                         }
                 }
-        for (size_t i = 0; i < w->n_ns; i++) {
-                if (*budget == 0) {
-                        *ret = (MountSeen) { .uid = (uid_t) -1 };       /* not told apart in time */
-                        return true;
-                }
-                if (w->ns[i].ino == hint)
-                        continue;
-                (*budget)--;
-                if (mount_in(mnt_id, w->ns[i].id)) {
-                        *ret = (MountSeen) { .uid = w->ns[i].owner, .ns = w->ns[i].ino };
-                        return true;
-                }
-        }
         return false;
 }
 
@@ -217,8 +190,7 @@ int mount_watch_add(MountWatch *w, pid_t pid, uint64_t ns) {
                 return -errno;
         /* Who its mounts belong to, asked of the kernel's namespace objects
          * (nothing is kept: the namespace may go). */
-        if (ioctl(fd, NS_GET_MNTNS_ID, &x.id) < 0)
-                x.id = 0;
+        x.id = mntns_id(fd);
         userns = ioctl(fd, NS_GET_USERNS);
         if (userns < 0 || ioctl(userns, NS_GET_OWNER_UID, &x.owner) < 0)
                 x.owner = (uid_t) -1;

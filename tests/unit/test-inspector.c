@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +35,7 @@ typedef struct Seen {
         unsigned long long cap_eff;
         int dumpable;
         bool have_root, have_cmdline, have_mountinfo;
+        uint64_t root_magic;
         char cmdline[32];
 } Seen;
 
@@ -61,8 +64,19 @@ static int work_report(const InspectedProcess *p, const void *request, void *ans
         else
                 s->cap_eff = ~0ULL;
         s->have_root = p->rootfd >= 0;
-        s->have_mountinfo = p->mountinfo && strstr(p->mountinfo, " / ");
+        s->root_magic = p->root_magic;
+        s->have_mountinfo = inspected_mountinfo(p) && strstr(inspected_mountinfo(p), " / ");
         s->have_cmdline = p->cmdlinefd >= 0 && read(p->cmdlinefd, s->cmdline, sizeof s->cmdline - 1) > 0;
+        return 0;
+}
+
+/* Whether the root may block, told with no mount table to read. */
+static int work_may_block(const InspectedProcess *p, const void *request, void *answer, size_t size, int *fds,
+                          size_t *n_fds) {
+        Seen *s = answer;
+
+        close(p->mountinfofd);  /* the child's own copy */
+        s->have_mountinfo = inspected_root_may_block(p);
         return 0;
 }
 
@@ -217,6 +231,26 @@ int main(void) {
         is_int(r.seen.dumpable, 0, "  not dumpable: the process cannot ptrace a copy of the daemon");
         ok(r.seen.have_root && r.seen.have_mountinfo && r.seen.have_cmdline,
            "  with its root, mountinfo and command line opened before");
+        {
+                struct statfs sfs;
+                struct utsname u;
+
+                /* statmount() with a namespace id: Linux 6.11 and later. */
+                if (uname(&u) == 0 && strverscmp(u.release, "6.11") < 0)
+                        tap_skip("the kernel is older than 6.11: no statmount() by namespace");
+                else {
+                        ok(statfs("/", &sfs) == 0 && r.seen.root_magic == (uint64_t) sfs.f_type,
+                           "  its root's file system told by the kernel (0x%llx)",
+                           (unsigned long long) r.seen.root_magic);
+                        ok(run_until(e, none_running, in), "  reaped");
+                        r = (Result) {};
+                        request[4] = 'm';
+                        ok(inspector_ask(in, &t, work_may_block, request, sizeof request, &r) == 0 &&
+                                   run_until(e, called, &r) && r.outcome == INSPECT_ANSWERED && !r.seen.have_mountinfo,
+                           "  so a root that is not FUSE may be looked into with no mount table read");
+                        request[4] = 0;
+                }
+        }
         ok(run_until(e, none_running, in), "the child is reaped");
 
         /* ---- fds handed back ---- */
@@ -311,6 +345,39 @@ int main(void) {
                 ok(run_until(e, none_running, in), "all time out and are reaped");
                 for (i = 0; i < INSPECT_MAX; i++)
                         ok(hang[i].calls == 1 && hang[i].outcome == INSPECT_TIMED_OUT, "  look %zu timed out", i + 1);
+        }
+
+        /* ---- the rate of new looks, per uid ---- */
+        {
+                Result quick[6] = {};
+                InspectTarget u = t;
+                size_t i;
+
+                u.mntns = 0;
+                inspector_set_rate(in, 2, 2);
+                for (i = 0; i < 2; i++) {
+                        request[4] = (char) ('a' + i);
+                        ok(inspector_ask(in, &u, work_report, request, sizeof request, &quick[i]) == 0,
+                           "rate 2/s, burst 2: uid 65534's look %zu starts", i + 1);
+                }
+                ok(run_until(e, none_running, in), "  both answered and reaped");
+                request[4] = 'c';
+                is_int(inspector_ask(in, &u, work_report, request, sizeof request, &quick[2]), -EBUSY,
+                       "  a third at once: refused, though places are free");
+                is_u64(inspector_rate_refused(in), 1, "  and counted");
+                u.uid = 0;
+                request[4] = 'd';
+                ok(inspector_ask(in, &u, work_report, request, sizeof request, &quick[3]) == 0,
+                   "  root's looks are not counted");
+                ok(run_until(e, none_running, in), "  reaped");
+                u.uid = 65534;
+                usleep(600 * 1000);     /* a token comes back each 500 ms */
+                request[4] = 'e';
+                ok(inspector_ask(in, &u, work_report, request, sizeof request, &quick[4]) == 0,
+                   "  half a second later, uid 65534 may start one again");
+                ok(run_until(e, none_running, in), "  reaped");
+                inspector_set_rate(in, 0, 0);
+                request[4] = 0;
         }
 
         /* ---- freed with a look under way ---- */
