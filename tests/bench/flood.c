@@ -8,8 +8,9 @@
  *                                 prints turns per second (a SCHED_OTHER
  *                                 task's progress beside the daemon)
  *
- * Children drop to uid/gid 65534 when started as root and set their comm
- * to "readflood". Prints how many reads were made. */
+ * Children drop to uid/gid 65534 when started as root (unless
+ * FLOOD_KEEP_IDS is set) and set their comm to "readflood". Prints how many
+ * reads were made. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,10 @@ static double now(void) {
 }
 
 static void become_nobody(void) {
-        if (getuid() == 0 && (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
+        /* FLOOD_KEEP_IDS: started by uid 65534 already, as root of its own
+         * user namespace (where 65534 is not mapped). */
+        if (getuid() == 0 && !getenv("FLOOD_KEEP_IDS") &&
+            (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
                 _exit(100);
         (void) prctl(PR_SET_NAME, "readflood", 0, 0, 0);
 }
@@ -50,6 +54,8 @@ static int spin(double seconds) {
 
 int main(int argc, char **argv) {
         uint64_t *total;
+        volatile double *start;
+        int gate[2];            /* closed by the parent once all are forked: the start */
         int n;
         double seconds, end;
         const char *file;
@@ -65,10 +71,14 @@ int main(int argc, char **argv) {
         n = atoi(argv[2]);
         seconds = atof(argv[3]);
         file = argv[4];
-        total = mmap(NULL, sizeof *total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        total = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (total == MAP_FAILED)
                 return 1;
-        end = now() + seconds;
+        /* All start together, once all are forked (the flood is N at once,
+         * not a ramp), and read for SECONDS from then. */
+        start = (volatile double *) (total + 1);
+        if (pipe(gate) < 0)
+                return 1;
 
         for (int i = 0; i < n; i++) {
                 pid_t pid = fork();
@@ -80,6 +90,10 @@ int main(int argc, char **argv) {
                 become_nobody();
                 uint64_t mine = 0;
                 char buf[64];
+                close(gate[1]);
+                (void) read(gate[0], buf, 1);   /* EOF: all are forked */
+                close(gate[0]);
+                end = *start + seconds;
                 if (!fork_mode) {
                         int fd = open(file, O_RDONLY | O_CLOEXEC);
                         if (fd < 0)
@@ -102,6 +116,9 @@ int main(int argc, char **argv) {
                 __atomic_add_fetch(total, mine, __ATOMIC_RELAXED);
                 _exit(0);
         }
+        *start = now();
+        close(gate[1]);
+        close(gate[0]);
         while (wait(NULL) > 0 || errno == EINTR)
                 ;
         printf("%llu\n", (unsigned long long) *total);

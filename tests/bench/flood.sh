@@ -8,6 +8,8 @@
 #          on the other CPUs, then on every CPU
 #   fork   N/10 loops of uid 65534 fork a child that reads once and exits
 #   mount  8 user namespaces of uid 65534 mount and unmount a tmpfs in a loop
+#   storm  600, then 1,200 readers of uid 65534 in a root of their own with
+#          a mount table of almost 1 MiB (see run_storm)
 #
 # For each, over SECONDS (default 10): the daemon's CPU share, the longest
 # gap between its watchdog pings (WATCHDOG_USEC=2s: the daemon pings every
@@ -22,6 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$HERE/../.." && pwd)
 BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 N=${FLOOD_PROCS:-1000}
+NCPU=$(nproc)  # once: the script pins itself to CPU 0 at times
 SECONDS_EACH=${FLOOD_SECONDS:-10}
 SCHED=${NUMASTATD_BENCH_SCHED:-fifo}
 NUMASTATD=$BUILDDIR/numastatd
@@ -31,7 +34,7 @@ FLOOD=$BUILDDIR/tests/bench/flood
 die() { echo "bench-flood: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root (fanotify, uid 65534 floods)"
 for b in "$NUMASTATD" "$NUMASTATCTL" "$FLOOD"; do [ -x "$b" ] || die "$b is not built (make bench-flood builds it)"; done
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs: the daemon's, and the flood's"
+[ "$NCPU" -ge 2 ] || die "needs 2 CPUs: the daemon's, and the flood's"
 
 T=$(mktemp -d /dev/shm/numastatd-flood-XXXXXX)
 chmod 755 "$T"
@@ -111,7 +114,7 @@ numa_off_share() {  # numa_off_share SECONDS: the share of 0.1 s samples with co
         echo $((100 * off / n))
 }
 
-echo "# bench-flood on $(uname -r), $(nproc) CPUs; daemon on CPU 0 ($SCHED), floods on CPUs 1-$(($(nproc) - 1)), $SECONDS_EACH s each"
+echo "# bench-flood on $(uname -r), $NCPU CPUs; daemon on CPU 0 ($SCHED), floods on CPUs 1-$(($NCPU - 1)), $SECONDS_EACH s each"
 BASE_SPIN=$(taskset -c 0 "$FLOOD" spin 3)
 echo "# figure: idle: SCHED_OTHER spinner on CPU 0 makes $BASE_SPIN turns/s; counting off $(numa_off_share 2)% of 2 s under pressure"
 
@@ -138,23 +141,134 @@ run_flood() {  # run_flood NAME COMMAND...: the flood in the background for SECO
              "a counted read finds counting on: $found"
 }
 
-run_flood "read ($N processes pread())" taskset -c 1-$(($(nproc) - 1)) "$FLOOD" read "$N" "$SECONDS_EACH" "$T/proc/vmstat"
+# FLOOD_ONLY="read fork mount storm": those floods only.
+want() { [ -z "${FLOOD_ONLY:-}" ] || [[ " $FLOOD_ONLY " == *" $1 "* ]]; }
+want read && run_flood "read ($N processes pread())" taskset -c 1-$(($NCPU - 1)) "$FLOOD" read "$N" "$SECONDS_EACH" "$T/proc/vmstat"
 sleep 2
 # Where readers usually are: on every CPU, the daemon's too.
-run_flood "read ($N processes, every CPU)" "$FLOOD" read "$N" "$SECONDS_EACH" "$T/proc/vmstat"
+want read && run_flood "read ($N processes, every CPU)" "$FLOOD" read "$N" "$SECONDS_EACH" "$T/proc/vmstat"
 sleep 2
-run_flood "fork/exit ($((N / 10)) loops)" taskset -c 1-$(($(nproc) - 1)) "$FLOOD" fork $((N / 10)) "$SECONDS_EACH" "$T/proc/vmstat"
+want fork && run_flood "fork/exit ($((N / 10)) loops)" taskset -c 1-$(($NCPU - 1)) "$FLOOD" fork $((N / 10)) "$SECONDS_EACH" "$T/proc/vmstat"
 sleep 2
 mount_flood() {
         local p=()
         for _ in $(seq 1 8); do
-                taskset -c 1-$(($(nproc) - 1)) setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urm sh -c \
+                taskset -c 1-$(($NCPU - 1)) setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urm sh -c \
                         'mkdir -p /tmp/m; end=$(($(date +%s) + $1)); while [ $(date +%s) -lt $end ]; do mount -t tmpfs none /tmp/m; umount /tmp/m; done' \
                         _ "$SECONDS_EACH" &
                 p+=($!)
         done
         wait "${p[@]}"
 }
-run_flood "mount (8 namespaces)" mount_flood
+want mount && run_flood "mount (8 namespaces)" mount_flood
+
+# The mountinfo storm: N readers of uid 65534's, chrooted in a root of
+# their own (unshare -Urm) whose mount table is just under the 1 MiB the
+# daemon reads, each running a copy of a catalogued binary at its path
+# there (prometheus-node-exporter, with no option that exports numa_*):
+# their reads need a look into their root. Root's counted read in the
+# middle: how long until counting is on (if it was off), and until the
+# daemon lists it; root's status; the daemon's CPU and its looks'.
+STORM_MOUNTS=${FLOOD_STORM_MOUNTS:-560}
+storm() {  # storm N: the readers, in the background (their launcher's pid)
+        local n=$1 r=$T/storm
+        rm -rf "$r"
+        mkdir -p "$r/usr/bin" "$r/proc" "$r/m"
+        cp "$FLOOD" "$r/usr/bin/prometheus-node-exporter"
+        # ...and the libraries it needs, at their paths.
+        for lib in $(ldd "$FLOOD" | grep -o '/[^ ]*'); do cp --parents -L "$lib" "$r"; done
+        chown -R 65534:65534 "$r"
+        taskset -c 1-$(($NCPU - 1)) setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+                unshare -Urm --propagation private sh -c '
+                r=$1 tree=$2 n=$3 secs=$4 mounts=$5
+                mount --bind "$tree/proc" "$r/proc" || exit 1
+                long=$(printf "%0240d" 0)
+                d=$r/m/a$long/b$long/c$long
+                mkdir -p "$d" || exit 1
+                i=0
+                while [ $i -lt "$mounts" ]; do
+                        mkdir "$d/$i" && mount --bind "$d/$i" "$d/$i" || exit 1
+                        i=$((i + 1))
+                done
+                echo "$(wc -c < /proc/self/mountinfo)" > "$r/mountinfo-bytes"
+                exec env FLOOD_KEEP_IDS=1 chroot "$r" /usr/bin/prometheus-node-exporter read "$n" "$secs" /proc/vmstat' \
+                _ "$r" "$T" "$n" "$((SECONDS_EACH + 80))" "$STORM_MOUNTS" > /dev/null 2>&1 &
+        echo $!
+}
+child_ticks() { awk '{ print $16 + $17 }' "/proc/$DAEMON/stat"; }
+# read_seen_ms: root's counted read ("probe") until numastatctl readers lists it.
+read_seen_ms() {
+        python3 - "$NUMASTATCTL" "$SOCK" "$T/probe" "$T/proc/vmstat" <<'PY'
+import json, subprocess, sys, time
+ctl, sock, probe, f = sys.argv[1:5]
+def count():
+    out = subprocess.run([ctl, "--socket=" + sock, "--json=short", "readers"], capture_output=True, text=True).stdout
+    try:
+        return sum(r["count"] for r in json.loads(out) if r["comm"] == "probe")
+    except ValueError:
+        return 0
+before = count()
+t = time.monotonic()
+subprocess.run([probe, f], stdout=subprocess.DEVNULL)
+while count() == before and time.monotonic() - t < 30:
+    time.sleep(0.005)
+print("%.0f" % ((time.monotonic() - t) * 1000))
+PY
+}
+# read_to_on_ms: root's counted read until counting is on; "-" if it was on already.
+read_to_on_ms() {
+        python3 - "$T/probe" "$T/proc/vmstat" "$T/proc/sys/vm/numa_stat" <<'PY'
+import subprocess, sys, time
+probe, f, sysctl = sys.argv[1:4]
+if open(sysctl).read().strip() == "1":
+    print("- (on already)")
+    sys.exit(0)
+t = time.monotonic()
+subprocess.run([probe, f], stdout=subprocess.DEVNULL)
+while open(sysctl).read().strip() != "1" and time.monotonic() - t < 30:
+    time.sleep(0.001)
+print("%.0f" % ((time.monotonic() - t) * 1000))
+PY
+}
+run_storm() {  # run_storm N
+        local n=$1 launcher t0 c0 k0 wall lat off seen on
+        launcher=$(storm "$n")
+        PIDS+=($launcher)
+        # The storm spins on the other CPUs: the measures run on the daemon's.
+        taskset -p -c 0 $$ > /dev/null
+        for _ in $(seq 1 600); do [ "$(pgrep -c -u 65534 -x readflood)" -ge "$n" ] && break; sleep 0.1; done
+        # Their reads count until each reader's look is done (20 looks a
+        # second for a uid): the steady state is when counting goes off.
+        local settled=never s0
+        s0=$(mono)
+        for _ in $(seq 1 600); do
+                [ "$(cat "$T/proc/sys/vm/numa_stat")" = 0 ] && { settled="$(python3 -c "print('%.0f' % ($(mono) - $s0))") s"; break; }
+                sleep 0.1
+        done
+        t0=$(mono)
+        c0=$(cpu_ticks)
+        k0=$(child_ticks)
+        off=$(numa_off_share 3)
+        on=$(read_to_on_ms)
+        sleep 1.5       # linger = 1s: off again, if the storm lets it
+        seen=$(read_seen_ms)
+        lat=$(status_latency)
+        wall=$(python3 -c "print($(mono) - $t0)")
+        echo "# figure: mountinfo storm ($n readers, $(pgrep -c -u 65534 -x readflood) running, a $(cat "$T/storm/mountinfo-bytes" 2>/dev/null || echo '?')-byte mount table):" \
+             "root's read to counting on ${on} ms, until listed ${seen} ms; status p50/max ${lat/ / / } ms;" \
+             "counting off after ${settled}, then ${off}% of 3 s; daemon CPU $(python3 -c "print('%.0f' % (100 * ($(cpu_ticks) - $c0) / $(getconf CLK_TCK) / $wall))")%," \
+             "its looks $(python3 -c "print('%.0f' % (100 * ($(child_ticks) - $k0) / $(getconf CLK_TCK) / $wall))")% of one core"
+        pkill -KILL -u 65534 -x readflood
+        kill -KILL "$launcher" 2>/dev/null
+        wait "$launcher" 2>/dev/null
+        rm -rf "$T/storm"
+        taskset -p -c 0-$(($NCPU - 1)) $$ > /dev/null
+}
+cp /bin/cat "$T/probe"
+if want storm; then
+        run_storm 600
+        sleep 2
+        run_storm 1200
+fi
 echo "# (targets: status within 100 ms, watchdog gap below half of WatchdogSec=, daemon below 25% of a core," \
      "counted reads still turn counting on)"
