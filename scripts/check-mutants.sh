@@ -308,6 +308,10 @@ mutant behind-while-queue-full daemon/sources/readers.c \
         $'        if (m->at != 0 && consumed >= m->position)' \
         $'        if (0)' \
         tests/unit/test-readers
+mutant file-verdict-forever daemon/sources/known-probe.c \
+        $'        if (f && (f->config || f->arg_files))' \
+        $'        if (0)' \
+        tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

@@ -47,6 +47,7 @@ void known_cache_clear(KnownCache *c) {
          * here, not on each read. */
         memset(c, 0, sizeof *c);        /* large: no temporary copy */
         c->generation = generation;
+        c->file_verdict_usec = KNOWN_FILE_VERDICT_USEC;
         c->own_mntns = process_ns(0, "mnt");
         c->init_mntns = process_ns(1, "mnt");
 }
@@ -317,6 +318,10 @@ static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have
 
                 if (!same_process(e, rd, have_start, start))
                         continue;
+                /* A live process whose file may have changed: look again.
+                 * A gone one keeps its last verdict (nothing to look at). */
+                if (have_start && e->expires != 0 && now_usec(CLOCK_MONOTONIC) >= e->expires)
+                        continue;
                 if (reader == SIZE_MAX || (e->reader == reader && e->file == file))
                         return e;
         }
@@ -324,6 +329,7 @@ static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have
 }
 
 void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans) {
+        const KnownFile *f = NULL;
         KnownCacheEntry *e, *set;
 
         if (a->generation != c->generation)
@@ -335,6 +341,10 @@ void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans)
         *e = (KnownCacheEntry) { .pid = a->pid, .start = a->start, .began = began_from_start(a->start),
                                  .has_uid = a->has_uid, .uid = a->uid, .reader = ans->reader, .file = ans->file,
                                  .counts = ans->counts, .stored = ++c->stores };
+        if (ans->reader < a->cat->n && ans->file < a->cat->readers[ans->reader].n_files)
+                f = &a->cat->readers[ans->reader].files[ans->file];
+        if (f && (f->config || f->arg_files))
+                e->expires = now_usec(CLOCK_MONOTONIC) + c->file_verdict_usec;
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }
 

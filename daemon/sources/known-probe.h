@@ -24,7 +24,7 @@
 /* Verdicts kept: sets by pid, each of a few ways. Enough for every
  * process of a busy host that reads (a flood of more only costs looks,
  * which are limited per uid). */
-#define KNOWN_CACHE_WAYS 8
+#define KNOWN_CACHE_WAYS 16
 #define KNOWN_CACHE_SETS_BITS 8
 #define KNOWN_CACHE_SETS (1u << KNOWN_CACHE_SETS_BITS)
 #define KNOWN_CACHE_MAX (KNOWN_CACHE_WAYS * KNOWN_CACHE_SETS)
@@ -38,6 +38,10 @@
 /* New looks a second for one uid (but root), and at once: a user starting
  * readers faster than this has their reads count, and costs the daemon's
  * children no more. */
+/* A verdict a file decided (a configuration, an @file of arguments) is
+ * looked at again after this: the process may read the file again (a
+ * reload), and the file may have changed since. */
+#define KNOWN_FILE_VERDICT_USEC (60 * USEC_PER_SEC)
 #define READ_LOOKS_PER_SEC 20
 #define READ_LOOKS_BURST 40
 
@@ -82,6 +86,7 @@ typedef struct KnownCacheEntry {
         size_t reader, file;            /* indices into the catalogue */
         bool counts;
         uint64_t stored;                /* when, in stores: the oldest of a set goes first */
+        uint64_t expires;               /* CLOCK_MONOTONIC µs; 0: never (its argv alone decided) */
         char why[KNOWN_WHY_MAX];
 } KnownCacheEntry;
 
@@ -93,6 +98,7 @@ typedef struct KnownCacheEntry {
 typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
         uint64_t stores;
+        uint64_t file_verdict_usec;     /* how long a verdict a file decided stands (KNOWN_FILE_VERDICT_USEC) */
         unsigned generation;            /* moves on each clear */
         uint64_t own_mntns, init_mntns; /* ours and pid 1's: a process in either with root "/" has our root */
 } KnownCache;

@@ -460,6 +460,30 @@ static void test_judge(void) {
         ok(v.counts, "when it began unknown: counts");
         rd.alive = true;
 
+        /* A verdict a file decided stands for a while only: the file may
+         * change, and the process read it again. One from the argv alone
+         * stands. */
+        known_cache_clear(&cache);
+        cache.file_verdict_usec = 1000;
+        known_judge(&c, &cache, &rd, &v);
+        look_here(&cache, &v.ask);
+        usleep(2000);
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && !v.pending, "a verdict from the argv alone stands past the files' time");
+        f.arg_files = true;     /* the section reads @FILE arguments */
+        known_cache_clear(&cache);
+        cache.file_verdict_usec = 1000;
+        known_judge(&c, &cache, &rd, &v);
+        look_here(&cache, &v.ask);
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && !v.pending, "one a file may decide stands at first");
+        usleep(2000);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending, "  past its time the process is looked into again (the read counts meanwhile)");
+        look_here(&cache, &v.ask);
+        f.arg_files = false;
+        known_cache_clear(&cache);
+
         /* Installed after the catalogue was loaded: its path is stat()ed again. */
         KnownExe later = { .path = "/proc/self/exe" };
         KnownReader kl = k;
