@@ -22,6 +22,7 @@
 
 #include "container-watch.h"
 #include "macro.h"
+#include "spawn.h"
 #include "tap.h"
 
 static int changes;
@@ -60,56 +61,56 @@ static bool scan_now(sd_event *e, ContainerWatch *w) {
  * /proc, waiting. Its pid 1 takes commands through *cmd: 'u' unmounts
  * /proc, 'm' mounts it again; each outcome (0 or an errno) comes back
  * through *result. */
-static pid_t container_new(int *cmd, int *result) {
-        int ready[2], cmds[2], results[2];
+typedef struct Container {
+        int cmds[2], results[2];
+} Container;
+
+static void container_body(int ready, void *userdata) {
+        Container *x = userdata;
+        unsigned char outcome = 0;
+        pid_t inner;
         char c;
-        pid_t pid;
 
-        if (pipe(ready) < 0 || pipe(cmds) < 0 || pipe(results) < 0)
-                abort();
-        pid = fork();
-        if (pid == 0) {
-                pid_t inner;
-
-                if (unshare(CLONE_NEWNS | CLONE_NEWPID) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-                        _exit(100);
-                inner = fork();         /* pid 1 of the new namespace */
-                if (inner == 0) {
-                        unsigned char outcome;
-
-                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-                                _exit(101);
-                        (void) write(ready[1], "x", 1);
-                        while (read(cmds[0], &c, 1) == 1) {
-                                /* A look into it (another daemon's, a test's beside
-                                 * this one) holds it for a moment: busy for 2 s is
-                                 * held for good. */
-                                for (int i = 0; c == 'u' && i < 100; i++) {
-                                        outcome = umount("/proc") < 0 ? (unsigned char) errno : 0;
-                                        if (outcome != EBUSY)
-                                                break;
-                                        usleep(20 * 1000);
-                                }
-                                if (c != 'u')
-                                        outcome = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                                                        NULL) < 0 ? (unsigned char) errno : 0;
-                                (void) write(results[1], &outcome, 1);
-                        }
-                        for (;;)
-                                pause();
-                }
+        if (unshare(CLONE_NEWNS | CLONE_NEWPID) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                _exit(100);
+        inner = fork();         /* pid 1 of the new namespace */
+        if (inner != 0) {
                 waitpid(inner, NULL, 0);
                 _exit(0);
         }
-        close(ready[1]);
-        close(cmds[0]);
-        close(results[1]);
-        if (read(ready[0], &c, 1) != 1)
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                _exit(101);
+        (void) write(ready, "x", 1);
+        while (read(x->cmds[0], &c, 1) == 1) {
+                /* A look into it (another daemon's, a test's beside this
+                 * one) holds it for a moment: busy for 2 s is held for good. */
+                for (int i = 0; c == 'u' && i < 100; i++) {
+                        outcome = umount("/proc") < 0 ? (unsigned char) errno : 0;
+                        if (outcome != EBUSY)
+                                break;
+                        usleep(20 * 1000);
+                }
+                if (c != 'u')
+                        outcome = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ?
+                                          (unsigned char) errno : 0;
+                (void) write(x->results[1], &outcome, 1);
+        }
+        for (;;)
+                pause();
+}
+
+static pid_t container_new(int *cmd, int *result) {
+        Container x;
+        pid_t pid;
+
+        if (pipe(x.cmds) < 0 || pipe(x.results) < 0)
                 abort();
-        close(ready[0]);
-        *cmd = cmds[1];
-        *result = results[0];
+        pid = fork_ready(container_body, &x);
+        close(x.cmds[0]);
+        close(x.results[1]);
+        *cmd = x.cmds[1];
+        *result = x.results[0];
         return pid;
 }
 
@@ -132,41 +133,28 @@ static void write_or_die(const char *path, const char *s) {
 
 /* uid 65534 in a user and mount namespace of its own (unshare -Urm),
  * mounting a tmpfs every 20 ms. */
-static pid_t churner_new(void) {
-        int ready[2];
-        char c;
-        pid_t pid;
-
-        if (pipe(ready) < 0)
-                abort();
-        pid = fork();
-        if (pid == 0) {
-                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-                    setresuid(65534, 65534, 65534) < 0)
-                        _exit(100);
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);        /* cleared by the uid change */
-                (void) prctl(PR_SET_DUMPABLE, 1);               /* its own /proc files stay its own */
-                if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-                        _exit(101);
-                write_or_die("/proc/self/setgroups", "deny");
-                write_or_die("/proc/self/uid_map", "0 65534 1");
-                write_or_die("/proc/self/gid_map", "0 65534 1");
-                if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-                        _exit(103);
-                (void) write(ready[1], "x", 1);
-                /* Each one stays (stacked): a mount gone before the daemon
-                 * reads its event asks for no scan at all. */
-                for (int i = 0;; i++) {
-                        if (i < 500 && mount("t", "/mnt", "tmpfs", 0, NULL) < 0)
-                                _exit(104);
-                        usleep(20 * 1000);
-                }
+static void churner_body(int ready, void *userdata) {
+        become_nobody(NULL, 0);
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);        /* cleared by the uid change */
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+                _exit(101);
+        write_or_die("/proc/self/setgroups", "deny");
+        write_or_die("/proc/self/uid_map", "0 65534 1");
+        write_or_die("/proc/self/gid_map", "0 65534 1");
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                _exit(103);
+        (void) write(ready, "x", 1);
+        /* Each one stays (stacked): a mount gone before the daemon reads
+         * its event asks for no scan at all. */
+        for (int i = 0;; i++) {
+                if (i < 500 && mount("t", "/mnt", "tmpfs", 0, NULL) < 0)
+                        _exit(104);
+                usleep(20 * 1000);
         }
-        close(ready[1]);
-        if (read(ready[0], &c, 1) != 1)
-                abort();
-        close(ready[0]);
-        return pid;
+}
+
+static pid_t churner_new(void) {
+        return fork_ready(churner_body, NULL);
 }
 
 /* Runs the loop for usec (the mounts' scans come on their own). */

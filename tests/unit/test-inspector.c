@@ -25,6 +25,7 @@
 #include "macro.h"
 #include "parsers.h"
 #include "rootfs.h"
+#include "spawn.h"
 #include "tap.h"
 
 typedef struct Seen {
@@ -159,37 +160,23 @@ static bool none_running(void *p) {
 
 /* A process of uid and gid 65534 with supplementary groups 65534 and 100,
  * waiting to be looked into; its start time in *ret_start. */
-static pid_t target_new(uint64_t *ret_start) {
+static void target_body(int ready, void *userdata) {
         gid_t groups[] = { 65534, 100 };
-        int ready[2];
-        char c;
-        pid_t pid;
 
-        if (pipe(ready) < 0)
-                abort();
-        pid = fork();
-        if (pid == 0) {
-                if (setgroups(ELEMENTSOF(groups), groups) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-                    setresuid(65534, 65534, 65534) < 0)
-                        _exit(100);
-                /* Set-id changes made it not dumpable; a user's process is. */
-                (void) prctl(PR_SET_DUMPABLE, 1);
-                (void) write(ready[1], "x", 1);
-                for (;;)
-                        pause();
-        }
-        close(ready[1]);
-        if (read(ready[0], &c, 1) != 1)
-                abort();
-        close(ready[0]);
-        {
-                _cleanup_free_ char *stat = NULL;
-                char path[64];
+        become_nobody(groups, ELEMENTSOF(groups));
+        (void) write(ready, "x", 1);
+        for (;;)
+                pause();
+}
 
-                snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
-                if (root_read_file("/", path, 4096, &stat) < 0 || proc_stat_starttime(stat, ret_start) < 0)
-                        abort();
-        }
+static pid_t target_new(uint64_t *ret_start) {
+        _cleanup_free_ char *stat = NULL;
+        pid_t pid = fork_ready(target_body, NULL);
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        if (root_read_file("/", path, 4096, &stat) < 0 || proc_stat_starttime(stat, ret_start) < 0)
+                abort();
         return pid;
 }
 
