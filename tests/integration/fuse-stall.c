@@ -24,6 +24,9 @@
  *            overlay's mounter's credentials; a child takes DIR/merged as
  *            its root and pread()s FILE every 200 ms. The child's own
  *            requests (mounting, taking the root) are answered.
+ * MODE overlay-ns: the same, the child in a mount namespace of its own
+ *            (the only process there): the daemon's container scan looks
+ *            into that namespace through it, so in that root.
  * Always in a mount namespace of its own. Once mounted and initialised it
  * creates READY. Each request it leaves unanswered is printed on stdout
  * as "stalled OPCODE pid PID". */
@@ -31,6 +34,7 @@
 #include <fcntl.h>
 #include <linux/fuse.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +163,13 @@ static void serve_child(int fd, const struct fuse_in_header *in, int selffd, con
         }
 }
 
-/* Mounts the overlay, says it is ready, and reads file with it as root. */
-_Noreturn static void overlay_reader(const char *dir, const char *ready, const char *file) {
+static bool is_overlay(const char *mode) {
+        return strcmp(mode, "overlay") == 0 || strcmp(mode, "overlay-ns") == 0;
+}
+
+/* Mounts the overlay, says it is ready, and reads file with it as root
+ * (in a mount namespace of its own, with own_ns). */
+_Noreturn static void overlay_reader(const char *dir, const char *ready, const char *file, bool own_ns) {
         char opts[8300], merged[4096];
         int rfd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
 
@@ -170,6 +179,8 @@ _Noreturn static void overlay_reader(const char *dir, const char *ready, const c
         snprintf(merged, sizeof merged, "%s/merged", dir);
         if (mount("overlay", merged, "overlay", 0, opts) < 0)
                 die("mount overlay");
+        if (own_ns && unshare(CLONE_NEWNS) < 0)
+                die("unshare");
         if (close(open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
                 die(ready);
         if (chroot(merged) < 0 || chdir("/") < 0)
@@ -188,7 +199,7 @@ int main(int argc, char **argv) {
         if (argc == 3 && strcmp(argv[1], "--read-fd") == 0)
                 read_forever(atoi(argv[2]));
         if (argc < 4 || argc > 5) {
-                fprintf(stderr, "usage: fuse-stall root|exe|proc|sys DIR READY [FILE]\n");
+                fprintf(stderr, "usage: fuse-stall root|exe|proc|sys|overlay|overlay-ns DIR READY [FILE]\n");
                 return 2;
         }
         mode = argv[1];
@@ -209,7 +220,7 @@ int main(int argc, char **argv) {
                 if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                         die("mount proc");
                 dir = "/sys";
-        } else if (strcmp(mode, "overlay") == 0) {
+        } else if (is_overlay(mode)) {
                 static char lower[4096], top[4096], merged[4096];
 
                 snprintf(lower, sizeof lower, "%s/lower", dir);
@@ -226,7 +237,7 @@ int main(int argc, char **argv) {
         fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 die("/dev/fuse");
-        if (strcmp(mode, "overlay") == 0)
+        if (is_overlay(mode))
                 snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=%u,group_id=%u", fd, (unsigned) getuid(),
                          (unsigned) getgid());
         else
@@ -259,13 +270,13 @@ int main(int argc, char **argv) {
 
                         reply(fd, in->unique, 0, &io, sizeof io);
                         snprintf(path, sizeof path, "%s/reader", dir);
-                        if (strcmp(mode, "overlay") == 0) {
+                        if (is_overlay(mode)) {
                                 child = fork();
                                 if (child < 0)
                                         die("fork");
                                 if (child > 0)
                                         continue;       /* the child says when it is ready */
-                                overlay_reader(argv[2], ready, file);
+                                overlay_reader(argv[2], ready, file, strcmp(mode, "overlay-ns") == 0);
                         }
                         if (strcmp(mode, "root") == 0 || strcmp(mode, "exe") == 0) {
                                 child = fork();
@@ -306,7 +317,7 @@ int main(int argc, char **argv) {
                         reply(fd, in->unique, -ENOSYS, NULL, 0);
                         continue;
                 }
-                if (child > 0 && (pid_t) in->pid == child && strcmp(mode, "overlay") == 0) {
+                if (child > 0 && (pid_t) in->pid == child && is_overlay(mode)) {
                         serve_overlay(fd, in);
                         continue;
                 }

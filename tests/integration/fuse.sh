@@ -142,9 +142,47 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         # shell: the connection aborts, the stuck look ends.
         pkill -KILL -f "$STALL overlay" 2>/dev/null
         wait "$SERVER" 2>/dev/null
-        chmod "$FUSE_MODE" /dev/fuse
         wait_for 15 sysctl_is 0
         ok $? "  the reader gone: counting off again"
+
+        # The same overlay as the root of the only process of a mount
+        # namespace: the container scan looks into that namespace through
+        # it, and its lookup of /proc there waits on the server for ever.
+        # Scans go on, status answers, and root's container is found.
+        O2=$(mktemp -d /tmp/numastatd-fuse-ovl-XXXXXX)
+        cleanup_trees+=("$O2")
+        chown 65534:65534 "$O2"
+        chmod 755 "$O2"
+        scans() { bctl --json=short | json_get sources.scans; }
+        as_nobody unshare -Urm "$STALL" overlay-ns "$O2" "$O2/ready" > "$U/overlay-ns.log" 2>&1 &
+        SERVER=$!
+        wait_for 10 test -e "$O2/ready"
+        ok $? "uid 65534: the overlay on its FUSE server, the root of a namespace's only process"
+        stalled_once() { [ "$(grep -c '^stalled' "$U/overlay-ns.log")" -ge 1 ]; }
+        wait_for 10 stalled_once
+        ok $? "  the container scan's look into it reached the server, and was left waiting"
+        n=$(scans)
+        more_scans() { [ "$(scans)" -ge $((n + 3)) ]; }
+        wait_for 15 more_scans
+        ok $? "  scans go on ($(scans) since $n)"
+        answers_quickly
+        ok $? "  status answers"
+        unshare --pid --fork --kill-child --mount-proc sleep 300 &
+        ROOTC=$!
+        rootc_listed() {
+                local dev
+                dev=$(stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$ROOTC" | head -1)/root/proc" 2>/dev/null) || return 1
+                bctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
+sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$dev"
+        }
+        wait_for 10 rootc_listed
+        ok $? "  a container root starts then is found and watched"
+        is "$(asked_by_daemon overlay-ns)" 0 "  the daemon itself asked the server nothing"
+        kill -KILL "$ROOTC" 2>/dev/null
+        wait "$ROOTC" 2>/dev/null
+        pkill -KILL -f "$STALL overlay-ns" 2>/dev/null
+        wait "$SERVER" 2>/dev/null
+        chmod "$FUSE_MODE" /dev/fuse
 fi
 
 stop_daemon

@@ -25,7 +25,7 @@ U=$(mktemp -d /tmp/numastatd-hostile-XXXXXX)
 cleanup_trees+=("$U")
 chmod 755 "$U"
 install -o 65534 -g 65534 -d "$U/nobody"
-for c in shadowcat passwdcat ctrcat probecat; do cp /bin/cat "$T/$c"; done
+for c in shadowcat passwdcat ctrcat probecat churncat; do cp /bin/cat "$T/$c"; done
 auto_conf "container_scan = 200ms" > "$T/conf"
 # The unit's capabilities: no CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH.
 DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin,+setuid,+setgid --"
@@ -188,8 +188,25 @@ wait_for 10 rootc_listed
 ok $? "  a container root starts then is watched all the same, in the place of one of theirs"
 is "$(ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 256 \
         "  the bound holds (256)"
-kill -KILL "$ROOTC" "${CROWD[@]}" 2>/dev/null
-wait "$ROOTC" "${CROWD[@]}" 2>/dev/null
+kill -KILL "${CROWD[@]}" 2>/dev/null
+wait "${CROWD[@]}" 2>/dev/null
+few_of_theirs() { [ "$(ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" -lt 20 ]; }
+wait_for 30 few_of_theirs
+
+# Marks change with the set, by difference: uid 65534's instances come and
+# go (a change at nearly every scan) while a reader in root's container
+# reads 200 times, one process each. Every read is seen.
+setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        sh -c 'while :; do unshare -Urpf --kill-child --mount-proc sleep 0.6 & sleep 0.15; done' > /dev/null 2>&1 &
+CHURN=$!
+n=$(scans)
+wait_for 10 two_scans_since "$n"
+LEAFC=$(pgrep -P "$ROOTC" | head -1)
+for _ in $(seq 1 200); do nsenter -t "$LEAFC" -m -p "$T/churncat" /proc/vmstat > /dev/null; done
+wait_for 15 reads_are churncat /proc/vmstat 200
+ok $? "while uid 65534's instances come and go ($(($(scans) - n)) scans), all 200 reads in root's container are seen ($(reads churncat /proc/vmstat))"
+kill -KILL "$CHURN" "$ROOTC" 2>/dev/null
+wait "$CHURN" "$ROOTC" 2>/dev/null
 stop_daemon
 
 # ---- a file of the root's own that cannot be marked ----
