@@ -170,35 +170,44 @@ static int run(void);
 
 /* The test runs as pid 1 of a pid namespace of its own, with a /proc of
  * its own: the scans see its containers only, not those of the tests run
- * beside it. */
-int main(void) {
+ * beside it. A child makes the namespace and waits for pid 1: no process
+ * that lives on after that pid 1 may be in it (LeakSanitizer, at exit,
+ * starts a thread of its own, which needs a living pid 1). */
+static int wait_exit(pid_t pid) {
         int status;
-        pid_t pid;
+
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+                return EXIT_FAILURE;
+        return WEXITSTATUS(status);
+}
+
+int main(void) {
+        pid_t maker;
 
         if (geteuid() != 0) {
                 tap_skip("needs root: namespaces of its own, and looks that take another process's credentials");
                 return tap_done();
         }
-        if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-                perror("unshare");
-                return EXIT_FAILURE;
-        }
         fflush(stdout);
-        pid = fork();
-        if (pid < 0)
-                return EXIT_FAILURE;
-        if (pid == 0) {
-                if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-                        perror("mount /proc");
+        maker = fork();
+        if (maker == 0) {
+                pid_t pid;
+
+                if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                        perror("unshare");
                         _exit(EXIT_FAILURE);
                 }
-                status = run();
-                fflush(stdout);
-                _exit(status);
+                pid = fork();
+                if (pid == 0) {
+                        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+                                perror("mount /proc");
+                                _exit(EXIT_FAILURE);
+                        }
+                        exit(run());
+                }
+                _exit(wait_exit(pid));
         }
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-                return EXIT_FAILURE;
-        return WEXITSTATUS(status);
+        return wait_exit(maker);
 }
 
 static int run(void) {
