@@ -116,8 +116,12 @@ wait_for 10 rearmed
 ok $? "re-armed after min_dwell"
 set -- $(trigger_times) 0 0 0
 REARM=$3
+# The history's times are stamped as each entry is recorded, a few ms
+# after the moment the dwell counts from (2 ms short was seen under ASan
+# with both cores busy): 50 ms of slack, where a re-arm not held would
+# come within one sample.
 if [ $((TRIG - ARM)) -lt 6000 ]; then
-        ok $([ $((REARM - ARM)) -ge 6000 ]; echo $?) "  not sooner than min_dwell=6s after the arm ($((REARM - ARM)) ms)"
+        ok $([ $((REARM - ARM)) -ge 5950 ]; echo $?) "  not sooner than min_dwell=6s after the arm ($((REARM - ARM)) ms)"
 else
         skip "  not sooner than min_dwell=6s after the arm: the read came $((TRIG - ARM)) ms after it, nothing to hold back"
 fi
