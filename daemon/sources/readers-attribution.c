@@ -45,6 +45,11 @@ static int proc_read(pid_t pid, const char *what, size_t max, char **ret) {
         return root_read_file("/", path, max, ret);
 }
 
+/* /proc/PID/stat of a real pid. */
+static int process_stat(pid_t pid, char **ret) {
+        return pid <= 0 ? -ESRCH : proc_read(pid, "stat", 4096, ret);
+}
+
 /* Its system unit, else its user unit; NULL if it has neither. */
 static char *pid_unit(pid_t pid) {
         char *unit = NULL;
@@ -240,7 +245,7 @@ bool read_event_exited(ReadEvent *ev) {
         /* Gone, a zombie, or exiting (PF_EXITING is set as exit starts,
          * before its memory and exe go): the state and the flags follow the
          * comm: "S ppid pgrp session tty_nr tpgid flags ...". */
-        if (proc_read(ea->pid, "stat", 4096, &stat) < 0)
+        if (process_stat(ea->pid, &stat) < 0)
                 return true;
         fields = proc_stat_fields(stat);
         if (!fields || strchr("ZX", fields[0]))
@@ -250,26 +255,16 @@ bool read_event_exited(ReadEvent *ev) {
 
 int process_parent(pid_t pid, pid_t *ret) {
         _cleanup_free_ char *stat = NULL;
-        int r;
+        int r = process_stat(pid, &stat);
 
-        if (pid <= 0)
-                return -ESRCH;
-        r = proc_read(pid, "stat", 4096, &stat);
-        if (r < 0)
-                return r;
-        return proc_stat_ppid(stat, ret);
+        return r < 0 ? r : proc_stat_ppid(stat, ret);
 }
 
 int process_start_time(pid_t pid, uint64_t *ret) {
         _cleanup_free_ char *stat = NULL;
-        int r;
+        int r = process_stat(pid, &stat);
 
-        if (pid <= 0)
-                return -ESRCH;
-        r = proc_read(pid, "stat", 4096, &stat);
-        if (r < 0)
-                return r;
-        return proc_stat_starttime(stat, ret);
+        return r < 0 ? r : proc_stat_starttime(stat, ret);
 }
 
 uint64_t process_ns(pid_t pid, const char *which) {
