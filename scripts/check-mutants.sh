@@ -293,7 +293,7 @@ mutant remount-not-marked daemon/sources/container-watch.c \
         $'        mark = changed;' \
         tests/unit/test-container-watch
 mutant mounts-not-told-apart daemon/sources/mountwatch.c \
-        $'                        if (mnt_id != 0 && !mount_resolve(w, (pid_t) m->pid, mnt_id, &budget, &x))' \
+        $'                        if (mnt_id != 0 && !mount_resolve(w, hint, mnt_id, &budget, &x))' \
         $'                        if (0)' \
         tests/integration/hostile.sh
 mutant looks-not-rate-limited daemon/sources/inspector.c \

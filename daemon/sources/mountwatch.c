@@ -54,16 +54,14 @@ static void seen_add(MountSeen *seen, size_t *n, MountSeen x) {
                 seen[(*n)++] = x;
 }
 
-/* Where mount mnt_id (of an event by pid) is attached: its namespace and
- * that namespace's owner, the user who made the mount. The mounter's own
- * namespace is tried first (mount(8) is gone by now, a container's init
- * is not); then every marked one, within *budget. A mount found nowhere
+/* Where mount mnt_id is attached: its namespace and that namespace's
+ * owner, the user who made the mount. The mounter's own namespace (hint,
+ * 0 if it is gone: mount(8) is by now, a container's init is not) is
+ * tried first; then every marked one, within *budget. A mount found nowhere
  * is gone already: there is nothing to scan for (a user mounting and
  * unmounting in a loop is mostly that), and false is returned. Where the
  * kernel cannot tell, or the budget is spent, the mount is anyone's. */
-static bool mount_resolve(MountWatch *w, pid_t pid, uint64_t mnt_id, unsigned *budget, MountSeen *ret) {
-        uint64_t hint = pid > 0 ? process_ns(pid, "mnt") : 0;
-
+static bool mount_resolve(MountWatch *w, uint64_t hint, uint64_t mnt_id, unsigned *budget, MountSeen *ret) {
         *ret = (MountSeen) { .uid = (uid_t) -1 };
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < w->n_ns; i++) {
@@ -111,6 +109,8 @@ static int on_mount_event(sd_event_source *s, int fd, uint32_t revents, void *us
         MountWatch *w = userdata;
         MountSeen seen[MOUNT_SEEN_MAX];
         unsigned budget = LOOKUPS_PER_WAKEUP;
+        pid_t hint_pid = 0;             /* a flood's events come from one mounter: its namespace once */
+        uint64_t hint = 0;
         size_t n_seen = 0;
         char buf[4096];
 
@@ -129,7 +129,11 @@ static int on_mount_event(sd_event_source *s, int fd, uint32_t revents, void *us
                         if (m->fd >= 0)
                                 close(m->fd);
                         w->events++;
-                        if (mnt_id != 0 && !mount_resolve(w, (pid_t) m->pid, mnt_id, &budget, &x))
+                        if (m->pid != hint_pid) {
+                                hint_pid = m->pid;
+                                hint = m->pid > 0 ? process_ns(m->pid, "mnt") : 0;
+                        }
+                        if (mnt_id != 0 && !mount_resolve(w, hint, mnt_id, &budget, &x))
                                 continue;
                         seen_add(seen, &n_seen, x);
                 }
