@@ -169,12 +169,7 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         ok $? "  status answers"
         unshare --pid --fork --kill-child --mount-proc sleep 300 &
         ROOTC=$!
-        rootc_listed() {
-                local dev
-                dev=$(stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$ROOTC" | head -1)/root/proc" 2>/dev/null) || return 1
-                bctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
-sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$dev"
-        }
+        rootc_listed() { CTL=bctl instance_listed "$(pgrep -P "$ROOTC" | head -1)"; }
         wait_for 10 rootc_listed
         ok $? "  a container root starts then is found and watched"
         is "$(asked_by_daemon overlay-ns)" 0 "  the daemon itself asked the server nothing"

@@ -32,12 +32,7 @@ DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin,+setu
 
 # listed: whether the file system at the attacker's /proc is a procfs
 # instance in the status (other tests' containers may be too).
-listed() {
-        local dev
-        dev=$(stat -c '%Hd:%Ld' "/proc/$(attacker_leaf)/root/proc") || return 2
-        ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
-sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$dev"
-}
+listed() { instance_listed "$(attacker_leaf)"; }
 watched() { ctl --json=short | json_get sources.watched | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin))))'; }
 scans() { ctl --json=short | json_get sources.scans; }
 # two_scans_since N: two scans ran after the one numbered N (a whole scan
@@ -144,11 +139,7 @@ start_daemon "$T" --config="$T/conf2"
 if [ "$(ctl --json=short | json_get sources.mount_events)" != true ]; then
         skip "no mount events here: $(ctl --json=short | json_get sources.mount_events_error)"
 else
-        late_dev() { stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$LATE" | head -1)/root/proc"; }
-        late_listed() {
-                ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
-sys.exit(0 if any(i["device"] == sys.argv[1] for i in json.load(sys.stdin)) else 1)' "$(late_dev)"
-        }
+        late_listed() { instance_listed "$(pgrep -P "$LATE" | head -1)"; }
         # The start-up scan must be over (it would find the procfs itself,
         # not through the mount event), and have marked the namespace.
         scanned_once() { [ "$(scans)" -ge 1 ]; }
@@ -178,12 +169,7 @@ wait_for 60 full_of_theirs
 ok $? "uid 65534 makes 260 real procfs instances: 256 are watched, the rest left out ($(status_num sources.proc_instances_dropped))"
 unshare --pid --fork --kill-child --mount-proc sleep 300 &
 ROOTC=$!
-rootc_listed() {
-        local dev
-        dev=$(stat -c '%Hd:%Ld' "/proc/$(pgrep -P "$ROOTC" | head -1)/root/proc" 2>/dev/null) || return 1
-        ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys
-sys.exit(0 if any(i["device"] == sys.argv[1] and not i["user_namespace"] for i in json.load(sys.stdin)) else 1)' "$dev"
-}
+rootc_listed() { instance_listed "$(pgrep -P "$ROOTC" | head -1)" ours; }
 wait_for 10 rootc_listed
 ok $? "  a container root starts then is watched all the same, in the place of one of theirs"
 is "$(ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 256 \

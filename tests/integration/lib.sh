@@ -138,6 +138,19 @@ ctl() {
         "$NUMASTATCTL" --socket="$SOCK" "$@"
 }
 
+# instance_listed PID [ours]: whether the file system at PID's /proc is a
+# procfs instance the status lists (ours: one found through a process of
+# the daemon's own user namespace); 2 if PID's /proc cannot be told. Asked
+# through $CTL (default ctl).
+instance_listed() {
+        local dev
+        dev=$(stat -c '%Hd:%Ld' "/proc/$1/root/proc" 2>/dev/null) || return 2
+        "${CTL:-ctl}" --json=short | json_get sources.proc_instances | python3 -c 'import json, sys
+ours = sys.argv[2] == "ours"
+sys.exit(0 if any(i["device"] == sys.argv[1] and not (ours and i["user_namespace"]) for i in json.load(sys.stdin)) else 1)' \
+                "$dev" "${2:-}"
+}
+
 # Runs a command as an unprivileged user.
 as_nobody() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
