@@ -60,6 +60,7 @@ struct Engine {
         OnTime on_time;
         Ledger ledger;                  /* .counting: the state the next reading's pages go to */
         bool counting_touched;          /* this feed may have flipped counting */
+        usec_t booked_until;            /* pressure is booked to the readers until here; 0: not started */
 };
 
 static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
@@ -626,11 +627,30 @@ static void allocated(Engine *e, const EngineEvent *ev) {
                 e->ledger.counting = engine_counting(e);
 }
 
+/* The time since the last event, under the rate samples until then: each
+ * reader's cost (readertab_book_pressure()). */
+static void book_pressure(Engine *e, usec_t now) {
+        PolicyConfig pc;
+        usec_t from;
+
+        if (e->booked_until != 0 && now > e->booked_until) {
+                engine_policy_config(e, &pc);
+                from = MAX(e->booked_until, policy_pressured_from(&e->state, &pc));
+                if (from < now)
+                        readertab_book_pressure(&e->readers, from, now, engine_counting(e), e->config.linger,
+                                                e->config.linger_max);
+        }
+        if (now > e->booked_until)
+                e->booked_until = now;
+}
+
 void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx) {
         /* The records are written as they are added: clear the rest only
          * (a tick feeds two events; the records are most of the struct). */
         memset(fx, 0, offsetof(EngineEffects, records));
         e->realtime = ev->realtime;
+        if (ev->type != ENGINE_EVENT_START)
+                book_pressure(e, now);
 
         switch (ev->type) {
         case ENGINE_EVENT_CONFIGURE:
@@ -639,6 +659,7 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 break;
         case ENGINE_EVENT_START:
                 policy_init(&e->state, now);
+                e->booked_until = now;
                 on_time_start(&e->on_time, now, engine_counting(e));
                 e->ledger.counting = engine_counting(e);        /* from the first reading */
                 break;

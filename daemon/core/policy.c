@@ -232,6 +232,15 @@ static PressureLevel pressure_since(const PolicyState *s, const PolicyConfig *c,
         return PRESSURE_BETWEEN;
 }
 
+usec_t policy_pressured_from(const PolicyState *s, const PolicyConfig *c) {
+        usec_t since;
+
+        if (c->policy != POLICY_AUTO || c->backend == BACKEND_NONE || c->readers_unseen || s->paused ||
+            pressure_since(s, c, &since) != PRESSURE_ABOVE)
+                return USEC_INFINITY;
+        return usec_add(since, c->sustain);
+}
+
 static bool dwell_over(const PolicyState *s, const PolicyConfig *c, usec_t now) {
         return now >= usec_add(s->last_switch, c->min_dwell);
 }

@@ -213,6 +213,12 @@ void policy_on_external_change(PolicyState *s, const PolicyConfig *c, usec_t now
 /* The operator spoke (SetPolicy, Reload): leave a pause, keep the rest. */
 void policy_resume(PolicyState *s);
 
+/* From when the pressure that auto turns counting off for has held: the
+ * rate above coarse_above for sustain, policy auto, not paused; when, but
+ * for readers and holds, counting would be off. USEC_INFINITY: not under
+ * pressure (as of the last rate sample). */
+usec_t policy_pressured_from(const PolicyState *s, const PolicyConfig *c);
+
 /* Decides at time now. Updates s (counting, last_switch) when it flips. */
 void policy_evaluate(PolicyState *s, const PolicyConfig *c, usec_t now, Decision *ret);
 

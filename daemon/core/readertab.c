@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "readertab.h"
 #include "strutil.h"
 
@@ -366,6 +367,7 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
                 /* Its reads linger still: the table forgets when it is due. */
                 if (!e->ignored && e->last_counted > t->unkept_counted)
                         t->unkept_counted = e->last_counted;
+                t->evicted_held_on += e->held_on;
                 entry_done(e);
                 t->evicted++;
         }
@@ -404,16 +406,43 @@ int readertab_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool pid_
         return r;
 }
 
-void readertab_by_count(const ReaderTable *t, size_t *ret) {
+void readertab_book_pressure(ReaderTable *t, uint64_t from, uint64_t to, bool counting, uint64_t linger,
+                             uint64_t linger_max) {
+        if (to <= from)
+                return;
+        t->pressured += to - from;
+        if (!counting)
+                return;
+        t->pressured_on += to - from;
+        for (size_t i = 0; i < t->n; i++) {
+                ReaderEntry *e = &t->entries[i];
+                uint64_t until = readertab_holds_until(e, linger, linger_max);
+
+                if (until > from)
+                        e->held_on += MIN(until, to) - from;
+        }
+}
+
+double readertab_held_on_share(const ReaderTable *t, const ReaderEntry *e) {
+        return t->pressured > 0 ? (double) e->held_on / (double) t->pressured : -1;
+}
+
+void readertab_by_cost(const ReaderTable *t, size_t *ret) {
         for (size_t i = 0; i < t->n; i++)
                 ret[i] = i;
         /* Insertion sort: at most READERTAB_MAX entries. */
         for (size_t i = 1; i < t->n; i++) {
-                size_t v = ret[i], j = i;
-                while (j > 0 && t->entries[ret[j - 1]].count < t->entries[v].count) {
+                const ReaderEntry *v = &t->entries[ret[i]];
+                size_t vi = ret[i], j = i;
+
+                while (j > 0) {
+                        const ReaderEntry *a = &t->entries[ret[j - 1]];
+
+                        if (a->held_on > v->held_on || (a->held_on == v->held_on && a->count >= v->count))
+                                break;
                         ret[j] = ret[j - 1];
                         j--;
                 }
-                ret[j] = v;
+                ret[j] = vi;
         }
 }

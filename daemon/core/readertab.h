@@ -61,6 +61,10 @@ typedef struct ReaderEntry {
         uint64_t last_read;                     /* CLOCK_MONOTONIC µs; 0: none */
         uint64_t last_counted;                  /* its latest counted read not under its own hold; 0: none */
         uint64_t served, unserved, first_off;
+
+        /* Its cost: how long its counted reads kept counting on while the
+         * allocation rate was above coarse_above for sustain (µs). */
+        uint64_t held_on;
 } ReaderEntry;
 
 /* How a read was judged (verdict.c decides). */
@@ -86,6 +90,10 @@ typedef struct ReaderTable {
         uint64_t evicted;       /* entries replaced by newer ones */
         uint64_t served, unserved, first_off;   /* every entry's, evicted ones too */
         uint64_t unkept_counted;        /* the latest counted read of a reader not kept (evicted, no memory) */
+        /* Under pressure (policy auto, the rate above coarse_above for
+         * sustain): how long (µs), how much of it counting was on, and the
+         * held_on of entries evicted since. */
+        uint64_t pressured, pressured_on, evicted_held_on;
 } ReaderTable;
 
 /* When a read came and what counting had been doing until then, as the
@@ -147,5 +155,14 @@ uint64_t readertab_linger_from(const ReaderTable *t, uint64_t linger_max, int *r
  * read; 0 if its reads do not count. linger UINT64_MAX: for good. */
 uint64_t readertab_holds_until(const ReaderEntry *e, uint64_t linger, uint64_t linger_max);
 void readertab_done(ReaderTable *t);
-/* Indices of entries sorted by count, highest first; ret has t->n slots. */
-void readertab_by_count(const ReaderTable *t, size_t *ret);
+/* Books [from, to) (CLOCK_MONOTONIC µs) as pressured time and, if counting
+ * was on, as each entry's held_on whose counted reads kept it on then
+ * (readertab_holds_until). Every reader that kept it on pays in full: two
+ * that each would have kept it on alone both do, so shares may sum past 1. */
+void readertab_book_pressure(ReaderTable *t, uint64_t from, uint64_t to, bool counting, uint64_t linger,
+                             uint64_t linger_max);
+/* e's held_on as a share 0..1 of the pressured time; -1 before any. */
+double readertab_held_on_share(const ReaderTable *t, const ReaderEntry *e);
+/* Indices of entries sorted by cost (held_on), then count, highest first;
+ * ret has t->n slots. */
+void readertab_by_cost(const ReaderTable *t, size_t *ret);

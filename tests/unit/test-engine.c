@@ -63,6 +63,7 @@ enum {
         STEP_HISTORY,           /* n transitions in the history, the last at t */
         STEP_LEDGER,            /* pages allocated with counting on and off (1000 a second, from T0) */
         STEP_ON_TIME,           /* seconds counting was on and off, up to the last event */
+        STEP_COST,              /* seconds under pressure, of those counting on, and reader n's held_on */
 };
 
 typedef struct Step {
@@ -110,6 +111,8 @@ typedef struct Step {
 #define TABLE(n_, period_s) { .what = STEP_TABLE, .n = (n_), .t = S(period_s) }
 #define LEDGER(on, off) { .what = STEP_LEDGER, .counters = { (on), (off) } }
 #define ON_TIME(on, off) { .what = STEP_ON_TIME, .counters = { (on), (off) } }
+#define NO_READER 999
+#define COST(p, on, i, held) { .what = STEP_COST, .n = (i), .counters = { (p), (on), (held) } }
 #define END { .what = STEP_END }
 
 #define CONFIG(b, ext, log)                                                             \
@@ -337,6 +340,20 @@ static void check(World *w, const Step *st, const char *at) {
                 is_u64(off, S(st->counters[1]), name);
                 break;
         }
+        case STEP_COST: {
+                const ReaderTable *t = engine_readers(w->engine);
+
+                snprintf(name, sizeof name, "%s: time under pressure (s)", at);
+                is_u64(t->pressured, S(st->counters[0]), name);
+                snprintf(name, sizeof name, "%s: ...of which counting on (s)", at);
+                is_u64(t->pressured_on, S(st->counters[1]), name);
+                snprintf(name, sizeof name, "%s: reader %u held counting on (s)", at, st->n);
+                if (st->n != NO_READER)
+                        is_u64(st->n < t->n ? t->entries[st->n].held_on : UINT64_MAX, S(st->counters[2]), name);
+                else
+                        ok(t->n == 0, "%s: no reader yet", at);
+                break;
+        }
         default:
                 ok(false, "%s: bad step %d", at, st->what);
         }
@@ -454,6 +471,26 @@ static void run_scenario(const Scenario *sc) {
 #define PRESSURE RATE(0, 150000), RATE(S(20), 150000)
 
 static const Scenario scenarios[] = {
+        {
+                "each reader pays for the time its reads kept counting on under pressure",
+                CONFIG(NUMA_STAT, FOLLOW, false), KERNEL_MODE_STRICT,
+                (const Step[]) {
+                        /* Sustained from 10 s (sustain=10s): start-up's linger (no reader) keeps
+                         * counting on until 300 s. */
+                        PRESSURE, DECIDE(S(300)), WROTE("coarse"), COST(290, 290, NO_READER, 0),
+                        /* Off until numastat reads: nobody pays for that. */
+                        READ(S(400), NUMASTAT), WROTE("strict"), COST(390, 290, 0, 0),
+                        RATE(S(410), 150000), COST(400, 300, 0, 10),
+                        /* Two readers that each keep it on both pay. */
+                        READ(S(420), TOP), RATE(S(500), 150000), COST(490, 390, 0, 100), COST(490, 390, 1, 80),
+                        /* numastat's linger ends at 700 s, top's at 720 s: off then. */
+                        RATE(S(710), 150000), COST(700, 600, 0, 300), DECIDE(S(720)), WROTE("coarse"), COST(710, 610, 0, 300), COST(710, 610, 1, 300),
+                        RATE(S(800), 150000), COST(790, 610, 0, 300),
+                        /* Below coarse_above from the sample at 810 s: nothing more booked. */
+                        RATE(S(810), 1000), RATE(S(900), 1000), COST(800, 610, 1, 300),
+                        END,
+                },
+        },
         {
                 "the ledger books pages to the state they were allocated in", CONFIG(NUMA_STAT, FOLLOW, false),
                 KERNEL_MODE_STRICT,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -206,6 +207,49 @@ static void test_linger_from(void) {
         readertab_done(&t);
 }
 
+/* Cost: the time each reader's counted reads held counting on under
+ * pressure; the pressured time, and of it, with counting on. */
+static void test_cost(void) {
+        ReaderTable t = {};
+        size_t order[READERTAB_MAX];
+        const ReaderEntry *a, *b;
+        char comm[32];
+
+        /* a reads at 0 s (lingers until 300 s), b at 100 s (until 400 s), c is ignored. */
+        read_at(&t, "a", (const double[]) { 0 }, 1, false);
+        read_at(&t, "b", (const double[]) { 100 }, 1, false);
+        read_at(&t, "c", (const double[]) { 100 }, 1, true);
+        a = find(&t, "a");
+        b = find(&t, "b");
+        ok(readertab_held_on_share(&t, a) < 0, "no pressure yet: no share");
+        readertab_book_pressure(&t, 1000 * SEC, 1050 * SEC, false, 300 * SEC, 3600 * SEC);
+        is_u64(t.pressured, 50 * SEC, "pressure with counting off is pressured time");
+        is_u64(t.pressured_on + a->held_on + b->held_on, 0, "  that nobody held on");
+        readertab_book_pressure(&t, 1250 * SEC, 1350 * SEC, true, 300 * SEC, 3600 * SEC);
+        is_u64(a->held_on, 50 * SEC, "a held counting on until its linger ended");
+        is_u64(b->held_on, 100 * SEC, "b, whose linger lasted the whole stretch, held it all");
+        is_u64(find(&t, "c")->held_on, 0, "an ignored reader holds nothing on");
+        is_u64(t.pressured, 150 * SEC, "pressured time");
+        is_u64(t.pressured_on, 100 * SEC, "  with counting on");
+        ok(fabs(readertab_held_on_share(&t, b) - 100.0 / 150.0) < 1e-9, "b's share of the pressured time");
+        readertab_book_pressure(&t, 1350 * SEC, 1350 * SEC, true, 300 * SEC, 3600 * SEC);
+        is_u64(t.pressured, 150 * SEC, "an empty stretch books nothing");
+        readertab_book_pressure(&t, 1350 * SEC, 1360 * SEC, true, 300 * SEC, 3600 * SEC);
+        is_u64(a->held_on, 50 * SEC, "a's linger over: it pays no more");
+        is_u64(b->held_on, 110 * SEC, "  b's goes on");
+        readertab_by_cost(&t, order);
+        ok(t.entries[order[0]].held_on == 110 * SEC && t.entries[order[1]].held_on == 50 * SEC,
+           "by cost: b, then a");
+        /* An evicted reader's cost stays in the table's total. */
+        for (size_t i = 0; i < 2 * READERTAB_MAX; i++) {
+                snprintf(comm, sizeof comm, "x%zu", i);
+                read_at(&t, comm, (const double[]) { 2000 }, 1, true);   /* a and b are old by then */
+        }
+        ok(!find(&t, "a") && !find(&t, "b"), "a flood of one-off names evicts a and b");
+        is_u64(t.evicted_held_on, 160 * SEC, "  their cost is kept as evicted");
+        readertab_done(&t);
+}
+
 /* Service: a counted visit found counting on since the reader's previous
  * read, or not; a first read that found it off is counted apart. */
 static void test_service(void) {
@@ -297,7 +341,7 @@ int main(void) {
         is_u64(t.ignored_reads, 1, "ignored reads");
         is_u64(t.counted_reads, 7, "counted reads");
 
-        readertab_by_count(&t, order);
+        readertab_by_cost(&t, order);     /* nobody cost anything: by count */
         is_u64(t.entries[order[0]].count, 2, "most frequent first");
         ok(t.entries[order[1]].count <= t.entries[order[0]].count &&
                    t.entries[order[t.n - 1]].count <= t.entries[order[1]].count,
@@ -328,6 +372,7 @@ int main(void) {
         test_exit_records_join();
         test_churn();
         test_linger_from();
+        test_cost();
         test_service();
         return tap_done();
 }
