@@ -188,6 +188,14 @@ static const char *plural(int64_t n, const char *one, const char *many) {
         return n == 1 ? one : many;
 }
 
+/* A number the daemon sends as a float (0 when absent). */
+static double jdouble(json_object *o, const char *key) {
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(o, key, &v) || !v)
+                return 0;
+        return json_object_get_double(v);
+}
+
 static bool jbool(json_object *o, const char *key) {
         json_object *v = NULL;
         return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
@@ -322,6 +330,15 @@ static void print_reader_line(json_object *x, const char *indent) {
         first_off = jint(x, "first_reads_counting_off");
         if (first_off > 0)
                 printf(", %" PRId64 " %s found counting off", first_off, plural(first_off, "first read", "first reads"));
+        if (jdouble(x, "held_on_seconds") > 0) {
+                char held[DURATION_MAX];
+
+                printf(", held counting on %s under pressure",
+                       format_duration_approx(held, sizeof held, (usec_t) (jdouble(x, "held_on_seconds") * USEC_PER_SEC),
+                                              USEC_PER_SEC) ?: "?");
+                if (jget(x, "held_on_share"))
+                        printf(" (%.0f%%)", 100.0 * jdouble(x, "held_on_share"));
+        }
         printf("%s\n", jbool(x, "pid_verified") ? ", pid verified" : "");
 }
 
@@ -402,6 +419,67 @@ static void print_kept_on_by(json_object *readers, json_object *s) {
                 printf("              see numastatd.conf(5), KNOWN READERS, for readers that need no counting\n");
 }
 
+/* Whether a path can be written in an ignore= rule as it is: printable,
+ * no white space (the matchers are white-space separated). */
+static bool rule_word(const char *p) {
+        if (!p || !*p)
+                return false;
+        for (; *p; p++)
+                if (*p <= ' ' || *p >= 0x7f || *p == '\\')
+                        return false;
+        return true;
+}
+
+/* What to do about a costly reader: for an unknown one, the rule that
+ * would ignore it, and what to make sure of first. */
+static void print_cost_advice(json_object *x) {
+        const char *verdict = jstr(x, "verdict") ?: "unknown", *exe = jstr(x, "exe"), *path = jstr(x, "path");
+
+        if (strcmp(verdict, "known-counts") == 0) {
+                printf("              numastatctl known-readers: how %s stops needing the counters\n",
+                       jstr(x, "known") ?: "it");
+                return;
+        }
+        if (strcmp(verdict, "unknown") != 0 || !rule_word(path))
+                return;
+        if (rule_word(exe))
+                printf("              to ignore it: [readers] ignore = exe=%s path=%s\n", exe, path);
+        else if (jbool(x, "redacted"))
+                printf("              ask root (its uid's reader) which program it is\n");
+        else
+                return;
+        printf("              first check that nothing uses the numa_* values it reads there\n");
+}
+
+/* The readers that kept counting on under allocation pressure, costliest
+ * first (the daemon's order): what each cost of the pressured time. */
+static void print_held_on_by(json_object *readers, json_object *s) {
+        double pressured = jdouble(jget(s, "pressure"), "seconds");
+        size_t n = readers ? json_object_array_length(readers) : 0, shown = 0;
+        char total[DURATION_MAX];
+
+        if (pressured <= 0)
+                return;
+        format_duration_approx(total, sizeof total, (usec_t) (pressured * USEC_PER_SEC), USEC_PER_SEC);
+        printf("    Pressure: %s above coarse_above since start, counting on for %.0f%% of it\n", total,
+               100.0 * jdouble(jget(s, "pressure"), "counting_on_seconds") / pressured);
+        for (size_t i = 0; i < n && shown < 3; i++) {
+                json_object *x = json_object_array_get_idx(readers, i);
+                const char *verdict = jstr(x, "verdict") ?: "unknown";
+
+                if (jdouble(x, "held_on_seconds") <= 0)
+                        continue;
+                printf("%s%s %.0f%% of the pressured time, %s\n", shown == 0 ? "  Held on by: " : "              ",
+                       jstr(x, "comm") ?: "unattributed", 100.0 * jdouble(x, "held_on_share"),
+                       strcmp(verdict, "unknown") == 0       ? "unknown reader"
+                       : strcmp(verdict, "count-rule") == 0  ? "counts by a count= rule"
+                       : strcmp(verdict, "known-counts") == 0 ? "known reader that counts"
+                                                              : "its reads no longer count");
+                print_cost_advice(x);
+                shown++;
+        }
+}
+
 static void print_status_kernel(json_object *s) {
         json_object *err = jget(s, "last_error"), *sources = jget(s, "sources"), *ks = jget(s, "kernel_state");
         const char *kernel = jstr(s, "kernel_mode"), *target = jstr(s, "target_mode"), *backend = jstr(s, "backend");
@@ -439,7 +517,8 @@ static void print_status_readers(json_object *s) {
                 if (n == 1)
                         printf("     Readers: 1 program:\n");
                 else
-                        printf("     Readers: %zu programs, most frequent:\n", n);
+                        printf("     Readers: %zu programs, %s:\n", n,
+                               jdouble(jget(s, "pressure"), "seconds") > 0 ? "costliest first" : "most frequent");
                 for (size_t i = 0; i < n && i < 3; i++)
                         print_reader_line(json_object_array_get_idx(readers, i), "              ");
                 if (n > 3)
@@ -448,6 +527,7 @@ static void print_status_readers(json_object *s) {
                 printf("     Readers: none seen%s\n",
                        jbool(jget(s, "sources"), "readers") ? "" : " (reader detection unavailable)");
         print_kept_on_by(readers, s);
+        print_held_on_by(readers, s);
         if (holds && json_object_array_length(holds) > 0) {
                 printf("       Holds: %zu, counting held on:\n", json_object_array_length(holds));
                 for (size_t i = 0; i < json_object_array_length(holds); i++)

@@ -312,6 +312,18 @@ mutant file-verdict-forever daemon/sources/known-probe.c \
         $'        if (f && (f->config || f->arg_files))' \
         $'        if (0)' \
         tests/unit/test-known
+mutant cost-charged-while-off daemon/core/readertab.c \
+        $'        if (!counting)\n                return;\n        t->pressured_on' \
+        $'        t->pressured_on' \
+        tests/unit/test-readertab
+mutant cost-past-the-hold daemon/core/readertab.c \
+        $'                if (until > from)' \
+        $'                if (until != 0)' \
+        tests/unit/test-engine
+mutant cost-without-sustain daemon/core/policy.c \
+        $'        return usec_add(since, c->sustain);' \
+        $'        return since;' \
+        tests/unit/test-engine
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

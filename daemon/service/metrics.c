@@ -141,6 +141,44 @@ static void unserved(FILE *f, const ReaderTable *t) {
         free(done);
 }
 
+static bool same_comm_verdict(const ReaderEntry *a, const ReaderEntry *b) {
+        return streq_ptr(a->comm, b->comm) && streq_ptr(a->verdict, b->verdict);
+}
+
+static uint64_t entry_held_on(const ReaderEntry *e) {
+        return e->held_on;
+}
+
+/* Each reader's cost by comm and verdict: the time its counted reads kept
+ * counting on under pressure. Evicted entries' under "(evicted)". */
+static void held_on(FILE *f, const ReaderTable *t) {
+        bool *done = calloc(t->n ? t->n : 1, sizeof *done);
+
+        family(f, "numastatd_reader_held_on_seconds_total", "counter",
+               "Time a program's (comm) counted reads kept counting on under allocation pressure (policy auto, the "
+               "rate above coarse_above for sustain), by how its reads were judged (verdict). Each reader that kept "
+               "it on is charged in full.");
+        for (size_t i = 0; done && i < t->n; i++) {
+                const ReaderEntry *e = &t->entries[i];
+                uint64_t sum;
+
+                if (done[i] || e->held_on == 0)
+                        continue;
+                sum = series_sum(t, i, done, same_comm_verdict, entry_held_on);
+                fputs("numastatd_reader_held_on_seconds_total{comm=\"", f);
+                put_label(f, e->comm ? e->comm : "(unattributed)");
+                fprintf(f, "\",verdict=\"%s\"} ", e->verdict ?: READ_VERDICT_UNKNOWN);
+                print_value(f, (double) sum / 1e6);
+                fputc('\n', f);
+        }
+        if (t->evicted_held_on > 0) {
+                fputs("numastatd_reader_held_on_seconds_total{comm=\"(evicted)\",verdict=\"\"} ", f);
+                print_value(f, (double) t->evicted_held_on / 1e6);
+                fputc('\n', f);
+        }
+        free(done);
+}
+
 /* The programs whose reads keep counting on now, by comm: what an alert
  * on counting stuck on under pressure names. */
 static void keeping_on(FILE *f, const Status *s) {
@@ -260,6 +298,13 @@ char *metrics_render(const Status *s) {
             (double) s->readers->served);
         unserved(f, s->readers);
         keeping_on(f, s);
+        one(f, "numastatd_pressured_seconds_total", "counter",
+            "Time under allocation pressure (policy auto, the rate above coarse_above for sustain), when but for "
+            "readers and holds counting would be off.",
+            (double) s->readers->pressured / 1e6);
+        one(f, "numastatd_pressured_counting_on_seconds_total", "counter",
+            "Of the time under allocation pressure, how long counting was on.", (double) s->readers->pressured_on / 1e6);
+        held_on(f, s->readers);
         one(f, "numastatd_first_reads_counting_off_total", "counter",
             "First reads by a reader that found counting off (no policy can serve them).",
             (double) s->readers->first_off);

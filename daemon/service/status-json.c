@@ -135,7 +135,7 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
         json_object *a = json_object_new_array();
         size_t order[READERTAB_MAX];
 
-        readertab_by_count(t, order);
+        readertab_by_cost(t, order);
         for (size_t k = 0; a && k < t->n; k++) {
                 const ReaderEntry *e = &t->entries[order[k]];
                 json_object *o = json_object_new_object();
@@ -165,6 +165,10 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
                 json_object_object_add(o, "served", json_u64(e->served));
                 json_object_object_add(o, "unserved", json_u64(e->unserved));
                 json_object_object_add(o, "first_reads_counting_off", json_u64(e->first_off));
+                json_object_object_add(o, "held_on_seconds", json_double((double) e->held_on / USEC_PER_SEC));
+                json_object_object_add(o, "held_on_share", readertab_held_on_share(t, e) >= 0
+                                                                    ? json_double(readertab_held_on_share(t, e))
+                                                                    : NULL);
                 json_object_array_add(a, o);
         }
         return a;
@@ -266,6 +270,14 @@ static json_object *service_json(const ReaderTable *t) {
         json_object_object_add(o, "first_reads_counting_off", json_u64(t->first_off));
         json_object_object_add(o, "share_served",
                                judged ? json_double((double) t->served / (double) judged) : NULL);
+        return o;
+}
+
+static json_object *pressure_json(const ReaderTable *t) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "seconds", json_double((double) t->pressured / USEC_PER_SEC));
+        json_object_object_add(o, "counting_on_seconds", json_double((double) t->pressured_on / USEC_PER_SEC));
         return o;
 }
 
@@ -483,6 +495,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "counters", counters_json(&s->counters));
         json_object_object_add(o, "ledger", ledger_json(&s->ledger));
         json_object_object_add(o, "service", service_json(s->readers));
+        json_object_object_add(o, "pressure", pressure_json(s->readers));
         json_object_object_add(o, "precision", precision_json(s));
         json_object_object_add(o, "transitions", transitions_json(s->history, v));
         json_object_object_add(o, "transitions_total", json_u64(s->history->total));

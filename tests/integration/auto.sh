@@ -99,7 +99,7 @@ contains "$(echo "$S" | json_get reason)" "read /sys/devices/system/node/node1/n
 is "$(ctl --json=short readers | python3 -c 'import json,sys; print([r["comm"] for r in json.load(sys.stdin) if not r["ignored"]][0])')" \
    cat "numastatctl readers lists cat"
 contains "$(ctl readers)" "read /sys/devices/system/node/node1/numastat" "numastatctl readers shows what it read"
-contains "$(ctl status)" "Readers: 2 programs, most frequent:" "status shows the readers"
+contains "$(ctl status)" "Readers: 2 programs, costliest first:" "status shows the readers"
 
 # Counters across the reset: 4000 counted before it, then 300 more.
 fake hit 100 200
@@ -204,6 +204,50 @@ S=$(ctl --json=short)
 is "$(echo "$S" | json_get paused)" false "override: not paused"
 is "$(echo "$S" | json_get transitions.0.kind)" external "the external change is in the history"
 is "$(echo "$S" | json_get transitions.1.to)" strict "followed by the switch back"
+stop_daemon TERM
+
+# ---- cost: how long each reader's reads held counting on under pressure ----
+# held_on COMM: its held_on_seconds (0 if not listed).
+held_on() {
+        ctl --json=short readers | python3 -c '
+import json, sys
+print(sum(r["held_on_seconds"] for r in json.load(sys.stdin) if r["comm"] == sys.argv[1]))' "$1"
+}
+held_on_at_least() { awk -v a="$(held_on "$1")" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+pressure_at_least() { awk -v a="$(ctl --json=short | json_get pressure.seconds)" -v b="$1" 'BEGIN { exit !(a >= b) }'; }
+start_daemon "$T" --config="$T/conf"
+fake rate 50000
+wait_for 15 sysctl_is 0
+ok $? "cost: pressure turns counting off"
+# One process reading every 200 ms (a copy of bash: comm "costly").
+cp /bin/bash "$T/costly"
+"$T/costly" -c 'while :; do read -r _ < "$1"; sleep 0.2; done' costly "$T/proc/vmstat" &
+COSTLY=$!
+wait_for 5 sysctl_is 1
+ok $? "cost: its reads turn counting on"
+wait_for 20 held_on_at_least costly 1.5
+ok $? "cost: it is charged the time its reads hold counting on under pressure ($(held_on costly) s)"
+S=$(ctl --json=short)
+is "$(echo "$S" | json_get readers.0.comm)" costly "cost: the costliest reader comes first"
+ok "$(awk -v h="$(echo "$S" | json_get readers.0.held_on_seconds)" -v p="$(echo "$S" | json_get pressure.seconds)" \
+        -v s="$(echo "$S" | json_get readers.0.held_on_share)" 'BEGIN { exit !(p >= h && s > 0 && s <= 1 && (s * p - h) ^ 2 < 0.01) }'; echo $?)" \
+   "cost: its share is of the pressured time ($(echo "$S" | json_get readers.0.held_on_share))"
+ST=$(ctl status)
+contains "$ST" "Held on by: costly " "cost: status names the costliest reader"
+contains "$ST" "of the pressured time, unknown reader" "  as an unknown reader"
+contains "$ST" "to ignore it: [readers] ignore = exe=$T/costly path=/proc/vmstat" "  with the rule that would ignore it"
+contains "$ST" "first check that nothing uses the numa_* values it reads" "  and what to check first"
+contains "$(ctl metrics)" 'numastatd_reader_held_on_seconds_total{comm="costly",verdict="unknown"} ' \
+         "cost: the metrics carry it by comm and verdict"
+kill "$COSTLY"
+wait "$COSTLY" 2>/dev/null
+wait_for 15 sysctl_is 0
+ok $? "cost: the reader gone, counting goes off past linger"
+H1=$(held_on costly)
+P1=$(ctl --json=short | json_get pressure.seconds)
+wait_for 15 pressure_at_least "$(awk -v p="$P1" 'BEGIN { print p + 1 }')"
+ok $? "cost: the pressured time goes on growing"
+is "$(held_on costly)" "$H1" "cost: a reader that stopped costs nothing more"
 stop_daemon TERM
 
 done_testing
