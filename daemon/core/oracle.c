@@ -77,8 +77,13 @@ static void need(const OracleTrace *t, bool *needed, uint64_t from, uint64_t to)
 /* Which intervals must be on to serve every servable read; without
  * foresight, also one more read at each reader's last pace. */
 static int needed_slots(const OracleTrace *t, bool no_foresight, bool *needed) {
-        OracleRead *r = sorted_reads(t);
+        OracleRead *r;
 
+        if (t->needed) {
+                memcpy(needed, t->needed, t->n * sizeof *needed);
+                return 0;
+        }
+        r = sorted_reads(t);
         if (!r)
                 return -ENOMEM;
         memset(needed, 0, t->n * sizeof *needed);
@@ -130,80 +135,143 @@ static void offer(Best *next, uint32_t *from, size_t to, const Best *cand, uint3
         }
 }
 
-int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, OracleResult *ret) {
-        _cleanup_free_ bool *needed = NULL, *start_ok = NULL, *stop_now = NULL, *off = NULL;
-        _cleanup_free_ Best *cur = NULL, *next = NULL;
-        _cleanup_free_ uint32_t *from = NULL;
-        size_t dwell, states, state;
+struct OracleRun {
+        OracleTrace t;          /* borrowed: valid until the run is freed */
+        bool keep;              /* the schedule, not just its figures */
+        size_t dwell, states, next_interval;
+        bool *needed, *start_ok, *stop_now;
+        Best *cur, *next;
+        uint32_t *from;         /* keep: per interval and state; else one row, unused */
+};
 
-        if (t->interval == 0 || t->n == 0)
+OracleRun *oracle_run_free(OracleRun *r) {
+        if (!r)
+                return NULL;
+        free(r->needed);
+        free(r->start_ok);
+        free(r->stop_now);
+        free(r->cur);
+        free(r->next);
+        free(r->from);
+        free(r);
+        return NULL;
+}
+
+int oracle_run_new(const OracleTrace *t, const OracleLimits *l, bool keep, OracleRun **ret) {
+        _cleanup_(oracle_run_freep) OracleRun *r = NULL;
+
+        if (t->interval == 0 || t->n == 0 || (!keep && !t->needed))
                 return -EINVAL;
-        if (div_up(l->min_dwell, t->interval) + 1 > ORACLE_MAX_STATES / 2 / t->n)
+        if (div_up(l->min_dwell, t->interval) + 1 > ORACLE_MAX_STATES / 2 / (keep ? t->n : 1))
                 return -E2BIG;
-        dwell = (size_t) div_up(l->min_dwell, t->interval);
-        states = 2 * (dwell + 1);       /* on k: k; off k: dwell + 1 + k */
-        needed = calloc(t->n, sizeof *needed);
-        start_ok = calloc(t->n, sizeof *start_ok);
-        stop_now = calloc(t->n, sizeof *stop_now);
-        off = calloc(t->n, sizeof *off);
-        cur = calloc(states, sizeof *cur);
-        next = calloc(states, sizeof *next);
-        from = calloc(t->n * states, sizeof *from);
-        if (!needed || !start_ok || !stop_now || !off || !cur || !next || !from)
+        r = calloc(1, sizeof *r);
+        if (!r)
                 return -ENOMEM;
-        if (needed_slots(t, l->no_foresight, needed) < 0)
+        r->t = *t;
+        r->keep = keep;
+        r->dwell = (size_t) div_up(l->min_dwell, t->interval);
+        r->states = 2 * (r->dwell + 1);       /* on k: k; off k: dwell + 1 + k */
+        r->needed = calloc(t->n, sizeof *r->needed);
+        r->start_ok = calloc(t->n, sizeof *r->start_ok);
+        r->stop_now = calloc(t->n, sizeof *r->stop_now);
+        r->cur = calloc(r->states, sizeof *r->cur);
+        r->next = calloc(r->states, sizeof *r->next);
+        r->from = calloc(keep ? t->n * r->states : r->states, sizeof *r->from);
+        if (!r->needed || !r->start_ok || !r->stop_now || !r->cur || !r->next || !r->from)
                 return -ENOMEM;
-        sustained(t, l->sustain, true, l->coarse_above, start_ok);
-        sustained(t, l->sustain, false, l->strict_below, stop_now);
-
+        if (needed_slots(t, l->no_foresight, r->needed) < 0)
+                return -ENOMEM;
+        sustained(t, l->sustain, true, l->coarse_above, r->start_ok);
+        sustained(t, l->sustain, false, l->strict_below, r->stop_now);
         if (t->start_free)              /* on or off, the dwell long over */
-                cur[dwell].reached = cur[dwell + 1 + dwell].reached = true;
+                r->cur[r->dwell].reached = r->cur[r->dwell + 1 + r->dwell].reached = true;
         else
-                cur[0].reached = true;  /* the start: on, a switch just now */
-        for (size_t i = 0; i < t->n; i++) {
-                double pages = t->rate[i] * (double) t->interval / 1e6;
-                uint32_t *fi = from + i * states;
-                size_t first = MIN((size_t) 1, dwell);  /* k after the interval a switch starts */
+                r->cur[0].reached = true;  /* the start: on, a switch just now */
+        *ret = TAKE_PTR(r);
+        return 0;
+}
 
-                memset(next, 0, states * sizeof *next);
-                for (size_t s = 0; s < states; s++) {
-                        bool is_off = s > dwell;
-                        size_t k = is_off ? s - dwell - 1 : s, later = MIN(k + 1, dwell);
-                        Best c = cur[s];
+/* One interval of the dynamic programming. */
+static void plan_interval(OracleRun *r, size_t i) {
+        size_t dwell = r->dwell, states = r->states;
+        double pages = r->t.rate[i] * (double) r->t.interval / 1e6;
+        uint32_t *fi = r->from + (r->keep ? i * states : 0);
+        size_t first = MIN((size_t) 1, dwell);  /* k after the interval a switch starts */
+        Best *next = r->next, *swap;
 
-                        if (!c.reached)
-                                continue;
-                        if (!is_off) {
-                                offer(next, fi, later, &c, (uint32_t) s);
-                                if (k == dwell && !needed[i] && start_ok[i]) {
-                                        c.pages += pages;
-                                        c.switches++;
-                                        offer(next, fi, dwell + 1 + first, &c, (uint32_t) s);
-                                }
-                                continue;
-                        }
-                        if (!needed[i] && !(stop_now[i] && k == dwell)) {
+        memset(next, 0, states * sizeof *next);
+        for (size_t s = 0; s < states; s++) {
+                bool is_off = s > dwell;
+                size_t k = is_off ? s - dwell - 1 : s, later = MIN(k + 1, dwell);
+                Best c = r->cur[s];
+
+                if (!c.reached)
+                        continue;
+                if (!is_off) {
+                        offer(next, fi, later, &c, (uint32_t) s);
+                        if (k == dwell && !r->needed[i] && r->start_ok[i]) {
                                 c.pages += pages;
-                                offer(next, fi, dwell + 1 + later, &c, (uint32_t) s);
-                                c = cur[s];
+                                c.switches++;
+                                offer(next, fi, dwell + 1 + first, &c, (uint32_t) s);
                         }
-                        c.switches++;
-                        offer(next, fi, first, &c, (uint32_t) s);
+                        continue;
                 }
-                Best *swap = cur;
-                cur = next;
-                next = swap;
+                if (!r->needed[i] && !(r->stop_now[i] && k == dwell)) {
+                        c.pages += pages;
+                        offer(next, fi, dwell + 1 + later, &c, (uint32_t) s);
+                        c = r->cur[s];
+                }
+                c.switches++;
+                offer(next, fi, first, &c, (uint32_t) s);
         }
+        swap = r->cur;
+        r->cur = next;
+        r->next = swap;
+}
 
-        state = 0;
-        for (size_t s = 1; s < states; s++)
-                if (better(&cur[s], &cur[state]))
+int oracle_run_step(OracleRun *r, size_t work) {
+        /* work counts states: an interval costs states of it. */
+        size_t intervals = MAX(work / r->states, (size_t) 1);
+
+        for (; intervals > 0 && r->next_interval < r->t.n; intervals--)
+                plan_interval(r, r->next_interval++);
+        return r->next_interval >= r->t.n;
+}
+
+int oracle_run_result(const OracleRun *r, bool *ret_off, OracleResult *ret) {
+        _cleanup_free_ bool *off = NULL;
+        size_t state = 0;
+
+        if (r->next_interval < r->t.n)
+                return -EBUSY;
+        for (size_t s = 1; s < r->states; s++)
+                if (better(&r->cur[s], &r->cur[state]))
                         state = s;
-        for (size_t i = t->n; i-- > 0;) {
-                off[i] = state > dwell;
-                state = from[i * states + state];
+        if (!r->keep) {
+                *ret = (OracleResult) { .pages_off = r->cur[state].pages, .switches = r->cur[state].switches };
+                for (size_t i = 0; i < r->t.n; i++)
+                        ret->pages_total += r->t.rate[i] * (double) r->t.interval / 1e6;
+                return 0;
+        }
+        off = calloc(r->t.n, sizeof *off);
+        if (!off)
+                return -ENOMEM;
+        for (size_t i = r->t.n; i-- > 0;) {
+                off[i] = state > r->dwell;
+                state = r->from[i * r->states + state];
         }
         if (ret_off)
-                memcpy(ret_off, off, t->n * sizeof *off);
-        return oracle_judge(t, off, ret);
+                memcpy(ret_off, off, r->t.n * sizeof *off);
+        return oracle_judge(&r->t, off, ret);
+}
+
+int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, OracleResult *ret) {
+        _cleanup_(oracle_run_freep) OracleRun *r = NULL;
+        int k;
+
+        k = oracle_run_new(t, l, ret_off || !t->needed, &r);
+        if (k < 0)
+                return k;
+        (void) oracle_run_step(r, SIZE_MAX);
+        return oracle_run_result(r, ret_off, ret);
 }

@@ -43,6 +43,12 @@ typedef struct OracleTrace {
          * last switch min_dwell ago or more (a trace cut from a longer
          * run). Else the start is on, a switch just then. */
         bool start_free;
+        /* Instead of reads: the intervals that must be on, worked out as
+         * the reads came (the daemon's own record, which keeps no reads).
+         * Then the served figures are 0, and without ret_off the schedule
+         * is not kept: the figures come from the best state alone, in
+         * memory of the states, not of the trace. */
+        const bool *needed;
 } OracleTrace;
 
 typedef struct OracleLimits {
@@ -68,3 +74,21 @@ int oracle_schedule(const OracleTrace *t, const OracleLimits *l, bool *ret_off, 
 /* Any schedule's figures over the trace (pressure and dwell not checked):
  * for comparing a policy's recorded schedule with the oracle's. */
 int oracle_judge(const OracleTrace *t, const bool *off, OracleResult *ret);
+
+/* The same planning in steps, for a caller that must not be held long (the
+ * daemon's own trace, 86400 intervals): new, then step until it returns 1,
+ * then the result. keep: the schedule is kept (ret_off, and the served
+ * figures from the reads); without it the trace must give needed, and
+ * the memory is that of the states only. t and its arrays must stay valid
+ * and unchanged until the run is freed. */
+typedef struct OracleRun OracleRun;
+int oracle_run_new(const OracleTrace *t, const OracleLimits *l, bool keep, OracleRun **ret);
+/* Plans about work (intervals × states) more; returns 1 once every
+ * interval is planned, 0 if some remain. */
+int oracle_run_step(OracleRun *r, size_t work);
+/* -EBUSY until done. ret_off (may be NULL) needs keep. */
+int oracle_run_result(const OracleRun *r, bool *ret_off, OracleResult *ret);
+OracleRun *oracle_run_free(OracleRun *r);
+static inline void oracle_run_freep(OracleRun **r) {
+        oracle_run_free(*r);
+}

@@ -45,6 +45,34 @@ static void check(const char *what, const double *rate, const OracleRead *reads,
         is_double(r.pages_off, want_off, 1e-6, "  pages off");
         is_int(r.switches, want_switches, "  switches");
         is_int(r.served, r.servable, "  every servable read served");
+
+        /* The same, told which intervals must be on instead of the reads
+         * (the daemon's own record), and keeping no schedule. */
+        if (!no_foresight) {
+                bool needed[N] = {};
+                OracleTrace tn = t;
+                double total = 0;
+
+                for (size_t a = 0; a < n_reads; a++)
+                        for (size_t b = 0; b < n_reads; b++) {
+                                bool next = reads[b].reader == reads[a].reader && reads[b].at > reads[a].at;
+
+                                for (size_t c = 0; next && c < n_reads; c++)
+                                        next = !(reads[c].reader == reads[a].reader && reads[c].at > reads[a].at &&
+                                                 reads[c].at < reads[b].at);
+                                for (size_t i = reads[a].at / SEC; next && i <= reads[b].at / SEC && i < N; i++)
+                                        needed[i] = true;
+                        }
+                tn.reads = NULL;
+                tn.n_reads = 0;
+                tn.needed = needed;
+                is_int(oracle_schedule(&tn, &l, NULL, &r), 0, "  told the intervals that must be on");
+                is_double(r.pages_off, want_off, 1e-6, "    the same pages off");
+                is_int(r.switches, want_switches, "    the same switches");
+                for (size_t i = 0; i < N; i++)
+                        total += rate[i];
+                is_double(r.pages_total, total, 1e-6, "    and the pages allocated in all");
+        }
 }
 
 int main(void) {
