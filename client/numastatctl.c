@@ -535,6 +535,25 @@ static void print_status_readers(json_object *s) {
         }
 }
 
+/* The best possible over the last 24 hours, and the daemon's share of it. */
+static void print_best(json_object *s) {
+        json_object *b = jget(s, "best_possible");
+        char window[DURATION_MAX], pages[32], best[32];
+        int64_t total = jint(b, "pages_total");
+
+        if (!b || total <= 0)
+                return;
+        format_duration_approx(window, sizeof window, (usec_t) jint(b, "window_seconds") * USEC_PER_SEC, USEC_PER_SEC);
+        printf("        Best: over the last %s, the best schedule keeps counting off for %s of %s pages (%.1f%%)",
+               window, format_count(best, sizeof best, (uint64_t) jint(b, "pages_counting_off_best")),
+               format_count(pages, sizeof pages, (uint64_t) total),
+               100.0 * (double) jint(b, "pages_counting_off_best") / (double) total);
+        if (jget(b, "share_of_best"))
+                printf("; numastatd did %.0f%% of that\n", 100.0 * jdouble(b, "share_of_best"));
+        else
+                printf("\n");
+}
+
 static void print_status_counters(json_object *s) {
         json_object *counters = jget(s, "counters"), *ledger = jget(s, "ledger"), *precision = jget(s, "precision");
 
@@ -557,6 +576,7 @@ static void print_status_counters(json_object *s) {
                                json_object_get_double(jget(ledger, "insns_per_page")));
                 printf("\n");
         }
+        print_best(s);
         if (precision && jint(precision, "max_drift") > 0)
                 printf("   Precision: a zone counter may lag by up to %" PRId64 " pages\n",
                        jint(precision, "max_drift"));

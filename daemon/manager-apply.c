@@ -37,6 +37,7 @@ void manager_engine_config(const Manager *m, EngineConfig *ret) {
                 .coarse_above = c->coarse_above,
                 .strict_below = c->strict_below,
                 .armed_interval = c->armed_interval,
+                .sample_interval = c->interval,
                 .linger_max = c->linger_max,
                 .exit_mode = c->exit_mode,
                 .realtime_offset = manager_realtime_offset(m),

@@ -44,6 +44,7 @@ struct Manager {
         Inspector *inspector;
         ContainerWatch *containers;
         MetricsFile *metrics;
+        BestPlanner *best;
         Sampler *sampler;
         Executor *executor;
         Service *service;
@@ -76,6 +77,7 @@ KnownCache *manager_known_cache(Manager *m) { return &m->known_cache; }
 Sampler *manager_sampler(const Manager *m) { return m->sampler; }
 Nodes *manager_nodes(const Manager *m) { return m->nodes; }
 MetricsFile *manager_metrics_file(const Manager *m) { return m->metrics; }
+BestPlanner *manager_best(const Manager *m) { return m->best; }
 ReaderWatch *manager_reader_watch(const Manager *m) { return m->watch; }
 ContainerWatch *manager_containers(const Manager *m) { return m->containers; }
 Exits *manager_exits(const Manager *m) { return m->exits; }
@@ -116,7 +118,9 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
                 return log_error_errno(r, "Invalid root directory '%s': %m", opts->root);
         m->config_path = strdup(opts->config_path ? opts->config_path : DEFAULT_CONFIG_PATH);
         m->metrics = metrics_file_new();
-        if (!m->config_path || !m->metrics)
+        if (best_planner_new(&m->best) < 0)
+                m->best = NULL;
+        if (!m->config_path || !m->metrics || !m->best)
                 return log_oom();
         m->config_must_exist = opts->config_path != NULL;
         if (opts->socket_path) {
@@ -177,6 +181,7 @@ void manager_context_free(Manager *m) {
         sd_event_source_disable_unref(m->queue_source);
         event_queue_free(m->queue);
         metrics_file_free(m->metrics);
+        best_planner_free(m->best);
         container_watch_free(m->containers);
         sampler_free(m->sampler);
         exits_free(m->exits);
@@ -220,12 +225,16 @@ int manager_add_timers(Manager *m) {
                 [MANAGER_TIMER_TRIGGER_SETTLE] = "trigger-settle",
                 [MANAGER_TIMER_ARMED_SAMPLE] = "armed-sample",
                 [MANAGER_TIMER_METRICS] = "metrics",
+                [MANAGER_TIMER_BEST] = "best-possible",
         };
         int r = 0;
 
         /* Each comes to the dispatch loop as an event (on_timer()). */
         for (size_t i = 0; i < ELEMENTSOF(names) && r >= 0; i++)
                 r = add_timer(m, &m->timers[i], on_timer, names[i]);
+        /* Planning the best possible waits for everything else. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->timers[MANAGER_TIMER_BEST], SD_EVENT_PRIORITY_IDLE);
         if (r < 0)
                 return log_error_errno(r, "Cannot create timers: %m");
         return 0;

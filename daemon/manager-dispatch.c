@@ -34,6 +34,9 @@ static int dispatch_timer(Manager *m, ManagerTimer which, uint64_t usec) {
         case MANAGER_TIMER_METRICS:
                 manager_handle_metrics_due(m);
                 return 0;
+        case MANAGER_TIMER_BEST:
+                manager_handle_best_due(m);
+                return 0;
         default:
                 return -EINVAL;
         }

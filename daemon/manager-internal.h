@@ -35,6 +35,7 @@
 #include "readertab.h"
 #include "service.h"
 #include "status.h"
+#include "best.h"
 #include "metrics-file.h"
 #include "nodes.h"
 #include "topology.h"
@@ -68,6 +69,7 @@ KnownCache *manager_known_cache(Manager *m);            /* the catalogue's per-p
 Sampler *manager_sampler(const Manager *m);
 Nodes *manager_nodes(const Manager *m);
 MetricsFile *manager_metrics_file(const Manager *m);
+BestPlanner *manager_best(const Manager *m);
 /* The sources; NULL where one could not be set up. */
 ReaderWatch *manager_reader_watch(const Manager *m);
 ContainerWatch *manager_containers(const Manager *m);
@@ -194,6 +196,7 @@ void manager_handle_sample(Manager *m, uint64_t usec);
 void manager_handle_armed_sample(Manager *m);
 /* manager-metrics.c */
 void manager_handle_metrics_due(Manager *m);
+void manager_handle_best_due(Manager *m);
 /* manager-holds.c */
 void manager_handle_holds_changed(Manager *m, const Holds *holds);
 /* manager-reload.c */

@@ -24,6 +24,7 @@ typedef enum ManagerTimer {
         MANAGER_TIMER_TRIGGER_SETTLE,   /* a logged trigger waits for its read until then */
         MANAGER_TIMER_ARMED_SAMPLE,     /* the next armed sample */
         MANAGER_TIMER_METRICS,          /* the next textfile write */
+        MANAGER_TIMER_BEST,             /* the next step of planning the best possible (idle priority) */
         _MANAGER_TIMER_MAX,
 } ManagerTimer;
 

@@ -107,6 +107,7 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .share_off = ledger_share_off(engine_ledger(e)),
                         .insns_per_page = c->insns_per_page,
                 },
+                .best = manager_best(m),
                 .history = engine_history(e),
         };
         counter_track_total(sampler_vmstat(sampler), &ret->counters.total);

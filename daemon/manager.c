@@ -160,6 +160,7 @@ static void manager_start_sources(Manager *m) {
         manager_configure_engine(m);   /* what reader detection and the kernel's log can see */
         (void) exits_enable(manager_exits(m), manager_config(m)->exit_records);
         manager_schedule_metrics(m, true);
+        event_timer_at(manager_timer(m, MANAGER_TIMER_BEST), now_usec(CLOCK_MONOTONIC));
 }
 
 int manager_start(Manager *m) {

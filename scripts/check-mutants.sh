@@ -324,6 +324,18 @@ mutant cost-without-sustain daemon/core/policy.c \
         $'        return usec_add(since, c->sustain);' \
         $'        return since;' \
         tests/unit/test-engine
+mutant best-ignores-reads daemon/core/engine.c \
+        $'                if (e->readers.added_after != 0)' \
+        $'                if (0)' \
+        tests/unit/test-engine
+mutant best-ignores-holds daemon/core/engine.c \
+        $'                if (e->state.holds > 0)' \
+        $'                if (0)' \
+        tests/unit/test-engine
+mutant best-ring-keeps-old-day daemon/core/own-trace.c \
+        $'                if (k > t->newest || k < oldest(t))\n                        continue;' \
+        $'' \
+        tests/unit/test-own-trace
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

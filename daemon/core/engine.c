@@ -2,6 +2,7 @@
 /* The engine: one event at a time, decisions and records as data. See
  * engine.h. */
 #include "engine.h"
+#include "own-trace.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -61,6 +62,7 @@ struct Engine {
         Ledger ledger;                  /* .counting: the state the next reading's pages go to */
         bool counting_touched;          /* this feed may have flipped counting */
         usec_t booked_until;            /* pressure is booked to the readers until here; 0: not started */
+        OwnTrace *trace;                /* the last 24 hours, for the best possible */
 };
 
 static const char *const engine_event_type_table[_ENGINE_EVENT_MAX] = {
@@ -93,6 +95,10 @@ int engine_new(const EngineConfig *config, Policy policy, bool dry_run, usec_t n
 
         if (!e)
                 return -ENOMEM;
+        if (own_trace_new(&e->trace) < 0) {
+                free(e);
+                return -ENOMEM;
+        }
         e->config = *config;
         e->policy = policy;
         e->policy_source = CAUSE_STARTUP;
@@ -108,6 +114,7 @@ Engine *engine_free(Engine *e) {
                 return NULL;
         readertab_done(&e->readers);
         history_done(&e->history);
+        own_trace_free(e->trace);
         free(e);
         return NULL;
 }
@@ -216,6 +223,10 @@ EngineCounts engine_counts(const Engine *e) {
 
 const OnTime *engine_on_time(const Engine *e) {
         return &e->on_time;
+}
+
+const OwnTrace *engine_own_trace(const Engine *e) {
+        return e->trace;
 }
 
 const Ledger *engine_ledger(const Engine *e) {
@@ -579,6 +590,9 @@ static void reader_named(Engine *e, const EngineEvent *ev, usec_t now, EngineEff
         }
         if (ev->identity && ev->verdict) {
                 r = readertab_add(&e->readers, ev->identity, ev->pid, ev->pid_verified, ev->verdict, &ev->clock);
+                /* It needed counting on since its previous counted read. */
+                if (e->readers.added_after != 0)
+                        own_trace_need(e->trace, e->readers.added_after, ev->clock.mono);
                 fx->new_reader = r > 0;
                 fx->no_memory = r < 0;
         }
@@ -620,11 +634,15 @@ static void counting_may_have_changed(Engine *e, usec_t now, EngineEffects *fx) 
  * which then follows counting: a reading at a flip books to the state
  * before. Without one the pages wait for the next reading, booked to the
  * state after. */
-static void allocated(Engine *e, const EngineEvent *ev) {
+static void allocated(Engine *e, const EngineEvent *ev, usec_t now) {
+        uint64_t on = e->ledger.pages_on, off = e->ledger.pages_off;
+
         if (ev->has_pgalloc)
                 ledger_set_counting(&e->ledger, ev->pgalloc, engine_counting(e));
         else
                 e->ledger.counting = engine_counting(e);
+        own_trace_pages(e->trace, now, e->ledger.pages_on - on, false);
+        own_trace_pages(e->trace, now, e->ledger.pages_off - off, true);
 }
 
 /* The time since the last event, under the rate samples until then: each
@@ -634,6 +652,9 @@ static void book_pressure(Engine *e, usec_t now) {
         usec_t from;
 
         if (e->booked_until != 0 && now > e->booked_until) {
+                /* A hold needs counting on as a reader does. */
+                if (e->state.holds > 0)
+                        own_trace_need(e->trace, e->booked_until, now);
                 engine_policy_config(e, &pc);
                 from = MAX(e->booked_until, policy_pressured_from(&e->state, &pc));
                 if (from < now)
@@ -654,12 +675,17 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
 
         switch (ev->type) {
         case ENGINE_EVENT_CONFIGURE:
+                /* Slots of another length: the trace starts again. */
+                if (e->booked_until != 0 && MAX(ev->config->sample_interval, OWN_TRACE_MIN_SLOT_USEC) !=
+                                                    own_trace_slot_usec(e->trace))
+                        own_trace_start(e->trace, now, ev->config->sample_interval);
                 e->config = *ev->config;
                 update_expected(e, now);        /* linger_max may have changed */
                 break;
         case ENGINE_EVENT_START:
                 policy_init(&e->state, now);
                 e->booked_until = now;
+                own_trace_start(e->trace, now, e->config.sample_interval);
                 on_time_start(&e->on_time, now, engine_counting(e));
                 e->ledger.counting = engine_counting(e);        /* from the first reading */
                 break;
@@ -723,7 +749,7 @@ void engine_feed(Engine *e, const EngineEvent *ev, usec_t now, EngineEffects *fx
                 break;
         }
         case ENGINE_EVENT_ALLOCATED:
-                allocated(e, ev);
+                allocated(e, ev, now);
                 break;
         case ENGINE_EVENT_REJUDGE:
                 if (ev->index < e->readers.n && ev->verdict) {

@@ -44,6 +44,7 @@ typedef struct EngineConfig {
         usec_t min_dwell, linger, sustain;
         uint64_t coarse_above, strict_below;
         usec_t armed_interval;          /* a patched kernel's armed auto is sampled this often */
+        usec_t sample_interval;         /* the allocation rate is sampled this often: the own trace's slots */
         usec_t linger_max;              /* a periodic reader keeps counting on at most this long */
         ExitMode exit_mode;             /* for the reason of the exit's transition */
         int64_t realtime_offset;        /* CLOCK_REALTIME - CLOCK_MONOTONIC, µs: times in reasons */
@@ -172,6 +173,10 @@ EngineCounts engine_counts(const Engine *e);
 /* The time counting was on, and the pages allocated with counting on and
  * off (the benefit ledger), since START. */
 const OnTime *engine_on_time(const Engine *e);
+/* The last 24 hours' trace: what the best schedule would have kept off
+ * (own_trace_best()). */
+typedef struct OwnTrace OwnTrace;
+const OwnTrace *engine_own_trace(const Engine *e);
 const Ledger *engine_ledger(const Engine *e);
 
 const char *engine_event_type_to_string(EngineEventType t);

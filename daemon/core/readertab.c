@@ -303,6 +303,7 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
         ReaderEntry *e = NULL, n = {};
 
         t->total_reads++;
+        t->added_after = 0;
         if (ignored)
                 t->ignored_reads++;
         else
@@ -337,8 +338,10 @@ static int entry_add(ReaderTable *t, const ReaderIdentity *id, pid_t pid, bool p
                 /* Only a named, counted reader is one to wait for. */
                 if (!ignored && comm)
                         entry_learn(e, mono);
-                if (!ignored && !c->by_holder)
+                if (!ignored && !c->by_holder) {
+                        t->added_after = e->last_counted;
                         e->last_counted = mono;
+                }
                 entry_serve(t, e, c);
                 return 0;
         }

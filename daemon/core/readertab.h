@@ -94,6 +94,10 @@ typedef struct ReaderTable {
          * sustain): how long (µs), how much of it counting was on, and the
          * held_on of entries evicted since. */
         uint64_t pressured, pressured_on, evicted_held_on;
+        /* The last readertab_add()'s reader's counted read before it, if
+         * that read counted (0: none, or its first): the two bound a
+         * stretch it needed counting on for. */
+        uint64_t added_after;
 } ReaderTable;
 
 /* When a read came and what counting had been doing until then, as the

@@ -179,6 +179,37 @@ static void held_on(FILE *f, const ReaderTable *t) {
         free(done);
 }
 
+/* The best possible over the last 24 hours beside the daemon's own:
+ * gauges over a window that slides. */
+static void best(FILE *f, const Status *s) {
+        bool have;
+        BestFigures b;
+
+        /* The families always, their samples once a whole slot is traced. */
+        have = status_best(s, &b) >= 0;
+        family(f, "numastatd_window_seconds", "gauge",
+               "The window of the daemon's own trace the best possible is judged over (the last 24 hours at most).");
+        if (have)
+                fprintf(f, "numastatd_window_seconds %" PRIu64 "\n", b.window / 1000000);
+        family(f, "numastatd_window_pages_allocated", "gauge", "Pages allocated in the window.");
+        if (have) {
+                fputs("numastatd_window_pages_allocated ", f);
+                print_value(f, b.pages_total);
+                fputc('\n', f);
+        }
+        family(f, "numastatd_window_pages_counting_off", "gauge",
+               "Pages allocated in the window with counting off: by the best schedule under the same coarse_above, "
+               "strict_below, sustain and min_dwell that serves every counted reader (schedule=\"best\"), and by "
+               "numastatd (schedule=\"numastatd\").");
+        if (have) {
+                fputs("numastatd_window_pages_counting_off{schedule=\"best\"} ", f);
+                print_value(f, b.pages_off_best);
+                fputs("\nnumastatd_window_pages_counting_off{schedule=\"numastatd\"} ", f);
+                print_value(f, b.pages_off_own);
+                fputc('\n', f);
+        }
+}
+
 /* The programs whose reads keep counting on now, by comm: what an alert
  * on counting stuck on under pressure names. */
 static void keeping_on(FILE *f, const Status *s) {
@@ -305,6 +336,7 @@ char *metrics_render(const Status *s) {
         one(f, "numastatd_pressured_counting_on_seconds_total", "counter",
             "Of the time under allocation pressure, how long counting was on.", (double) s->readers->pressured_on / 1e6);
         held_on(f, s->readers);
+        best(f, s);
         one(f, "numastatd_first_reads_counting_off_total", "counter",
             "First reads by a reader that found counting off (no policy can serve them).",
             (double) s->readers->first_off);

@@ -281,6 +281,26 @@ static json_object *pressure_json(const ReaderTable *t) {
         return o;
 }
 
+/* The best possible over the last 24 hours, and the daemon's own share
+ * of it; null before a whole slot of the trace (or if it cannot be
+ * planned: a min_dwell of hours). */
+static json_object *best_json(const Status *s) {
+        json_object *o;
+        BestFigures b;
+
+        if (status_best(s, &b) < 0)
+                return NULL;
+        o = json_object_new_object();
+        json_object_object_add(o, "window_seconds", json_u64(b.window / USEC_PER_SEC));
+        json_object_object_add(o, "pages_total", json_u64((uint64_t) b.pages_total));
+        json_object_object_add(o, "pages_counting_off_best", json_u64((uint64_t) b.pages_off_best));
+        json_object_object_add(o, "pages_counting_off", json_u64((uint64_t) b.pages_off_own));
+        json_object_object_add(o, "share_of_best", b.pages_off_best > 0
+                                                           ? json_double(b.pages_off_own / b.pages_off_best)
+                                                           : NULL);
+        return o;
+}
+
 static json_object *precision_json(const Status *s) {
         json_object *o = json_object_new_object(), *zones = json_object_new_array();
         uint64_t worst = 0;
@@ -496,6 +516,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "ledger", ledger_json(&s->ledger));
         json_object_object_add(o, "service", service_json(s->readers));
         json_object_object_add(o, "pressure", pressure_json(s->readers));
+        json_object_object_add(o, "best_possible", best_json(s));
         json_object_object_add(o, "precision", precision_json(s));
         json_object_object_add(o, "transitions", transitions_json(s->history, v));
         json_object_object_add(o, "transitions_total", json_u64(s->history->total));

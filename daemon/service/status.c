@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +93,10 @@ uint64_t status_fingerprint(const Status *s) {
         return d.h;
 }
 
+
+int status_best(const Status *s, BestFigures *ret) {
+        return s->best ? best_planner_figures(s->best, ret) : -ENODATA;
+}
 
 bool status_keeps_counting_on(const Status *s, const ReaderEntry *e) {
         return s->policy == POLICY_AUTO && s->counting &&

@@ -26,6 +26,7 @@
 #include "parsers.h"
 #include "policy.h"
 #include "known.h"
+#include "best.h"
 #include "readertab.h"
 #include "topology.h"
 
@@ -125,6 +126,7 @@ typedef struct Status {
         StatusSources sources;
         StatusCounters counters;
         StatusLedger ledger;
+        const BestPlanner *best;        /* the best possible, as last planned */
         const History *history;
 } Status;
 
@@ -141,6 +143,10 @@ uint64_t status_fingerprint(const Status *s);
 /* The one-line summary for systemd's STATUS=, escaped, as anyone may see
  * it: systemd shows it to every user. */
 char *status_format_notify(const Status *s, char *buf, size_t size);
+/* What the best schedule under the policy's thresholds would have kept
+ * off over the daemon's own trace of the last 24 hours, and what the
+ * daemon did, as last planned (best.h); -ENODATA before a plan. */
+int status_best(const Status *s, BestFigures *ret);
 /* Whether e's reads keep counting on now (policy auto, counting on). */
 bool status_keeps_counting_on(const Status *s, const ReaderEntry *e);
 

@@ -248,6 +248,22 @@ P1=$(ctl --json=short | json_get pressure.seconds)
 wait_for 15 pressure_at_least "$(awk -v p="$P1" 'BEGIN { print p + 1 }')"
 ok $? "cost: the pressured time goes on growing"
 is "$(held_on costly)" "$H1" "cost: a reader that stopped costs nothing more"
+# The best possible over the daemon's own trace (slots of 1 s here: the
+# sampling interval, at least a second): there once a slot is whole, and
+# its figures hang together.
+wait_for 30 bash -c "'$NUMASTATCTL' --socket='$SOCK' --json=short | grep -q '\"best_possible\":{'"
+ok $? "best: the best possible is reported once a slot is whole"
+S=$(ctl --json=short)
+B=$(echo "$S" | json_get best_possible)
+ok "$(echo "$B" | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+ok = (b["window_seconds"] >= 1 and b["pages_total"] > 0
+      and 0 < b["pages_counting_off_best"] <= b["pages_total"] and b["pages_counting_off"] <= b["pages_total"]
+      and abs(b["share_of_best"] - b["pages_counting_off"] / b["pages_counting_off_best"]) < 1e-6)
+sys.exit(0 if ok else 1)'; echo $?)" "best: window, pages and shares hang together ($B)"
+contains "$(ctl status)" "the best schedule keeps counting off for" "best: status says it"
+contains "$(ctl metrics)" 'numastatd_window_pages_counting_off{schedule="best"} ' "best: the metrics carry it"
 stop_daemon TERM
 
 done_testing

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "own-trace.h"
 #include "macro.h"
 #include "tap.h"
 
@@ -64,6 +65,7 @@ enum {
         STEP_LEDGER,            /* pages allocated with counting on and off (1000 a second, from T0) */
         STEP_ON_TIME,           /* seconds counting was on and off, up to the last event */
         STEP_COST,              /* seconds under pressure, of those counting on, and reader n's held_on */
+        STEP_NEEDED,            /* the own trace's slot at t needed counting on (flag) */
 };
 
 typedef struct Step {
@@ -111,6 +113,7 @@ typedef struct Step {
 #define TABLE(n_, period_s) { .what = STEP_TABLE, .n = (n_), .t = S(period_s) }
 #define LEDGER(on, off) { .what = STEP_LEDGER, .counters = { (on), (off) } }
 #define ON_TIME(on, off) { .what = STEP_ON_TIME, .counters = { (on), (off) } }
+#define NEEDED(t_, yes) { .what = STEP_NEEDED, .t = (t_), .flag = (yes) }
 #define NO_READER 999
 #define COST(p, on, i, held) { .what = STEP_COST, .n = (i), .counters = { (p), (on), (held) } }
 #define END { .what = STEP_END }
@@ -354,6 +357,14 @@ static void check(World *w, const Step *st, const char *at) {
                         ok(t->n == 0, "%s: no reader yet", at);
                 break;
         }
+        case STEP_NEEDED: {
+                const OwnTrace *t = engine_own_trace(w->engine);
+
+                ok(own_trace_needed_at(t, T0 + st->t) == st->flag,
+                   "%s: the own trace's slot at %.0fs %s", at, (double) st->t / USEC_PER_SEC,
+                   st->flag ? "needed counting on" : "did not need counting on");
+                break;
+        }
         default:
                 ok(false, "%s: bad step %d", at, st->what);
         }
@@ -471,6 +482,23 @@ static void run_scenario(const Scenario *sc) {
 #define PRESSURE RATE(0, 150000), RATE(S(20), 150000)
 
 static const Scenario scenarios[] = {
+        {
+                "the own trace marks what readers and holds needed on", CONFIG(NUMA_STAT, FOLLOW, false),
+                KERNEL_MODE_STRICT,
+                (const Step[]) {
+                        /* A first read needs nothing: no policy could serve it. */
+                        READ(S(100), NUMASTAT), NEEDED(S(100), false),
+                        /* The second needs on from the first to it: slots 10 to 16. */
+                        READ(S(165), NUMASTAT), NEEDED(S(95), false), NEEDED(S(100), true), NEEDED(S(130), true),
+                        NEEDED(S(165), true), NEEDED(S(175), false),
+                        /* An ignored reader needs nothing. */
+                        IGNORED_READ(S(180), TOP), IGNORED_READ(S(195), TOP), NEEDED(S(185), false),
+                        /* A hold from 200 s to 240 s (booked at each event). */
+                        HOLDS(S(200), 1, &R_HOLDER), RATE(S(230), 1000), HOLDS(S(240), 0, NULL), RATE(S(300), 1000),
+                        NEEDED(S(200), true), NEEDED(S(235), true), NEEDED(S(255), false),
+                        END,
+                },
+        },
         {
                 "each reader pays for the time its reads kept counting on under pressure",
                 CONFIG(NUMA_STAT, FOLLOW, false), KERNEL_MODE_STRICT,
