@@ -866,7 +866,8 @@ static int verb_metrics(const Args *a) {
 }
 
 static void print_known_reader(json_object *k) {
-        json_object *exes = jget(k, "exe"), *files = jget(k, "files");
+        json_object *exes = jget(k, "exe"), *scripts = jget(k, "script"), *interpreters = jget(k, "interpreter"),
+                    *files = jget(k, "files");
 
         printf("%s (%s)\n", jstr(k, "name"), jstr(k, "source"));
         if (jstr(k, "description"))
@@ -874,6 +875,13 @@ static void print_known_reader(json_object *k) {
         printf("    recognised by:");
         for (size_t i = 0; exes && i < json_object_array_length(exes); i++)
                 printf(" %s", jsafe(json_object_array_get_idx(exes, i)));
+        for (size_t i = 0; scripts && i < json_object_array_length(scripts); i++)
+                printf(" %s", jsafe(json_object_array_get_idx(scripts, i)));
+        if (interpreters && json_object_array_length(interpreters) > 0) {
+                printf(" run by");
+                for (size_t i = 0; i < json_object_array_length(interpreters); i++)
+                        printf(" %s", jsafe(json_object_array_get_idx(interpreters, i)));
+        }
         printf("\n");
         for (size_t i = 0; files && i < json_object_array_length(files); i++) {
                 json_object *f = json_object_array_get_idx(files, i);

@@ -18,6 +18,7 @@ libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libnuma-dev libjson-c-de
 python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
+snmpd zabbix-agent zabbix-agent2 collectl munin-node munin-plugins-core dstat glances
 golang-go golang-github-varlink-go-dev strace stress-ng"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;

@@ -50,6 +50,12 @@ void known_reader_done(KnownReader *k) {
         for (size_t i = 0; i < k->n_exes; i++)
                 free(k->exes[i].path);
         free(k->exes);
+        for (size_t i = 0; i < k->n_scripts; i++)
+                free(k->scripts[i].path);
+        free(k->scripts);
+        for (size_t i = 0; i < k->n_interpreters; i++)
+                free(k->interpreters[i].path);
+        free(k->interpreters);
         for (size_t i = 0; i < k->n_files; i++)
                 known_file_done(&k->files[i]);
         free(k->files);
@@ -129,6 +135,26 @@ static int append_text(char **field, const char *section, const char *key, const
         return 0;
 }
 
+/* An exe=, script= or interpreter= path: absolute, at most KNOWN_EXES_MAX of each. */
+static int add_path(KnownExe **list, size_t *n, const char *section, const char *key, const char *value,
+                    unsigned line, char **reason) {
+        KnownExe *a;
+
+        if (value[0] != '/')
+                return set_why(reason, -EINVAL, "[%s] %s: '%s' is not an absolute path", section, key, value);
+        if (*n >= KNOWN_EXES_MAX)
+                return set_why(reason, -EINVAL, "[%s] %s: more than %d", section, key, KNOWN_EXES_MAX);
+        a = reallocarray(*list, *n + 1, sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        *list = a;
+        a[*n] = (KnownExe) { .path = strdup(value), .line = line };
+        if (!a[*n].path)
+                return -ENOMEM;
+        (*n)++;
+        return 0;
+}
+
 static int entry_key(void *userdata, const char *section, const char *key, const char *value, unsigned line,
                      char **reason) {
         EntryState *st = userdata;
@@ -136,22 +162,17 @@ static int entry_key(void *userdata, const char *section, const char *key, const
         KnownFile *f = st->file;
 
         if (!f) {
-                if (streq(key, "exe")) {
-                        KnownExe *a;
-
-                        if (value[0] != '/')
-                                return set_why(reason, -EINVAL, "[%s] exe: '%s' is not an absolute path", section, value);
-                        if (k->n_exes >= KNOWN_EXES_MAX)
-                                return set_why(reason, -EINVAL, "[%s] exe: more than %d", section, KNOWN_EXES_MAX);
-                        a = reallocarray(k->exes, k->n_exes + 1, sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        k->exes = a;
-                        a[k->n_exes] = (KnownExe) { .path = strdup(value), .line = line };
-                        if (!a[k->n_exes].path)
-                                return -ENOMEM;
-                        k->n_exes++;
-                        return 0;
+                if (streq(key, "exe"))
+                        return add_path(&k->exes, &k->n_exes, section, key, value, line, reason);
+                if (streq(key, "script"))
+                        return add_path(&k->scripts, &k->n_scripts, section, key, value, line, reason);
+                if (streq(key, "interpreter")) {
+                        if (script_syntax_of(value) < 0)
+                                return set_why(reason, -EINVAL,
+                                               "[%s] interpreter: '%s': not python*, perl*, sh, dash or bash (how it "
+                                               "takes a script is not known)",
+                                               section, value);
+                        return add_path(&k->interpreters, &k->n_interpreters, section, key, value, line, reason);
                 }
                 if (streq(key, "description"))
                         return append_text(&k->description, section, key, value, reason);
@@ -195,9 +216,16 @@ static int entry_key(void *userdata, const char *section, const char *key, const
 
 /* What the parser cannot check key by key: the keys that go together. */
 static int entry_check(const KnownReader *k, const char *path, char **ret_error) {
-        if (k->n_exes == 0)
-                return set_why(ret_error, -EINVAL, "%s: no exe= in [reader]: a known reader is recognised by its executable",
-                            path);
+        if (k->n_exes == 0 && k->n_scripts == 0)
+                return set_why(ret_error, -EINVAL,
+                               "%s: no exe= or script= in [reader]: a known reader is recognised by its executable, "
+                               "or by the script an interpreter runs",
+                               path);
+        if ((k->n_scripts == 0) != (k->n_interpreters == 0))
+                return set_why(ret_error, -EINVAL,
+                               "%s: script= and interpreter= go together: the script is known only as one of these "
+                               "interpreters runs it",
+                               path);
         for (size_t i = 0; i < k->n_files; i++) {
                 const KnownFile *f = &k->files[i];
                 bool any_config = f->config || f->config_arg || f->config_section || f->config_key || f->config_value;
@@ -596,4 +624,75 @@ int known_expand_arg_files(char ***argv, size_t *n, ArgFileReader read_arg_file,
         *argv = TAKE_PTR(out);
         *n = n_out;
         return 0;
+}
+
+ScriptSyntax script_syntax_of(const char *interpreter_path) {
+        const char *base = strrchr(interpreter_path, '/');
+
+        base = base ? base + 1 : interpreter_path;
+        if (startswith(base, "python"))
+                return SCRIPT_SYNTAX_PYTHON;
+        if (startswith(base, "perl"))
+                return SCRIPT_SYNTAX_PERL;
+        if (streq(base, "sh") || streq(base, "dash") || streq(base, "bash"))
+                return SCRIPT_SYNTAX_SHELL;
+        return _SCRIPT_SYNTAX_INVALID;
+}
+
+/* A word of options: whether it means code from elsewhere (no script), and
+ * whether its last option takes the next word as its argument. Options
+ * not listed for the syntax are taken as flags. */
+typedef struct OptionWord {
+        bool no_script, takes_next;
+} OptionWord;
+
+static OptionWord option_word(ScriptSyntax syntax, const char *w) {
+        /* Letters that run code not from a script, and letters whose
+         * argument is the next word when nothing follows them in w. */
+        static const char *const code[_SCRIPT_SYNTAX_MAX] = { "cm", "eE", "cs" },
+                                 *arg_next[_SCRIPT_SYNTAX_MAX] = { "WXQ", "IMm", "o" };
+        OptionWord o = {};
+        size_t len = strlen(w);
+
+        if (w[0] == '-' && w[1] == '-') {
+                /* Long options: perl has none; python's and bash's are
+                 * flags but these, which take the next word. */
+                o.no_script = syntax == SCRIPT_SYNTAX_PERL;
+                o.takes_next = streq(w, "--check-hash-based-pycs") || streq(w, "--rcfile") ||
+                               streq(w, "--init-file");
+                return o;
+        }
+        for (size_t i = 1; i < len; i++) {
+                if (strchr(code[syntax], w[i]))
+                        o.no_script = true;
+                /* perl's -I, -M, -m and python's -W, -X take the rest of
+                 * the word as their value: the letters after it are not options. */
+                if (strchr(arg_next[syntax], w[i])) {
+                        o.takes_next = i + 1 == len;
+                        break;
+                }
+        }
+        return o;
+}
+
+int script_argument(ScriptSyntax syntax, char * const *argv, size_t n) {
+        if (syntax < 0 || syntax >= _SCRIPT_SYNTAX_MAX || !argv)
+                return -1;
+        for (size_t i = 1; i < n; i++) {
+                const char *w = argv[i];
+                OptionWord o;
+
+                if (streq(w, "--"))
+                        return i + 1 < n ? (int) (i + 1) : -1;
+                if (streq(w, "-"))
+                        return -1;      /* the script on its standard input */
+                if (w[0] != '-' && !(syntax == SCRIPT_SYNTAX_SHELL && w[0] == '+'))
+                        return (int) i;
+                o = option_word(syntax, w);
+                if (o.no_script)
+                        return -1;
+                if (o.takes_next)
+                        i++;
+        }
+        return -1;
 }

@@ -8,6 +8,7 @@
  * a FILE the caller opened, and the judgements on facts the caller read
  * from the process (known-probe.c does that I/O). */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,25 @@ typedef struct KnownExe {
         uint64_t dev, ino;
 } KnownExe;
 
+/* How an interpreter takes its script (the first script argument). */
+typedef enum ScriptSyntax {
+        SCRIPT_SYNTAX_PYTHON,
+        SCRIPT_SYNTAX_PERL,
+        SCRIPT_SYNTAX_SHELL,
+        _SCRIPT_SYNTAX_MAX,
+        _SCRIPT_SYNTAX_INVALID = -EINVAL,
+} ScriptSyntax;
+
+/* By the interpreter's file name: python*, perl*, sh, dash, bash. */
+ScriptSyntax script_syntax_of(const char *interpreter_path);
+
+/* The index in argv (n words, argv[0] the interpreter) of the script the
+ * interpreter runs: the first word that is not an option or an option's
+ * argument. -1 when it runs none (-c CODE, -m MODULE, -e CODE, a script on
+ * its standard input) or the command line is not one it can tell: such a
+ * reader is no script's. */
+int script_argument(ScriptSyntax syntax, char * const *argv, size_t n);
+
 typedef struct KnownReader {
         char *name;             /* the file name without ".conf" */
         char *source;           /* the file it was read from */
@@ -55,6 +75,11 @@ typedef struct KnownReader {
         char *advice;           /* how a counting reader stops needing the counters */
         KnownExe *exes;
         size_t n_exes;
+        /* A program an interpreter runs: the interpreter is one of these,
+         * and its script argument (script_argument()) is one of those, by
+         * device and inode in the process's root. */
+        KnownExe *scripts, *interpreters;
+        size_t n_scripts, n_interpreters;
         KnownFile *files;
         size_t n_files;
 } KnownReader;

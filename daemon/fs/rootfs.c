@@ -78,6 +78,10 @@ int fd_read_all(int fd, size_t max, char **ret, size_t *ret_len) {
         return read_all(fd, -1, false, max, ret, ret_len);
 }
 
+int fd_pread_all(int fd, size_t max, char **ret, size_t *ret_len) {
+        return read_all(fd, 0, false, max, ret, ret_len);
+}
+
 int root_read_file_len(const char *root, const char *path, size_t max, char **ret, size_t *ret_len) {
         _cleanup_free_ char *full = NULL;
         _cleanup_close_ int fd = -1;

@@ -21,6 +21,8 @@ int root_read_file(const char *root, const char *path, size_t max, char **ret);
 int root_read_file_len(const char *root, const char *path, size_t max, char **ret, size_t *ret_len);
 /* Reads fd to EOF, at most max bytes, NUL-terminated; -EFBIG past max. */
 int fd_read_all(int fd, size_t max, char **ret, size_t *ret_len);
+/* The same from its start, with pread(): read again, it reads the same. */
+int fd_pread_all(int fd, size_t max, char **ret, size_t *ret_len);
 
 /* A file read again and again (the statistics each sample, the mode
  * each decision): kept open and reread from offset 0, where procfs, sysfs

@@ -553,10 +553,15 @@ json_object *catalogue_to_json(const Catalogue *c) {
         for (size_t i = 0; a && c && i < c->n; i++) {
                 const KnownReader *k = &c->readers[i];
                 json_object *o = json_object_new_object(), *exes = json_object_new_array(),
+                            *scripts = json_object_new_array(), *interpreters = json_object_new_array(),
                             *files = json_object_new_array();
 
                 for (size_t j = 0; j < k->n_exes; j++)
                         json_object_array_add(exes, json_untrusted(k->exes[j].path));
+                for (size_t j = 0; j < k->n_scripts; j++)
+                        json_object_array_add(scripts, json_untrusted(k->scripts[j].path));
+                for (size_t j = 0; j < k->n_interpreters; j++)
+                        json_object_array_add(interpreters, json_untrusted(k->interpreters[j].path));
                 for (size_t j = 0; j < k->n_files; j++)
                         json_object_array_add(files, known_file_json(k, &k->files[j]));
                 json_object_object_add(o, "name", json_untrusted(k->name));
@@ -566,6 +571,8 @@ json_object *catalogue_to_json(const Catalogue *c) {
                 json_object_object_add(o, "counts", json_untrusted(k->counts));
                 json_object_object_add(o, "advice", json_untrusted(k->advice));
                 json_object_object_add(o, "exe", exes);
+                json_object_object_add(o, "script", scripts);
+                json_object_object_add(o, "interpreter", interpreters);
                 json_object_object_add(o, "files", files);
                 json_object_array_add(a, o);
         }

@@ -151,18 +151,24 @@ static int collect_names(char * const *dirs, char ***ret, char ***unreadable) {
         return 0;
 }
 
-static void resolve_exes(KnownReader *k) {
-        for (size_t i = 0; i < k->n_exes; i++) {
+static void resolve_paths(KnownExe *list, size_t n) {
+        for (size_t i = 0; i < n; i++) {
                 struct stat st;
 
                 /* Not installed here (another distribution's path, or a
                  * container image's): matched inside a process's root only. */
-                k->exes[i].has_id = stat(k->exes[i].path, &st) >= 0 && S_ISREG(st.st_mode);
-                if (k->exes[i].has_id) {
-                        k->exes[i].dev = (uint64_t) st.st_dev;
-                        k->exes[i].ino = (uint64_t) st.st_ino;
+                list[i].has_id = stat(list[i].path, &st) >= 0 && S_ISREG(st.st_mode);
+                if (list[i].has_id) {
+                        list[i].dev = (uint64_t) st.st_dev;
+                        list[i].ino = (uint64_t) st.st_ino;
                 }
         }
+}
+
+static void resolve_exes(KnownReader *k) {
+        resolve_paths(k->exes, k->n_exes);
+        resolve_paths(k->scripts, k->n_scripts);
+        resolve_paths(k->interpreters, k->n_interpreters);
 }
 
 /* Loads the entry NAME from the first directory that has it. */

@@ -79,24 +79,38 @@ static bool process_in_our_root(const KnownCache *c, pid_t pid) {
 
 /* The entry whose executable the reader runs, by device and inode as
  * stat() on our root sees it; SIZE_MAX if none. Never by comm. */
+static bool host_file_is(const KnownExe *e, const KnownRead *rd) {
+        struct stat st;
+
+        /* As loaded (a process still running a binary an upgrade
+         * replaced), or as it is now (a package installed or upgraded
+         * since). */
+        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino)
+                return true;
+        return stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
+               (uint64_t) st.st_ino == rd->exe_ino;
+}
+
 static size_t find_on_host(const Catalogue *cat, const KnownRead *rd) {
         if (!rd->has_exe_id)
                 return SIZE_MAX;
         for (size_t i = 0; i < cat->n; i++)
-                for (size_t j = 0; j < cat->readers[i].n_exes; j++) {
-                        const KnownExe *e = &cat->readers[i].exes[j];
-                        struct stat st;
-
-                        /* As loaded (a process still running a binary an
-                         * upgrade replaced), or as it is now (a package
-                         * installed or upgraded since). */
-                        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino)
+                for (size_t j = 0; j < cat->readers[i].n_exes; j++)
+                        if (host_file_is(&cat->readers[i].exes[j], rd))
                                 return i;
-                        if (stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
-                            (uint64_t) st.st_ino == rd->exe_ino)
-                                return i;
-                }
         return SIZE_MAX;
+}
+
+/* Whether the reader runs one of the catalogue's interpreters: which
+ * script it runs is for a look to tell (its command line is its own). */
+static bool interpreter_on_host(const Catalogue *cat, const KnownRead *rd) {
+        if (!rd->has_exe_id)
+                return false;
+        for (size_t i = 0; i < cat->n; i++)
+                for (size_t j = 0; j < cat->readers[i].n_interpreters; j++)
+                        if (host_file_is(&cat->readers[i].interpreters[j], rd))
+                                return true;
+        return false;
 }
 
 /* ---- in the inspector's child, as the reader ---- */
@@ -150,7 +164,8 @@ static size_t find_in_root(const Catalogue *cat, int rootfd, const KnownAsk *a) 
         return SIZE_MAX;
 }
 
-/* argv from /proc/PID/cmdline: NUL-separated words. */
+/* argv from /proc/PID/cmdline: NUL-separated words (from its start:
+ * the script's match and the file's judgement each read it). */
 static int read_argv(int fd, char ***ret, size_t *ret_n) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_strv_free_ char **argv = NULL;
@@ -159,7 +174,7 @@ static int read_argv(int fd, char ***ret, size_t *ret_n) {
 
         if (fd < 0)
                 return -EBADF;
-        r = fd_read_all(fd, CMDLINE_MAX, &buf, &len);
+        r = fd_pread_all(fd, CMDLINE_MAX, &buf, &len);
         if (r < 0)
                 return r;
         if (len == 0)
@@ -173,6 +188,49 @@ static int read_argv(int fd, char ***ret, size_t *ret_n) {
         *ret = TAKE_PTR(argv);
         *ret_n = n;
         return 0;
+}
+
+static bool same_file_in_root(int rootfd, const char *path, const struct stat *st) {
+        _cleanup_close_ int fd = open_in_root(rootfd, path);
+        struct stat s;
+
+        return fd >= 0 && fstat(fd, &s) >= 0 && S_ISREG(s.st_mode) && s.st_dev == st->st_dev &&
+               s.st_ino == st->st_ino;
+}
+
+/* The entry whose script the process runs, as one of the entry's
+ * interpreters: the first script argument, absolute, found in its root,
+ * is the entry's script there (device and inode). SIZE_MAX if none: a
+ * relative script, or a command line not read, is no entry's. */
+static size_t find_script_in_root(const Catalogue *cat, const InspectedProcess *p, const KnownAsk *a) {
+        _cleanup_strv_free_ char **argv = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < cat->n; i++) {
+                const KnownReader *k = &cat->readers[i];
+
+                for (size_t j = 0; j < k->n_interpreters; j++) {
+                        _cleanup_close_ int fd = -1;
+                        struct stat st;
+                        int s;
+
+                        if (!exe_in_root(p->rootfd, &k->interpreters[j], a))
+                                continue;
+                        if (!argv && read_argv(p->cmdlinefd, &argv, &n) < 0)
+                                return SIZE_MAX;
+                        s = script_argument(script_syntax_of(k->interpreters[j].path), argv, n);
+                        if (s < 0 || argv[s][0] != '/')
+                                break;
+                        fd = open_in_root(p->rootfd, argv[s]);
+                        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                                break;
+                        for (size_t l = 0; l < k->n_scripts; l++)
+                                if (same_file_in_root(p->rootfd, k->scripts[l].path, &st))
+                                        return i;
+                        break;
+                }
+        }
+        return SIZE_MAX;
 }
 
 /* A regular file the process names, opened as the process would (we are
@@ -258,6 +316,8 @@ int known_inspect(const InspectedProcess *p, const void *request, void *answer, 
                 if (refused)
                         return 0;       /* not known: it counts */
                 ans->reader = find_in_root(a->cat, p->rootfd, a);
+                if (ans->reader == SIZE_MAX)
+                        ans->reader = find_script_in_root(a->cat, p, a);
                 if (ans->reader == SIZE_MAX)
                         return 0;
         }
@@ -382,8 +442,8 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         if (!cat)
                 return;
         ki = find_on_host(cat, rd);
-        if (ki == SIZE_MAX && alive && process_in_our_root(cache, rd->pid))
-                return;         /* our root's binary is no entry's */
+        if (ki == SIZE_MAX && alive && process_in_our_root(cache, rd->pid) && !interpreter_on_host(cat, rd))
+                return;         /* our root's binary is no entry's, nor an interpreter of one */
         if (ki == SIZE_MAX && !alive && !rd->began)
                 return;
         have_start = alive && process_start_time(rd->pid, &start) >= 0;

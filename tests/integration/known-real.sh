@@ -89,6 +89,80 @@ else
         skip "collectd is not installed: no collector keeps counting on"
 fi
 
+# ---- the next collectors, from Debian: their own binaries and scripts ----
+if [ -x /usr/sbin/snmpd ]; then
+        # Debian's snmpd.conf, on a port of its own; it reads /proc/vmstat every 5 s, polled or not.
+        /usr/sbin/snmpd -f -Lo -C -c /etc/snmp/snmpd.conf -p "$DIR/snmpd.pid" -I -smux,mteTrigger,mteTriggerConf \
+                udp:127.0.0.1:16161 > "$DIR/snmpd.log" 2>&1 &
+        SN=$!
+        judged "net-snmp's snmpd, Debian's configuration: /proc/vmstat needs no counting" snmpd /proc/vmstat \
+                "known net-snmp"
+        kill "$SN"
+        wait "$SN" 2>/dev/null
+else
+        skip "snmpd is not installed (scripts/install-deps.sh --test installs it)"
+fi
+# The Zabbix agents read what the server's items ask for: a swap item and
+# an item on numa_hit read the same file, and both count.
+for agent in zabbix_agent2 zabbix_agentd; do
+        if [ -x "/usr/sbin/$agent" ]; then
+                "/usr/sbin/$agent" -c "/etc/zabbix/$agent.conf" -t 'vfs.file.regexp[/proc/vmstat,^numa_hit]' \
+                        > "$DIR/$agent.out" 2>&1
+                contains "$(cat "$DIR/$agent.out")" "numa_hit" "$agent: an item on numa_hit reads it"
+                judged "$agent: its reads count (what the server's items use cannot be told)" "$agent" /proc/vmstat \
+                        "known-counts zabbix-agent"
+        else
+                skip "$agent is not installed (scripts/install-deps.sh --test installs it)"
+                skip "$agent is not installed"
+        fi
+done
+# Interpreted: recognised by the script their interpreter runs.
+if command -v dstat > /dev/null; then
+        dstat --vm --zones 1 2 > /dev/null 2>&1
+        judged "dstat (python3 /usr/bin/dstat): /proc/vmstat needs no counting" dstat /proc/vmstat "known dstat"
+        judged "dstat --zones: /proc/zoneinfo needs no counting" dstat /proc/zoneinfo "known dstat"
+else
+        skip "dstat is not installed (scripts/install-deps.sh --test installs it)"
+        skip "dstat is not installed"
+fi
+if command -v glances > /dev/null; then
+        timeout 20 glances --stdout memswap.sin --stop-after 2 > /dev/null 2>&1
+        judged "glances: /proc/vmstat needs no counting" glances /proc/vmstat "known glances"
+else
+        skip "glances is not installed (scripts/install-deps.sh --test installs it)"
+fi
+if command -v collectl > /dev/null; then
+        collectl -sm -i1 -c2 > /dev/null 2>&1
+        judged "collectl -sm (perl -w /usr/bin/collectl): /proc/vmstat needs no counting" collectl /proc/vmstat \
+                "known collectl"
+        collectl -sM -i1 -c2 > /dev/null 2>&1
+        judged "collectl -sM: the node numastat reads count" collectl /sys/devices/system/node/node0/numastat \
+                "known-counts collectl"
+else
+        skip "collectl is not installed (scripts/install-deps.sh --test installs it)"
+        skip "collectl is not installed"
+fi
+# A script the catalogue does not name counts, whatever it is called; so
+# does a copy of a catalogued script (another inode), run as dstat is run
+# (its comm is dstat too).
+if command -v dstat > /dev/null; then
+        python3 -c 'import time; open("/proc/vmstat").read(); time.sleep(1)' &
+        judged "python3 -c CODE: no script, counts" python3 /proc/vmstat "unknown None"
+        cp /usr/bin/dstat "$DIR/dstat"
+        count_of() {
+                ctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["path"] == "/proc/vmstat"))' "$1"
+        }
+        N=$(count_of dstat)
+        "$DIR/dstat" --vm 1 2 > /dev/null 2>&1
+        more_reads() { [ "$(count_of dstat)" -gt "$N" ]; }
+        wait_for 10 more_reads
+        is "$(verdict_of dstat /proc/vmstat)" "unknown None" "a copy of dstat elsewhere, comm dstat: another inode, counts"
+else
+        skip "dstat is not installed"
+        skip "dstat is not installed"
+fi
+
 stop_daemon
 is "$DAEMON_STATUS" 0 "the daemon stops cleanly"
 done_testing

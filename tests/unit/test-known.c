@@ -64,7 +64,7 @@ static void test_parse(void) {
 
         parse_fails("an unknown key", "[reader]\nexe = /x\nbogus = 1\n", "/x/e.conf:3: [reader] bogus: unknown key");
         parse_fails("an unknown section", "[reader]\nexe = /x\n[files /proc/vmstat]\n", "/x/e.conf:3: [files /proc/vmstat]: unknown section");
-        parse_fails("no exe", "[reader]\ndescription = x\n", "no exe=");
+        parse_fails("no exe", "[reader]\ndescription = x\n", "no exe= or script=");
         parse_fails("a relative exe", "[reader]\nexe = x\n", "/x/e.conf:2: [reader] exe: 'x' is not an absolute path");
         parse_fails("a file section without why", "[reader]\nexe = /x\n[file /proc/vmstat]\narg = --a\n",
                     "/x/e.conf:3: [file /proc/vmstat]: no why=");
@@ -538,8 +538,70 @@ static void test_judge(void) {
         read_judgement_done(&j);
 }
 
+/* Scripts: the entry names them with their interpreters; the first
+ * script argument is found past each interpreter's options. */
+static void test_scripts(void) {
+        _cleanup_free_ char *error = NULL;
+        KnownReader k = {};
+        struct {
+                ScriptSyntax syntax;
+                const char *argv;       /* words separated by '|' */
+                int script;
+        } cases[] = {
+                { SCRIPT_SYNTAX_PYTHON, "/usr/bin/python3|/usr/bin/dstat|--vm|1", 1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-u|-W|ignore|-X|dev|/usr/bin/glances", 6 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-Wignore::DeprecationWarning|-OO|/usr/bin/glances", 3 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|--check-hash-based-pycs|never|/x.py", 3 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-c|import x|/usr/bin/dstat", -1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-uc|import x", -1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-m|dstat", -1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|-", -1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3", -1 },
+                { SCRIPT_SYNTAX_PYTHON, "python3|--|/x.py|-c", 2 },
+                { SCRIPT_SYNTAX_PERL, "/usr/bin/perl|-w|/usr/bin/collectl|-sm", 2 },
+                { SCRIPT_SYNTAX_PERL, "/usr/bin/perl|-wT|/usr/sbin/munin-node", 2 },
+                { SCRIPT_SYNTAX_PERL, "perl|-I|/opt/lib|-Mstrict|/usr/bin/collectl", 4 },
+                { SCRIPT_SYNTAX_PERL, "perl|-e|print 1|/usr/bin/collectl", -1 },
+                { SCRIPT_SYNTAX_PERL, "perl|-we|print 1", -1 },
+                { SCRIPT_SYNTAX_PERL, "perl|--version", -1 },
+                { SCRIPT_SYNTAX_SHELL, "/bin/sh|/etc/munin/plugins/swap", 1 },
+                { SCRIPT_SYNTAX_SHELL, "sh|-eu|+x|-o|pipefail|/x.sh", 5 },
+                { SCRIPT_SYNTAX_SHELL, "sh|-c|cat /proc/vmstat", -1 },
+                { SCRIPT_SYNTAX_SHELL, "sh|-s", -1 },
+                { SCRIPT_SYNTAX_SHELL, "bash|--rcfile|/x|/y.sh", 3 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char buf[256], *argv[16], *save = NULL;
+                size_t n = 0;
+
+                snprintf(buf, sizeof buf, "%s", cases[i].argv);
+                for (char *w = strtok_r(buf, "|", &save); w && n < ELEMENTSOF(argv); w = strtok_r(NULL, "|", &save))
+                        argv[n++] = w;
+                is_int(script_argument(cases[i].syntax, argv, n), cases[i].script, cases[i].argv);
+        }
+        is_int(script_syntax_of("/usr/bin/python3.11"), SCRIPT_SYNTAX_PYTHON, "python3.11 is a python");
+        is_int(script_syntax_of("/usr/bin/perl"), SCRIPT_SYNTAX_PERL, "perl");
+        is_int(script_syntax_of("/usr/bin/dash"), SCRIPT_SYNTAX_SHELL, "dash is a shell");
+        ok(script_syntax_of("/usr/bin/ruby") < 0, "ruby: not known");
+
+        ok(parse("[reader]\nscript = /usr/bin/dstat\ninterpreter = /usr/bin/python3.11\n"
+                 "interpreter = /usr/bin/python3.13\n[file /proc/vmstat]\nwhy = w\n", &k, &error) == 0,
+           "a script's entry parses (%s)", strnull(error));
+        ok(k.n_scripts == 1 && k.n_interpreters == 2 && k.n_exes == 0, "  one script, two interpreters, no exe");
+        known_reader_done(&k);
+        parse_fails("a script without an interpreter", "[reader]\nscript = /usr/bin/dstat\n", "go together");
+        parse_fails("an interpreter without a script", "[reader]\nexe = /x\ninterpreter = /usr/bin/perl\n",
+                    "go together");
+        parse_fails("an interpreter whose syntax is not known", "[reader]\nscript = /x\ninterpreter = /usr/bin/ruby\n",
+                    "how it takes a script is not known");
+        parse_fails("a relative script", "[reader]\nscript = dstat\ninterpreter = /usr/bin/perl\n",
+                    "[reader] script: 'dstat' is not an absolute path");
+}
+
 int main(void) {
         test_parse();
+        test_scripts();
         test_re2_subset();
         test_overrides();
         test_arg_files();
