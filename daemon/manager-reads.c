@@ -70,6 +70,36 @@ static int parent_of(Manager *m, pid_t pid, pid_t *ret) {
         return exits_parent(manager_exits(m), pid, ret);
 }
 
+/* The ancestry of a reader whose binary a catalogue entry names as its
+ * child= (a shell, awk): the processes above it, nearest first, as /proc
+ * shows them while they run, or their exit records. Nothing is asked of
+ * their files: the binaries' cached attributes only. */
+static size_t reader_ancestry(Manager *m, const ReadEvent *ev, const ReaderIdentity *id, KnownAncestor *ret) {
+        const Config *c = manager_config(m);
+        pid_t pid = ev->pid;
+        size_t n = 0;
+
+        if (!c->known || !id->has_exe_id || !known_is_child(&c->known_readers, id->exe_dev, id->exe_ino))
+                return 0;
+        if (ev->from_exit_record)
+                pid = ev->exit_ppid;
+        else if (parent_of(m, pid, &pid) < 0)
+                return 0;
+        while (n < KNOWN_ANCESTRY_MAX && pid > 1) {
+                KnownAncestor *a = &ret[n];
+
+                *a = (KnownAncestor) { .pid = pid };
+                if (process_binary(pid, &a->uid, &a->exe_dev, &a->exe_ino) >= 0)
+                        a->alive = a->has_uid = a->has_exe_id = true;
+                else if (exits_binary(manager_exits(m), pid, &a->uid, &a->exe_dev, &a->exe_ino) >= 0)
+                        a->has_uid = a->has_exe_id = true;
+                n++;
+                if (parent_of(m, pid, &pid) < 0)
+                        break;
+        }
+        return n;
+}
+
 static bool read_by_holder(Manager *m, const ReadEvent *ev) {
         pid_t pid = ev->from_exit_record ? ev->exit_ppid : ev->pid;
 
@@ -203,10 +233,14 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
         int k;
 
         read_event_attribute(ev);
-        if (!ev->has_uid || !ev->comm)
-                return false;   /* gone meanwhile */
-        t = (InspectTarget) { .pid = ev->pid, .start = j->known.ask.start, .uid = ev->uid,
-                              .mntns = process_ns(ev->pid, "mnt") };
+        if (!ev->has_uid || !ev->comm) {
+                if (j->known.ask.pid == ev->pid)
+                        return false;   /* gone meanwhile */
+        }
+        /* The reader, or the ancestor that ran it (its ask names it). */
+        t = (InspectTarget) { .pid = j->known.ask.pid, .start = j->known.ask.start,
+                              .uid = j->known.ask.pid == ev->pid ? ev->uid : j->known.ask.uid,
+                              .mntns = process_ns(j->known.ask.pid, "mnt") };
         r = inspected_read_new(ev, &j->known.ask);
         if (!r) {
                 log_oom();
@@ -239,6 +273,8 @@ void manager_handle_inspected(Manager *m, InspectedRead *r, bool pending) {
 static void handle_read(Manager *m, ReadEvent *ev) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         _cleanup_(read_judgement_done) ReadJudgement j = {};
+        KnownAncestor ancestors[KNOWN_ANCESTRY_MAX];
+        size_t n_ancestors;
         EngineEffects fx;
         ReaderIdentity id;
         ReadClock clock;
@@ -258,8 +294,9 @@ static void handle_read(Manager *m, ReadEvent *ev) {
          * more) it is judged, and if it needs counting on, the kernel is
          * switched; naming it in full, the record and the log come after. */
         id = read_event_identity(ev);
-        read_judge(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, ev->exit_began,
-                   &j);
+        n_ancestors = reader_ancestry(m, ev, &id, ancestors);
+        read_judge_in(manager_config(m), manager_known_cache(m), &id, ev->pid, !ev->from_exit_record, ev->exit_began,
+                      ancestors, n_ancestors, &j);
         if (j.known.pending && !ev->inspected && wait_for_inspection(m, ev, &j))
                 return;
         counts = j.v.counts;

@@ -336,6 +336,18 @@ mutant best-ring-keeps-old-day daemon/core/own-trace.c \
         $'                if (k > t->newest || k < oldest(t))\n                        continue;' \
         $'' \
         tests/unit/test-own-trace
+mutant script-any-under-interpreter daemon/sources/known-probe.c \
+        $'                                if (same_file_in_root(p->rootfd, k->scripts[l].path, &st))' \
+        $'                                if (1)' \
+        tests/integration/known-real.sh
+mutant ancestry-skips-strangers daemon/sources/known-probe.c \
+        $'                        if (!host_file_among(k->interpreters, k->n_interpreters, a->exe_dev, a->exe_ino) ||' \
+        $'                        if (!host_file_among(k->interpreters, k->n_interpreters, a->exe_dev, a->exe_ino) &&' \
+        tests/unit/test-known
+mutant ancestry-asks-below-a-stranger daemon/sources/known-probe.c \
+        $'                                unknown = NULL;         /* another program, looked into: and so its forks */' \
+        $'' \
+        tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

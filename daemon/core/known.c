@@ -56,6 +56,9 @@ void known_reader_done(KnownReader *k) {
         for (size_t i = 0; i < k->n_interpreters; i++)
                 free(k->interpreters[i].path);
         free(k->interpreters);
+        for (size_t i = 0; i < k->n_children; i++)
+                free(k->children[i].path);
+        free(k->children);
         for (size_t i = 0; i < k->n_files; i++)
                 known_file_done(&k->files[i]);
         free(k->files);
@@ -166,6 +169,8 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                         return add_path(&k->exes, &k->n_exes, section, key, value, line, reason);
                 if (streq(key, "script"))
                         return add_path(&k->scripts, &k->n_scripts, section, key, value, line, reason);
+                if (streq(key, "child"))
+                        return add_path(&k->children, &k->n_children, section, key, value, line, reason);
                 if (streq(key, "interpreter")) {
                         if (script_syntax_of(value) < 0)
                                 return set_why(reason, -EINVAL,

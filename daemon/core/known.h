@@ -80,6 +80,12 @@ typedef struct KnownReader {
          * device and inode in the process's root. */
         KnownExe *scripts, *interpreters;
         size_t n_scripts, n_interpreters;
+        /* Generic programs (a shell, awk) it runs: their reads of its
+         * [file] files are judged by this entry when it is the first
+         * program above them that is not one of these (read_judge()'s
+         * ancestry). */
+        KnownExe *children;
+        size_t n_children;
         KnownFile *files;
         size_t n_files;
 } KnownReader;

@@ -235,16 +235,30 @@ void exits_name(Exits *x, ReadEvent *ev) {
         x->named++;
 }
 
-int exits_parent(Exits *x, pid_t pid, pid_t *ret) {
-        const TaskExit *e;
-
+static const TaskExit *record_of(Exits *x, pid_t pid) {
         if (!x || !x->taskstats)
-                return -ESRCH;
+                return NULL;
         taskstats_fetch(x->taskstats);    /* its record may be queued still */
-        e = taskstats_find(x->taskstats, pid, 0);
+        return taskstats_find(x->taskstats, pid, 0);
+}
+
+int exits_parent(Exits *x, pid_t pid, pid_t *ret) {
+        const TaskExit *e = record_of(x, pid);
+
         if (!e || e->ppid <= 0)
                 return -ESRCH;
         *ret = e->ppid;
+        return 0;
+}
+
+int exits_binary(Exits *x, pid_t pid, uid_t *ret_uid, uint64_t *ret_exe_dev, uint64_t *ret_exe_ino) {
+        const TaskExit *e = record_of(x, pid);
+
+        if (!e || !e->has_exe)
+                return -ESRCH;
+        *ret_uid = e->uid;
+        *ret_exe_dev = e->exe_dev;
+        *ret_exe_ino = e->exe_ino;
         return 0;
 }
 

@@ -48,6 +48,8 @@ bool exits_park(Exits *x, ReadEvent *ev);
 void exits_name(Exits *x, ReadEvent *ev);
 /* pid's parent, from its exit record; -ESRCH if none has come. */
 int exits_parent(Exits *x, pid_t pid, pid_t *ret);
+/* A gone process's real uid and binary, from its exit record. */
+int exits_binary(Exits *x, pid_t pid, uid_t *ret_uid, uint64_t *ret_exe_dev, uint64_t *ret_exe_ino);
 
 /* How many reads are parked. */
 size_t exits_parked(const Exits *x);

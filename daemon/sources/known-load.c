@@ -169,6 +169,7 @@ static void resolve_exes(KnownReader *k) {
         resolve_paths(k->exes, k->n_exes);
         resolve_paths(k->scripts, k->n_scripts);
         resolve_paths(k->interpreters, k->n_interpreters);
+        resolve_paths(k->children, k->n_children);
 }
 
 /* Loads the entry NAME from the first directory that has it. */

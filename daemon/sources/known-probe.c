@@ -79,25 +79,38 @@ static bool process_in_our_root(const KnownCache *c, pid_t pid) {
 
 /* The entry whose executable the reader runs, by device and inode as
  * stat() on our root sees it; SIZE_MAX if none. Never by comm. */
-static bool host_file_is(const KnownExe *e, const KnownRead *rd) {
+static bool host_file_is(const KnownExe *e, uint64_t dev, uint64_t ino) {
         struct stat st;
 
         /* As loaded (a process still running a binary an upgrade
          * replaced), or as it is now (a package installed or upgraded
          * since). */
-        if (e->has_id && e->dev == rd->exe_dev && e->ino == rd->exe_ino)
+        if (e->has_id && e->dev == dev && e->ino == ino)
                 return true;
-        return stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == rd->exe_dev &&
-               (uint64_t) st.st_ino == rd->exe_ino;
+        return stat(e->path, &st) >= 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == dev &&
+               (uint64_t) st.st_ino == ino;
+}
+
+static bool host_file_among(const KnownExe *list, size_t n, uint64_t dev, uint64_t ino) {
+        for (size_t i = 0; i < n; i++)
+                if (host_file_is(&list[i], dev, ino))
+                        return true;
+        return false;
+}
+
+bool known_is_child(const Catalogue *cat, uint64_t exe_dev, uint64_t exe_ino) {
+        for (size_t i = 0; cat && i < cat->n; i++)
+                if (host_file_among(cat->readers[i].children, cat->readers[i].n_children, exe_dev, exe_ino))
+                        return true;
+        return false;
 }
 
 static size_t find_on_host(const Catalogue *cat, const KnownRead *rd) {
         if (!rd->has_exe_id)
                 return SIZE_MAX;
         for (size_t i = 0; i < cat->n; i++)
-                for (size_t j = 0; j < cat->readers[i].n_exes; j++)
-                        if (host_file_is(&cat->readers[i].exes[j], rd))
-                                return i;
+                if (host_file_among(cat->readers[i].exes, cat->readers[i].n_exes, rd->exe_dev, rd->exe_ino))
+                        return i;
         return SIZE_MAX;
 }
 
@@ -107,9 +120,9 @@ static bool interpreter_on_host(const Catalogue *cat, const KnownRead *rd) {
         if (!rd->has_exe_id)
                 return false;
         for (size_t i = 0; i < cat->n; i++)
-                for (size_t j = 0; j < cat->readers[i].n_interpreters; j++)
-                        if (host_file_is(&cat->readers[i].interpreters[j], rd))
-                                return true;
+                if (host_file_among(cat->readers[i].interpreters, cat->readers[i].n_interpreters, rd->exe_dev,
+                                    rd->exe_ino))
+                        return true;
         return false;
 }
 
@@ -430,6 +443,90 @@ static void ask_for(KnownVerdict *ret, const KnownCache *cache, const Catalogue 
                                                                              : "its command line not checked yet");
 }
 
+/* k's verdict on a read its generic child made (the ancestry found k's
+ * program above it): k's section for the file, if it needs no condition
+ * (a condition is about k's own command line or configuration). */
+static void judge_as_child(const KnownReader *k, const KnownRead *rd, KnownVerdict *ret) {
+        const KnownFile *f = known_reader_file(k, rd->path);
+
+        *ret = (KnownVerdict) { .counts = true, .reader = k };
+        if (!f) {
+                format_to(ret->why, sizeof ret->why, "counts: run by %s, %s", k->name,
+                          k->counts ?: "whose entry exempts no reads of this file");
+                format_to(ret->source, sizeof ret->source, "%s", k->source);
+                return;
+        }
+        format_to(ret->source, sizeof ret->source, "%s:%u", k->source, f->line);
+        if (f->arg || f->config) {
+                format_to(ret->why, sizeof ret->why, "counts: run by %s, whose condition is on its own command line",
+                          k->name);
+                return;
+        }
+        ret->counts = false;
+        format_to(ret->why, sizeof ret->why, "known %s (run by it): %s", k->name, f->why);
+}
+
+/* A generic program (a shell, awk) that entry k names as its child= is
+ * judged by k when, going up its ancestry, every process is one of k's
+ * children until k's program: its binary, or one of its interpreters
+ * running its script (a look says which; the processes of the same
+ * interpreter below the first one known are forks of it: munin-node forks
+ * one per connection). Returns true when it decided (ret set, maybe asking
+ * for a look at the topmost ancestor not yet known); false: k is none of
+ * its ancestry's, and the read counts as any other. */
+static bool judge_by_ancestry(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret) {
+        for (size_t i = 0; i < cat->n; i++) {
+                const KnownReader *k = &cat->readers[i];
+                const KnownAncestor *unknown = NULL;    /* the topmost of k's interpreter not looked into */
+
+                if (!host_file_among(k->children, k->n_children, rd->exe_dev, rd->exe_ino))
+                        continue;
+                for (size_t d = 0; d < rd->n_ancestors; d++) {
+                        const KnownAncestor *a = &rd->ancestors[d];
+                        KnownRead ard = { .pid = a->pid, .alive = a->alive, .has_uid = a->has_uid, .uid = a->uid };
+                        KnownCacheEntry *e;
+                        uint64_t start = 0;
+                        bool have_start;
+
+                        if (!a->has_exe_id)
+                                break;
+                        if (!unknown && host_file_among(k->children, k->n_children, a->exe_dev, a->exe_ino))
+                                continue;
+                        if (!unknown && host_file_among(k->exes, k->n_exes, a->exe_dev, a->exe_ino))
+                                return judge_as_child(k, rd, ret), true;
+                        if (!host_file_among(k->interpreters, k->n_interpreters, a->exe_dev, a->exe_ino) ||
+                            (unknown && (unknown->exe_dev != a->exe_dev || unknown->exe_ino != a->exe_ino)))
+                                break;
+                        have_start = a->alive && process_start_time(a->pid, &start) >= 0;
+                        e = cache_find(cache, &ard, have_start, start, SIZE_MAX, 0);
+                        if (e && e->reader == i)
+                                return judge_as_child(k, rd, ret), true;
+                        if (e) {
+                                unknown = NULL;         /* another program, looked into: and so its forks */
+                                break;
+                        }
+                        unknown = have_start ? a : unknown;
+                        if (!have_start)
+                                break;
+                }
+                if (!unknown)
+                        return false;
+                {
+                        KnownRead ard = { .pid = unknown->pid, .alive = true, .has_uid = unknown->has_uid,
+                                          .uid = unknown->uid, .has_exe_id = true, .exe_dev = unknown->exe_dev,
+                                          .exe_ino = unknown->exe_ino, .path = rd->path };
+                        uint64_t start;
+
+                        if (process_start_time(unknown->pid, &start) < 0)
+                                return false;
+                        ask_for(ret, cache, cat, &ard, start, SIZE_MAX, SIZE_MAX);
+                        format_to(ret->why, sizeof ret->why, "counts: the program that ran it not looked into yet");
+                        return true;
+                }
+        }
+        return false;
+}
+
 void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret) {
         bool alive = rd->alive && rd->pid > 0, have_start;
         const KnownReader *k;
@@ -442,6 +539,8 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
         if (!cat)
                 return;
         ki = find_on_host(cat, rd);
+        if (ki == SIZE_MAX && rd->n_ancestors > 0 && judge_by_ancestry(cat, cache, rd, ret))
+                return;
         if (ki == SIZE_MAX && alive && process_in_our_root(cache, rd->pid) && !interpreter_on_host(cat, rd))
                 return;         /* our root's binary is no entry's, nor an interpreter of one */
         if (ki == SIZE_MAX && !alive && !rd->began)

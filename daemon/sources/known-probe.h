@@ -107,6 +107,19 @@ void known_cache_clear(KnownCache *c);
 
 /* What the process facts needed are: the binary (exe_dev, exe_ino, if
  * has_exe_id) and, while alive, /proc/PID. path: the watched file read. */
+/* A reader's ancestors, nearest first, for a generic program (a shell,
+ * awk) that a catalogued program ran: its parent, its parent's, ... as
+ * /proc shows them while they run, or their exit records once gone. */
+#define KNOWN_ANCESTRY_MAX 6
+typedef struct KnownAncestor {
+        pid_t pid;
+        bool alive;
+        bool has_uid;
+        uid_t uid;
+        bool has_exe_id;
+        uint64_t exe_dev, exe_ino;
+} KnownAncestor;
+
 typedef struct KnownRead {
         pid_t pid;                      /* 0: unknown */
         bool alive;                     /* /proc/PID is still the reader */
@@ -116,7 +129,13 @@ typedef struct KnownRead {
         bool has_exe_id;
         uint64_t exe_dev, exe_ino;
         const char *path;
+        const KnownAncestor *ancestors; /* when its binary is some entry's child= */
+        size_t n_ancestors;
 } KnownRead;
+
+/* Whether a binary is some entry's child=: its reader's ancestry is then
+ * worth finding (known_judge() judges it by the first other program above). */
+bool known_is_child(const Catalogue *cat, uint64_t exe_dev, uint64_t exe_ino);
 
 void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, KnownVerdict *ret);
 

@@ -292,3 +292,21 @@ void read_event_attribute(ReadEvent *ev) {
         if (ev && ev->attribution)
                 attribute_fields(ev->attribution, ev, ATTRIBUTE_ALL);
 }
+
+int process_binary(pid_t pid, uid_t *ret_uid, uint64_t *ret_exe_dev, uint64_t *ret_exe_ino) {
+        char exe[64];
+        struct statx sx;
+        int r;
+
+        r = get_uid(pid, ret_uid);
+        if (r < 0)
+                return r;
+        /* Cached attributes: the binary may be on a FUSE mount whose
+         * server never answers. */
+        snprintf(exe, sizeof exe, "/proc/" PID_FMT "/exe", pid);
+        if (statx(AT_FDCWD, exe, AT_STATX_DONT_SYNC, STATX_INO, &sx) < 0)
+                return -errno;
+        *ret_exe_dev = (uint64_t) makedev(sx.stx_dev_major, sx.stx_dev_minor);
+        *ret_exe_ino = (uint64_t) sx.stx_ino;
+        return 0;
+}

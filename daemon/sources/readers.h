@@ -90,6 +90,9 @@ int readers_watch(Readers *r, const char *root, char * const *patterns, char * c
 void process_describe(pid_t pid, uid_t uid, ReaderRef *ret);
 /* pid's parent, from the daemon's /proc; -ESRCH, -ENOENT once it is gone. */
 int process_parent(pid_t pid, pid_t *ret);
+/* A running process's real uid and its binary's device and inode (cached
+ * attributes: nothing is asked of its file system). */
+int process_binary(pid_t pid, uid_t *ret_uid, uint64_t *ret_exe_dev, uint64_t *ret_exe_ino);
 /* pid's start time (/proc/PID/stat's starttime), which with the pid names
  * one process; -ESRCH, -ENOENT once it is gone. */
 int process_start_time(pid_t pid, uint64_t *ret);

@@ -49,6 +49,11 @@ static void judge_by_rule(ReadJudgement *j, const IgnoreRule *r, int idx, bool c
 
 void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
                 uint64_t began, ReadJudgement *ret) {
+        read_judge_in(c, cache, id, pid, alive, began, NULL, 0, ret);
+}
+
+void read_judge_in(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
+                   uint64_t began, const KnownAncestor *ancestors, size_t n_ancestors, ReadJudgement *ret) {
         KnownRead rd = {
                 .pid = pid,
                 .alive = alive,
@@ -59,6 +64,8 @@ void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pi
                 .exe_dev = id->exe_dev,
                 .exe_ino = id->exe_ino,
                 .path = id->path,
+                .ancestors = ancestors,
+                .n_ancestors = n_ancestors,
         };
         int idx;
 

@@ -26,6 +26,10 @@ typedef struct ReadJudgement {
  * began: else, when it began, from its exit record (0: unknown). */
 void read_judge(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
                 uint64_t began, ReadJudgement *ret);
+/* The same, with the reader's ancestry (nearest first) for a generic
+ * program a catalogued one may have run (known_is_child()). */
+void read_judge_in(const Config *c, KnownCache *cache, const ReaderIdentity *id, pid_t pid, bool alive,
+                   uint64_t began, const KnownAncestor *ancestors, size_t n_ancestors, ReadJudgement *ret);
 void read_judgement_done(ReadJudgement *j);
 
 /* Each exe= rule's binary by device and inode (stat() on the daemon's own

@@ -142,6 +142,45 @@ else
         skip "collectl is not installed (scripts/install-deps.sh --test installs it)"
         skip "collectl is not installed"
 fi
+# Run by a known program: munin-node's swap plugin reads /proc/vmstat
+# through awk, under sh, under the connection's munin-node, under
+# munin-node: awk is judged by the first program above it that is not a
+# generic one. The same awk under a plain shell counts.
+if [ -x /usr/sbin/munin-node ] && [ -x /etc/munin/plugins/swap ]; then
+        mkdir -p "$DIR/munin"
+        sed -e "s|^log_file .*|log_file $DIR/munin/munin-node.log|" -e "s|^pid_file .*|pid_file $DIR/munin/munin-node.pid|" \
+            -e 's|^background 1|background 0|' -e 's|^setsid 1|setsid 0|' -e 's|^host \*|host 127.0.0.1|' \
+            -e 's|^port 4949|port 14949|' /etc/munin/munin-node.conf > "$DIR/munin/munin-node.conf"
+        munin-node --config "$DIR/munin/munin-node.conf" > "$DIR/munin/out" 2>&1 &
+        MN=$!
+        poll() { printf 'fetch swap\nquit\n' | timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/14949 && cat >&3 && cat <&3'; }
+        polled() { poll | grep -q '^swap_in.value'; }
+        wait_for 20 polled
+        ok $? "munin-node (Debian's configuration, a port of its own) answers a fetch of swap"
+        awk_known() { poll > /dev/null; [ "$(verdict_of awk /proc/vmstat)" = "known munin-node" ]; }
+        wait_for 20 awk_known
+        ok $? "awk under munin-node's swap plugin: known munin-node (run by it)"
+        contains "$(ctl readers | grep '^awk ')" "known munin-node (run by it): its core plugins keep pswpin and pswpout only" \
+                 "  and readers says why"
+        kill "$MN"
+        wait "$MN" 2>/dev/null
+        N=$(ctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "awk"))')
+        sh -c 'awk "/pswpin/" < /proc/vmstat > /dev/null; sleep 1'
+        more_awk() { [ "$(ctl --json=short readers | python3 -c 'import json, sys
+print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "awk"))')" -gt "$N" ]; }
+        wait_for 10 more_awk
+        # Root's awk (the plugin's ran as nobody).
+        is "$(ctl --json=short readers | python3 -c 'import json, sys
+print(" ".join(r["verdict"] for r in json.load(sys.stdin) if r["comm"] == "awk" and r["uid"] == 0))')" unknown \
+           "the same awk under a plain shell counts"
+else
+        skip "munin-node is not installed (scripts/install-deps.sh --test installs munin-node and munin-plugins-core)"
+        skip "munin-node is not installed"
+        skip "munin-node is not installed"
+        skip "munin-node is not installed"
+fi
+
 # A script the catalogue does not name counts, whatever it is called; so
 # does a copy of a catalogued script (another inode), run as dstat is run
 # (its comm is dstat too).

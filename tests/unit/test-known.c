@@ -18,6 +18,7 @@
 #include "known-probe.h"
 #include "known.h"
 #include "macro.h"
+#include "readers.h"
 #include "rootfs.h"
 #include "strutil.h"
 #include "tap.h"
@@ -599,8 +600,128 @@ static void test_scripts(void) {
                     "[reader] script: 'dstat' is not an absolute path");
 }
 
+/* Run by a known program: a generic child's read is judged by the first
+ * program above it that is not one of the entry's children. Files made
+ * here stand for the binaries (by device and inode). */
+static KnownExe fake_binary(const char *dir, const char *name, struct stat *ret) {
+        char path[256];
+        int fd;
+
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        if (fd >= 0)
+                close(fd);
+        ok(fd >= 0 && stat(path, ret) >= 0, "made %s", name);
+        return (KnownExe) { .path = strdup(path), .has_id = true, .dev = ret->st_dev, .ino = ret->st_ino };
+}
+
+static void test_ancestry(void) {
+        char dir[] = "/tmp/test-known-ancestry-XXXXXX";
+        struct stat awk, sh, perl, prog, other;
+        KnownFile f = { .glob = "/proc/vmstat", .line = 9, .why = "plugins keep pswpin only" };
+        KnownExe children[2], exes[1], interpreters[1];
+        KnownReader k = { .name = "munin", .source = "/x/munin.conf", .files = &f, .n_files = 1 };
+        Catalogue c = { .readers = &k, .n = 1 };
+        KnownCache cache;
+        KnownVerdict v;
+        KnownAncestor up[4];
+        KnownRead rd;
+        uint64_t start;
+
+        if (!ok(mkdtemp(dir) != NULL, "a directory for the fake binaries"))
+                return;
+        children[0] = fake_binary(dir, "awk", &awk);
+        children[1] = fake_binary(dir, "sh", &sh);
+        interpreters[0] = fake_binary(dir, "perl", &perl);
+        exes[0] = fake_binary(dir, "prog", &prog);
+        KnownExe o = fake_binary(dir, "other", &other);
+        k.children = children;
+        k.n_children = 2;
+        k.interpreters = interpreters;
+        k.n_interpreters = 1;
+        k.exes = exes;
+        k.n_exes = 1;
+        known_cache_clear(&cache);
+
+#define AT(i, st, is_alive, p) up[i] = (KnownAncestor) { .pid = (p), .alive = (is_alive), .has_uid = true, .uid = getuid(), \
+                                                          .has_exe_id = true, .exe_dev = (st).st_dev, .exe_ino = (st).st_ino }
+        rd = (KnownRead) { .pid = 99999, .alive = false, .has_uid = true, .uid = getuid(), .began = 1, .has_exe_id = true,
+                           .exe_dev = awk.st_dev, .exe_ino = awk.st_ino, .path = "/proc/vmstat", .ancestors = up };
+        AT(0, sh, false, 99998);
+        AT(1, prog, false, 99997);
+        rd.n_ancestors = 2;
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && v.reader == &k, "awk under sh under the entry's program: known");
+        is_str(v.why, "known munin (run by it): plugins keep pswpin only", "  and says by whom");
+
+        AT(1, other, false, 99997);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "under another program: counts");
+        up[1].has_exe_id = false;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "an ancestor whose binary is not known: counts");
+        AT(1, prog, false, 99997);
+        AT(0, other, false, 99998);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "another program between them: counts");
+        rd.exe_dev = other.st_dev;
+        rd.exe_ino = other.st_ino;
+        AT(0, sh, false, 99998);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "a reader that is none of its children: counts");
+        rd.exe_dev = awk.st_dev;
+        rd.exe_ino = awk.st_ino;
+
+        /* The program an interpreter runs: a look at the topmost one says
+         * which; the same interpreter below it is a fork of it. */
+        AT(1, perl, true, getpid());
+        AT(2, perl, true, getppid());
+        rd.n_ancestors = 3;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending && v.ask.pid == getppid(), "interpreters not looked into: the topmost is asked about");
+        ok(process_start_time(getppid(), &start) >= 0, "its start time");
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && v.reader == &k, "  it is the entry's script: known, through its fork");
+        AT(1, other, true, getpid());
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts, "  but not through another program");
+        AT(1, perl, true, getpid());
+        known_cache_clear(&cache);
+        known_cache_store(&cache, &(KnownAsk) { .cat = &c, .generation = cache.generation, .pid = getppid(),
+                                                 .start = start, .reader = SIZE_MAX, .file = SIZE_MAX },
+                          &(KnownAnswer) { .reader = SIZE_MAX, .file = SIZE_MAX, .counts = true });
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "the look found another script: counts, no more looks");
+        AT(2, perl, false, 99996);
+        known_cache_clear(&cache);
+        rd.n_ancestors = 3;
+        up[1].alive = false;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "interpreters gone before a look: counts");
+
+        /* A section with a condition is about the program's own command line. */
+        f.arg = "--fields";
+        f.arg_syntax = "re2";
+        AT(1, prog, false, 99997);
+        rd.n_ancestors = 2;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.reader == &k, "a conditional section: counts");
+#undef AT
+        for (size_t i = 0; i < 2; i++)
+                unlink(children[i].path), free(children[i].path);
+        unlink(interpreters[0].path);
+        free(interpreters[0].path);
+        unlink(exes[0].path);
+        free(exes[0].path);
+        unlink(o.path);
+        free(o.path);
+        rmdir(dir);
+}
+
 int main(void) {
         test_parse();
+        test_ancestry();
         test_scripts();
         test_re2_subset();
         test_overrides();
