@@ -35,6 +35,9 @@ static void known_file_done(KnownFile *f) {
         free(f->config_section);
         free(f->config_key);
         free(f->config_value);
+        free(f->config_forbids);
+        free(f->config_dir);
+        free(f->config_dir_arg);
         *f = (KnownFile) {};
 }
 
@@ -202,7 +205,31 @@ static int entry_key(void *userdata, const char *section, const char *key, const
         FILE_KEY(config_section);
         FILE_KEY(config_key);
         FILE_KEY(config_value);
+        FILE_KEY(config_dir_arg);
 #undef FILE_KEY
+        if (streq(key, "config_forbids")) {
+                regex_t re;
+
+                if (regcomp(&re, value, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
+                        return set_why(reason, -EINVAL, "[%s] config_forbids: '%s' does not compile (POSIX ERE)",
+                                       section, value);
+                regfree(&re);
+                return set_once(&f->config_forbids, section, key, value, reason);
+        }
+        if (streq(key, "config_dir")) {
+                if (value[0] != '/')
+                        return set_why(reason, -EINVAL, "[%s] config_dir: '%s' is not an absolute path", section, value);
+                return set_once(&f->config_dir, section, key, value, reason);
+        }
+        if (streq(key, "config_arg_required")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        return set_why(reason, -EINVAL, "[%s] config_arg_required: '%s' is not a boolean", section,
+                                       value);
+                f->config_arg_required = b;
+                return 0;
+        }
         if (streq(key, "arg_files")) {
                 int b = parse_boolean(value);
 
@@ -256,10 +283,25 @@ static int entry_check(const KnownReader *k, const char *path, char **ret_error)
                         return set_why(ret_error, -EINVAL,
                                     "%s:%u: [file %s]: arg_default= '%s' matches a numa_* name or does not compile",
                                     path, f->line, f->glob, f->arg_default);
-                if (any_config && !(f->config && f->config_section && f->config_key && f->config_value))
+                bool keyed = f->config_section || f->config_key || f->config_value;
+
+                if (f->config_forbids && keyed)
                         return set_why(ret_error, -EINVAL,
-                                    "%s:%u: [file %s]: config=, config_section=, config_key= and config_value= go together",
-                                    path, f->line, f->glob);
+                                       "%s:%u: [file %s]: config_forbids= or config_section=, config_key= and "
+                                       "config_value=, not both",
+                                       path, f->line, f->glob);
+                if (f->config_forbids ? !f->config
+                                      : any_config && !(f->config && f->config_section && f->config_key &&
+                                                        f->config_value))
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: config= with config_section=, config_key= and config_value= "
+                                       "(or config_forbids=) go together",
+                                       path, f->line, f->glob);
+                if ((f->config_dir || f->config_dir_arg || f->config_arg_required) && !f->config_forbids)
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: config_dir=, config_dir_arg= and config_arg_required= need "
+                                       "config_forbids=",
+                                       path, f->line, f->glob);
         }
         return 0;
 }
@@ -437,14 +479,55 @@ int netdata_conf_get(const char *text, const char *section, const char *key, cha
         return 1;
 }
 
+size_t argv_options(char * const *argv, size_t n, const char *options, const char **ret_value) {
+        size_t count = 0;
+
+        *ret_value = NULL;
+        for (size_t i = 0; argv && i < n; i++)
+                for (const char *o = options; *o;) {
+                        size_t l = strcspn(o, " ");
+
+                        if (l > 0 && strncmp(argv[i], o, l) == 0 &&
+                            (argv[i][l] == '=' || (argv[i][l] == '\0' && i + 1 < n))) {
+                                *ret_value = argv[i][l] == '=' ? argv[i] + l + 1 : argv[++i];
+                                count++;
+                                break;
+                        }
+                        o += l + strspn(o + l, " ");
+                }
+        return count;
+}
+
 const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc) {
         const char *p = NULL;
 
         if (!f->config)
                 return NULL;
         if (f->config_arg && argv)
-                p = argv_option(argv, argc, f->config_arg);
+                (void) argv_options(argv, argc, f->config_arg, &p);
         return p ?: f->config;
+}
+
+const char *known_file_config_dir(const KnownFile *f, char * const *argv, size_t argc) {
+        const char *p = NULL;
+
+        if (!f->config_dir)
+                return NULL;
+        if (f->config_dir_arg && argv)
+                (void) argv_options(argv, argc, f->config_dir_arg, &p);
+        return p ?: f->config_dir;
+}
+
+/* Whether text has a line the ERE matches (1), none (0), or -EINVAL. */
+static int text_has_line(const char *text, const char *ere) {
+        regex_t re;
+        int r;
+
+        if (regcomp(&re, ere, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
+                return -EINVAL;
+        r = regexec(&re, text, 0, NULL, 0) == 0;
+        regfree(&re);
+        return r;
 }
 
 static bool ascii_word_char(char c) {
@@ -515,6 +598,28 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                        f->arg, value ?: f->arg_default ?: "");
                 if (r > 0)
                         return verdict(true, buf, size, "counts: %s matches %s", f->arg, name);
+        }
+        if (f->config && f->config_forbids) {
+                const char *path = facts->config_path ?: f->config, *v;
+
+                if (f->config_arg && (!facts->argv || argv_options(facts->argv, facts->argc, f->config_arg, &v) > 1 ||
+                                      (f->config_arg_required && !v)))
+                        return verdict(true, buf, size, "counts: its command line does not name one config (%s)",
+                                       f->config_arg);
+                if (f->config_dir_arg && (!facts->argv ||
+                                          argv_options(facts->argv, facts->argc, f->config_dir_arg, &v) > 1))
+                        return verdict(true, buf, size, "counts: its command line names more than one %s",
+                                       f->config_dir_arg);
+                if (!facts->config_text)
+                        return verdict(true, buf, size, "counts: %s cannot be read", path);
+                if (f->config_dir && !facts->config_dir_text)
+                        return verdict(true, buf, size, "counts: %s cannot be read",
+                                       facts->config_dir_path ?: f->config_dir);
+                if (text_has_line(facts->config_text, f->config_forbids) != 0 ||
+                    (f->config_dir && text_has_line(facts->config_dir_text, f->config_forbids) != 0))
+                        return verdict(true, buf, size, "counts: its configuration has a line matching %s",
+                                       f->config_forbids);
+                return verdict(false, buf, size, "%s", f->why);
         }
         if (f->config) {
                 _cleanup_free_ char *value = NULL;

@@ -39,6 +39,16 @@ typedef struct KnownFile {
          * no counting only if [config_section] config_key = config_value
          * there. config_arg: an option that names another config file. */
         char *config, *config_arg, *config_section, *config_key, *config_value;
+        /* config_forbids: a POSIX ERE: reads need no counting only if no
+         * line of the config (and of config_dir's *.conf files) matches it
+         * (Telegraf's [[inputs.kernel_vmstat]]), in place of
+         * config_section/key/value. config_arg may name alternatives
+         * ("--config -config"); config_arg_required: without it on the
+         * command line (the program would look elsewhere), the reads
+         * count; given twice (the program reads both), they count.
+         * config_dir, config_dir_arg: likewise, a directory. */
+        char *config_forbids, *config_dir, *config_dir_arg;
+        bool config_arg_required;
 } KnownFile;
 
 typedef struct KnownExe {
@@ -137,6 +147,8 @@ typedef struct KnownFacts {
         const char *config_path;        /* the config file as the process names it */
         const char *config_text;
         int config_error;               /* why config_text is NULL (negative errno) */
+        const char *config_dir_path;    /* config_dir as the process names it */
+        const char *config_dir_text;    /* its *.conf files, one after another; NULL: unreadable */
 } KnownFacts;
 
 /* Whether a read of f by a process with these facts counts, with why
@@ -163,3 +175,9 @@ int known_expand_arg_files(char ***argv, size_t *n, ArgFileReader read_arg_file,
 
 /* The config file that decides for f: config_arg's value, else config. */
 const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc);
+/* The directory that decides for f too: config_dir_arg's value, else
+ * config_dir; NULL without config_dir. */
+const char *known_file_config_dir(const KnownFile *f, char * const *argv, size_t argc);
+/* How often argv gives one of options (space-separated alternatives), and
+ * the last value. */
+size_t argv_options(char * const *argv, size_t n, const char *options, const char **ret_value);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE 1
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -273,6 +274,74 @@ static int read_in_root(int rootfd, const char *path, char **ret) {
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 
+#define CONFIG_DIR_FILES_MAX 64
+
+/* The *.conf files of a directory the process names, one after another,
+ * each read as read_in_root() reads a file (so, as the process); a
+ * directory that does not exist has none. */
+static int read_dir_in_root(int rootfd, const char *path, char **ret) {
+        _cleanup_close_ int pathfd = -1, fd = -1;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0, files = 0;
+        struct dirent *de;
+        char self[64];
+        struct stat st;
+        DIR *d;
+
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        pathfd = open_in_root(rootfd, path);
+        if (pathfd == -ENOENT) {
+                *ret = strdup("");
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (pathfd < 0)
+                return pathfd;
+        if (fstat(pathfd, &st) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode) || on_pseudo_fs(pathfd))
+                return -EBADFD;
+        snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
+        fd = open(self, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        fd = -1;        /* the DIR's now */
+        text = strdup("");
+        while (text && (de = readdir(d))) {
+                _cleanup_free_ char *file = NULL, *content = NULL;
+                size_t l = strlen(de->d_name);
+                char *n;
+                int r;
+
+                if (de->d_name[0] == '.' || l < 5 || !streq(de->d_name + l - 5, ".conf"))
+                        continue;
+                if (++files > CONFIG_DIR_FILES_MAX || asprintf(&file, "%s/%s", path, de->d_name) < 0) {
+                        closedir(d);
+                        return files > CONFIG_DIR_FILES_MAX ? -E2BIG : -ENOMEM;
+                }
+                r = read_in_root(rootfd, file, &content);
+                if (r < 0) {
+                        closedir(d);
+                        return r;
+                }
+                n = realloc(text, len + strlen(content) + 2);
+                if (!n) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                text = n;
+                len += (size_t) sprintf(text + len, "%s\n", content);
+        }
+        closedir(d);
+        if (!text)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
 typedef struct RootRead {
         int rootfd;
         bool refused;
@@ -287,7 +356,7 @@ static int read_arg_file(const char *path, char **ret, void *userdata) {
 /* Judges file f for the process, from its own facts. */
 static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, char *why, size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
-        _cleanup_free_ char *config = NULL;
+        _cleanup_free_ char *config = NULL, *config_dir = NULL;
         RootRead rr = { .rootfd = p->rootfd, .refused = refused };
         char unread[PATH_MAX];
         KnownFacts facts = {};
@@ -309,6 +378,13 @@ static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refus
                 r = refused ? -EWOULDBLOCK : read_in_root(p->rootfd, facts.config_path, &config);
                 facts.config_error = r < 0 ? r : 0;
                 facts.config_text = config;
+        }
+        if (f->config_dir) {
+                facts.config_dir_path = known_file_config_dir(f, argv, facts.argc);
+                r = refused ? -EWOULDBLOCK : read_dir_in_root(p->rootfd, facts.config_dir_path, &config_dir);
+                if (r < 0)
+                        log_debug_errno(r, "Cannot read the configuration directory of reader " PID_FMT ": %m", p->pid);
+                facts.config_dir_text = config_dir;
         }
         return known_file_counts(f, &facts, why, size);
 }
@@ -416,7 +492,7 @@ void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans)
                                  .counts = ans->counts, .stored = ++c->stores };
         if (ans->reader < a->cat->n && ans->file < a->cat->readers[ans->reader].n_files)
                 f = &a->cat->readers[ans->reader].files[ans->file];
-        if (f && (f->config || f->arg_files))
+        if (f && (f->config || f->config_dir || f->arg_files))
                 e->expires = now_usec(CLOCK_MONOTONIC) + c->file_verdict_usec;
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }

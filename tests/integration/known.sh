@@ -363,4 +363,89 @@ cat "$T/proc/vmstat" > /dev/null
 wait_for 5 sysctl_is 1
 ok $? "  an unknown reader's read still turns counting on"
 
+# ---- upstream agents Debian does not package: stand-ins at their paths ----
+# In a root and mount namespace of their own, as their packages install
+# them: a copy of dash at the agent's path reading /host/proc/vmstat every
+# 200 ms (a static busybox as /bin/sleep), with the agent's command line
+# and configuration files. Known by the path in their root; Telegraf judged
+# by its configuration, read there.
+A=$(mktemp -d "$T/agents-XXXXXX")
+mkdir -p "$A/usr/bin" "$A/bin" "$A/host/proc" "$A/etc/telegraf/telegraf.d" "$A/lib64" "$A/lib/x86_64-linux-gnu"
+cp /bin/dash "$A/usr/bin/telegraf"
+cp /bin/dash "$A/usr/bin/newrelic-infra"
+for l in $(ldd /bin/dash | grep -o '/[^ ]*'); do cp "$l" "$A$l"; done
+if [ -x /bin/busybox ]; then cp /bin/busybox "$A/bin/sleep"; else cp /bin/sleep "$A/bin/sleep"; fi
+# Telegraf's default configuration's inputs (1.25's etc/telegraf.conf; later
+# versions generate the same), kernel_vmstat's sample commented out.
+cat > "$A/etc/telegraf/telegraf.conf" <<'EOF2'
+[agent]
+  interval = "10s"
+[[outputs.file]]
+  files = ["stdout"]
+[[inputs.cpu]]
+[[inputs.disk]]
+[[inputs.diskio]]
+[[inputs.kernel]]
+[[inputs.mem]]
+[[inputs.processes]]
+[[inputs.swap]]
+[[inputs.system]]
+# # Get kernel statistics from /proc/vmstat
+# [[inputs.kernel_vmstat]]
+#   # no configuration
+EOF2
+# agent PATH ARGS...: runs the stand-in at PATH in the root with ARGS after its loop; AGENT_PID.
+agent() {
+        local path=$1
+        shift
+        unshare -m sh -c 'mount --bind "$1/proc" "$2/host/proc" && root=$2 && path=$3 && shift 3 &&
+                exec chroot "$root" "$path" -c "while :; do read x < /host/proc/vmstat; sleep 0.2; done" "$@"' \
+                sh "$T" "$A" "$path" "$@" > "$T/agent.log" 2>&1 &
+        AGENT_PID=$!
+}
+agent_json() {  # agent_json COMM FIELD: FIELD of COMM's latest entry for /proc/vmstat
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["path"] == "/proc/vmstat"]
+print(max(r, key=lambda e: e["last_seen"])[sys.argv[2]] if r else "none")' "$1" "$2"
+}
+agent_judged() { [ "$(agent_json "$1" pid)" != none ] && [ "$(agent_json "$1" pid)" != "$2" ]; }
+agent_stop() { kill "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; }
+
+agent /usr/bin/newrelic-infra newrelic-infra
+wait_for 10 agent_judged newrelic-infra none
+is "$(agent_json newrelic-infra verdict) $(agent_json newrelic-infra known)" "known newrelic-infra" \
+   "New Relic's agent (a stand-in at /usr/bin/newrelic-infra): known"
+agent_stop
+wait_for 15 sysctl_is 0
+ok $? "counting off"
+
+# telegraf_judged ARGS... : runs the Telegraf stand-in with ARGS until its read is judged; prints "VERDICT: WHY".
+telegraf_judged() {
+        local before
+        before=$(agent_json telegraf pid)
+        agent /usr/bin/telegraf "$@"
+        wait_for 10 agent_judged telegraf "$before"
+        wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' --json=short readers | grep -q '\"pid\":$AGENT_PID,[^}]*\"verdict\":\"known'"
+        echo "$(agent_json telegraf verdict): $(agent_json telegraf why)"
+        agent_stop
+}
+UNIT_ARGS=(telegraf -config /etc/telegraf/telegraf.conf -config-directory /etc/telegraf/telegraf.d)
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: no inputs.kernel_vmstat in its configuration: swap's fields only" \
+   "Telegraf (a stand-in), its unit's command line, the default inputs: known"
+printf '[[inputs.kernel_vmstat]]\n' > "$A/etc/telegraf/telegraf.d/vmstat.conf"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: its configuration has a line matching ^[^#]*kernel_vmstat" \
+   "  [[inputs.kernel_vmstat]] in telegraf.d: its reads count"
+rm "$A/etc/telegraf/telegraf.d/vmstat.conf"
+printf '  [[ inputs.kernel_vmstat ]]\n' >> "$A/etc/telegraf/telegraf.conf"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: its configuration has a line matching ^[^#]*kernel_vmstat" \
+   "  in telegraf.conf, spaced out: its reads count"
+sed -i '$d' "$A/etc/telegraf/telegraf.conf"
+is "$(telegraf_judged telegraf)" "known-counts: counts: its command line does not name one config (--config -config)" \
+   "  without -config (it would look at \$TELEGRAF_CONFIG_PATH first): counts"
+is "$(telegraf_judged "${UNIT_ARGS[@]}" --config /etc/telegraf/other.conf)" \
+   "known-counts: counts: its command line does not name one config (--config -config)" \
+   "  with two configs (it reads both): counts"
+wait_for 15 sysctl_is 0
+ok $? "counting off"
+
 done_testing

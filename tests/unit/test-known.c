@@ -136,6 +136,56 @@ static void test_conditions(void) {
         is_int(netdata_conf_get("[a]\nno equals sign\n", "a", "b", &v), -EINVAL, "  a line that is neither is an error");
 }
 
+/* A configuration judged by a line it must not have (Telegraf's). */
+static void test_forbids(void) {
+        KnownFile f = { .why = "no kernel_vmstat", .config = "/etc/t.conf", .config_arg = "--config -config",
+                        .config_arg_required = true, .config_dir = "/etc/t.d",
+                        .config_dir_arg = "--config-directory -config-directory", .config_forbids = "^[^#]*kernel_vmstat" };
+        char *unit[] = { "telegraf", "-config", "/etc/t.conf", "-config-directory", "/etc/t.d" };
+        char *two[] = { "telegraf", "-config", "/etc/t.conf", "--config=/etc/u.conf" };
+        char *none[] = { "telegraf", "--config-directory", "/etc/t.d" };
+        KnownFacts facts = { .argv = unit, .argc = 5, .config_text = "[[inputs.swap]]\n# [[inputs.kernel_vmstat]]\n",
+                             .config_dir_text = "" };
+        const char *v = NULL;
+        char why[256];
+
+        is_int((int) argv_options(unit, 5, "--config -config", &v), 1, "argv_options: -config once");
+        is_str(v, "/etc/t.conf", "  its value");
+        is_int((int) argv_options(two, 4, "--config -config", &v), 2, "  both spellings: twice");
+        is_str(v, "/etc/u.conf", "  the last one's value");
+        is_int((int) argv_options(none, 3, "--config -config", &v), 0, "  --config-directory is not --config");
+        is_str(known_file_config_dir(&f, unit, 5), "/etc/t.d", "the directory from the command line");
+
+        ok(!known_file_counts(&f, &facts, why, sizeof why), "a commented-out kernel_vmstat: no counting");
+        facts.config_dir_text = "\n[[inputs.kernel_vmstat]]\n";
+        ok(known_file_counts(&f, &facts, why, sizeof why), "one in the directory: counts");
+        is_str(why, "counts: its configuration has a line matching ^[^#]*kernel_vmstat", "  says why");
+        facts.config_dir_text = NULL;
+        ok(known_file_counts(&f, &facts, why, sizeof why), "a directory that cannot be read: counts");
+        facts.config_dir_text = "";
+        facts.config_text = "[[inputs.swap]]\n  [[ inputs.kernel_vmstat ]]\n";
+        ok(known_file_counts(&f, &facts, why, sizeof why), "one in the file, spaced out: counts");
+        facts.config_text = "[[inputs.swap]]\n";
+        facts.argv = two;
+        facts.argc = 4;
+        ok(known_file_counts(&f, &facts, why, sizeof why), "two configs on the command line: counts");
+        facts.argv = none;
+        facts.argc = 3;
+        ok(known_file_counts(&f, &facts, why, sizeof why), "none, with config_arg_required: counts");
+        is_str(why, "counts: its command line does not name one config (--config -config)", "  says why");
+        facts.argv = NULL;
+        ok(known_file_counts(&f, &facts, why, sizeof why), "a command line that cannot be read: counts");
+
+        parse_fails("config_forbids that does not compile",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\nconfig_forbids = (\n",
+                    "does not compile (POSIX ERE)");
+        parse_fails("config_forbids with config_key",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\nconfig_forbids = a\n"
+                    "config_section = s\nconfig_key = k\nconfig_value = v\n", "not both");
+        parse_fails("config_dir without config_forbids",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_dir = /etc/x.d\n", "need config_forbids=");
+}
+
 static void test_file_counts(void) {
         KnownFile arg = { .why = "no numa", .arg = "--fields", .arg_default = "^pg" };
         KnownFile cfg = { .why = "off", .config = "/etc/x.conf", .config_section = "s", .config_key = "numa",
@@ -723,6 +773,7 @@ int main(void) {
         test_parse();
         test_ancestry();
         test_scripts();
+        test_forbids();
         test_re2_subset();
         test_overrides();
         test_arg_files();

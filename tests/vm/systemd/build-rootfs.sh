@@ -14,7 +14,8 @@
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
 # prometheus-node-exporter, sysstat, collectd (with libmnl0, which its
 # default processes plugin needs), atop and numactl, plus curl to
-# scrape node_exporter; and pcp's own packages in
+# scrape node_exporter; snmpd, zabbix-agent2, collectl, munin-node with
+# munin-plugins-core, dstat and glances; and pcp's own packages in
 # /var/lib/numastatd-vmtest/debs for the guest to install with apt (pcp's
 # postinst needs a running systemd, which a debootstrap chroot has not),
 # with their dependencies installed in the tree already.
@@ -53,7 +54,8 @@ trixie)
         SUITE=trixie NAME=trixie ;;
 collectors)
         NAME=$SUITE-collectors
-        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata" ;;
+        PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata"
+        PACKAGES="$PACKAGES,snmpd,zabbix-agent2,collectl,munin-node,munin-plugins-core,dstat,glances" ;;
 *) echo "$PROG: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).

@@ -11,7 +11,10 @@
 # ignore rule, for the test's own probe of the counters). Checked and printed per collector:
 # the files it read, how often, the verdict; with node_exporter, sadc, atop
 # and collectd running, counting goes off and stays off (the share of time
-# off, by the counters standing still); then numastat, node_exporter with a
+# off, by the counters standing still); so it does with snmpd, zabbix-agent2,
+# collectl's daemon, munin-node (polled for swap: its plugin's awk is judged
+# by munin-node above it), dstat and glances reading too; collectl -sM and a
+# Zabbix item on numa_hit turn counting on and keep it on; then numastat, node_exporter with a
 # numa_* fields regex, collectd with LoadPlugin numa and PCP (pmval on
 # mem.vmstat.numa_hit, after pcp is installed with apt under systemd) each
 # turn counting on and keep it on while they read; netdata does too with
@@ -132,13 +135,20 @@ systemctl restart numastatd.service
 wait_for 30 is_active numastatd.service
 ok $? "numastatd runs with the shipped catalogue"
 K=$(ctl known-readers)
-for e in atop collectd netdata numastat pcp procps-vmstat prometheus-node-exporter sysstat; do
+for e in atop collectd collectl dstat glances munin-node net-snmp netdata newrelic-infra numastat pcp procps-vmstat \
+        prometheus-node-exporter sysstat zabbix-agent; do
         echo "$K" | grep -q "^$e (/usr.*/lib/numastatd/readers.d/$e.conf)$"
         ok $? "  known-readers lists $e from the installed catalogue"
 done
 # netdata starts at boot with Debian's configuration, and its NUMA charts
 # keep counting on: it is judged on its own in part 3.
 systemctl stop netdata.service
+
+# The next collectors start at boot from their packages' units: they are
+# started again, on their own, in part 1b.
+NEXT_UNITS="snmpd.service zabbix-agent2.service collectl.service munin-node.service glances.service"
+# shellcheck disable=SC2086 # unit names
+systemctl stop $NEXT_UNITS 2>/dev/null
 
 # ---- 1. the collectors, by their own units ----------------------------------------------
 sed -i 's/^ENABLED=.*/ENABLED="true"/' /etc/default/sysstat
@@ -171,6 +181,72 @@ if [ "$off" -lt 95 ]; then
         diag "numastatctl readers, history and status:"
         { ctl readers; ctl history | tail -8; ctl; } 2>&1 | sed 's/^/#   /' >"$OUT"
 fi
+
+# ---- 1b. the next collectors: Debian's defaults, beside the four ---------------------------
+# snmpd and zabbix-agent2 by their units with Debian's configuration;
+# collectl's daemon (collectl -D, /etc/collectl.conf); munin-node, polled for
+# swap every 10 s (the master polls every 5 min); dstat and glances as a
+# person runs them (glances --stdout, the memswap plugin, every 2 s).
+systemctl start snmpd.service zabbix-agent2.service collectl.service munin-node.service
+for u in snmpd.service zabbix-agent2.service collectl.service munin-node.service; do
+        wait_for 60 is_active "$u"
+        r=$?
+        ok $r "$u is active"
+        [ $r -eq 0 ] || journalctl -u "$u" -n 15 --no-pager -o cat 2>&1 | sed 's/^/#   /' >"$OUT"
+done
+systemd-run --quiet --unit=munin-poller bash -c 'while :; do
+        { exec 3<>/dev/tcp/127.0.0.1/4949 && printf "fetch swap\nquit\n" >&3 && cat <&3 >/dev/null; } 2>/dev/null
+        exec 3>&-; sleep 10; done'
+systemd-run --quiet --unit=dstat dstat --vm 1
+systemd-run --quiet --unit=glances glances --stdout memswap.sin -t 2
+for c in snmpd awk dstat glances collectl; do
+        wait_for 120 seen "$c" /proc/vmstat
+done
+for c in snmpd dstat glances collectl; do
+        is "$(reader "$c" /proc/vmstat verdict)" known "  $c's reads of /proc/vmstat: known, no counting"
+done
+is "$(reader awk /proc/vmstat why)" "known munin-node (run by it): its core plugins keep pswpin and pswpout only" \
+        "  the awk munin-node's swap plugin runs: known as munin-node's"
+is "$(reader zabbix_agent2 /proc/vmstat verdict)" none "  zabbix-agent2 with Debian's configuration reads nothing (no item)"
+wait_for 60 numa_stat_is 0
+ok $? "with the next collectors reading too, counting is off"
+off=$(share off 60)
+diag "figure: share_off_monitored_next=${off}% over 60 s, ten collectors reading (target >= 95%)"
+ok $([ "$off" -ge 95 ]; echo $?) "counting stayed off ${off}% of 60 s with the ten collectors reading"
+for c in snmpd awk dstat glances collectl; do report "$c" /proc/vmstat; done
+if [ "$off" -lt 95 ]; then
+        { ctl readers; ctl history | tail -8; ctl; } 2>&1 | sed 's/^/#   /' >"$OUT"
+fi
+systemctl stop dstat.service glances.service munin-poller.service snmpd.service munin-node.service
+
+# Configurations that use the NUMA counters: collectl -sM; a Zabbix item on
+# numa_hit (the agent's test mode, every 5 s, as the server's item would).
+sed -i 's/^\(DaemonCommands = .*-s+YZ\)/\1M/' /etc/collectl.conf
+grep -q '^DaemonCommands = .*-s+YZM' /etc/collectl.conf
+ok $? "collectl's DaemonCommands with M (NUMA)"
+systemctl restart collectl.service
+wait_for 60 numa_stat_is 1
+ok $? "collectl -sM turns counting on"
+on=$(share on 30)
+ok $([ "$on" -ge 95 ]; echo $?) "  and keeps it on while it reads every 10 s (${on}% of 30 s)"
+is "$(reader collectl /sys/devices/system/node/node0/numastat verdict)" known-counts "  its numastat reads: known-counts"
+report collectl /sys/devices/system/node/node0/numastat
+sed -i 's/^\(DaemonCommands = .*-s+YZ\)M/\1/' /etc/collectl.conf
+systemctl restart collectl.service
+wait_for 60 numa_stat_is 0
+ok $? "collectl back to Debian's configuration: counting off again"
+systemd-run --quiet --unit=zabbix-item sh -c 'while :; do
+        zabbix_agent2 -c /etc/zabbix/zabbix_agent2.conf -t "vfs.file.regexp[/proc/vmstat,^numa_hit]" >/dev/null 2>&1
+        sleep 5; done'
+wait_for 60 numa_stat_is 1
+ok $? "a Zabbix item on numa_hit turns counting on"
+on=$(share on 20)
+ok $([ "$on" -ge 95 ]; echo $?) "  and keeps it on while it is fetched every 5 s (${on}% of 20 s)"
+is "$(reader zabbix_agent2 /proc/vmstat verdict)" known-counts "  the agent's reads: known-counts"
+report zabbix_agent2 /proc/vmstat
+systemctl stop zabbix-item.service collectl.service zabbix-agent2.service
+wait_for 60 numa_stat_is 0
+ok $? "the item stopped: counting off again"
 
 # ---- 2. readers that need the counters turn counting on and keep it on ------------------
 numastat > /dev/null
