@@ -48,6 +48,7 @@ SUITE=bookworm
 # jq reads numastatctl --json and journalctl -o json.
 PACKAGES="systemd,systemd-sysv,dbus,udev,procps,jq,libjson-c5,libinih1,libnuma1,libnl-3-200,libnl-genl-3-200"
 VARIANT=${1:-}
+NEXT_PACKAGES=
 case $VARIANT in
 "") NAME=$SUITE ;;
 trixie)
@@ -55,7 +56,9 @@ trixie)
 collectors)
         NAME=$SUITE-collectors
         PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata"
-        PACKAGES="$PACKAGES,snmpd,zabbix-agent2,collectl,munin-node,munin-plugins-core,dstat,glances" ;;
+        # Installed with apt in the tree: debootstrap alone fails to order
+        # their (perl) dependencies' configuration.
+        NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances" ;;
 *) echo "$PROG: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).
@@ -78,7 +81,7 @@ command -v cpio >/dev/null || die "cpio missing: scripts/install-vm-deps.sh"
 command -v debootstrap >/dev/null || die "debootstrap missing: scripts/install-vm-deps.sh"
 TOOL=debootstrap
 
-KEY=$(printf '%s\n' "$SUITE" "$MIRROR" "$TOOL" minbase "$PACKAGES" "${EXCLUDES[*]}" "$TWEAKS_VERSION" ${VARIANT:+"$VARIANT $VARIANT_TWEAKS"} |
+KEY=$(printf '%s\n' "$SUITE" "$MIRROR" "$TOOL" minbase "$PACKAGES" ${NEXT_PACKAGES:+"$NEXT_PACKAGES"} "${EXCLUDES[*]}" "$TWEAKS_VERSION" ${VARIANT:+"$VARIANT $VARIANT_TWEAKS"} |
         sha256sum | cut -c1-16)
 
 mkdir -p "$CACHE"
@@ -118,6 +121,15 @@ configure_tree() {
                 # shellcheck disable=SC2086 # package names
                 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $deps \
                         >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot install pcp's dependencies"; }
+                # The next collectors; their services are not started in the
+                # chroot (a policy-rc.d says no while they install).
+                printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+                chmod 755 "$root/usr/sbin/policy-rc.d"
+                # shellcheck disable=SC2086 # package names
+                DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends \
+                        $NEXT_PACKAGES >>"$CACHE/apt-$NAME.log" 2>&1 ||
+                        { rm -f "$root/usr/sbin/policy-rc.d"; tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot install $NEXT_PACKAGES"; }
+                rm -f "$root/usr/sbin/policy-rc.d"
                 mkdir -p "$root/var/lib/numastatd-vmtest/debs"
                 mv "$root"/var/cache/apt/archives/pcp*.deb "$root"/var/cache/apt/archives/libpcp*.deb \
                         "$root"/var/cache/apt/archives/python3-pcp*.deb "$root/var/lib/numastatd-vmtest/debs/"
