@@ -149,13 +149,22 @@ for s in $STRATEGIES; do
                 daemon_at 2,3 $s ;;
         numastatd*)
                 X=
-                # Warm: the start's linger, and the last phase's readers', over.
-                warm_until $((DSTART + LINGER_S + 2))
-                warm_until $((last_need / 1000 + LINGER_S + 2))
                 case $s in
                 numastatd-auto) daemon_conf auto ;;
                 *) daemon_conf coarse ;;
                 esac
+                # A fresh daemon: its own trace, over which it reports the
+                # best possible, starts here (this phase and its warm-up,
+                # where nothing allocates); warm: the start's linger, and
+                # the last phase's readers', over before the phase.
+                kill "$DPID"
+                wait "$DPID" 2>/dev/null
+                taskset -c 2,3 numastatd --config=/tmp/macro.conf > /tmp/macro-numastatd.log 2>&1 &
+                DPID=$!
+                DSTART=$(($(uptime_ms) / 1000))
+                wait_for 10 numastatctl --socket=$SOCK status > /dev/null 2>&1
+                warm_until $((DSTART + LINGER_S + 2))
+                warm_until $((last_need / 1000 + LINGER_S + 2))
                 daemon_at 1 auto ;;
         esac
         sleep 2
@@ -214,18 +223,30 @@ EOF
                 last_need=$((u0 + ${last%%:*}))
         fi
         pages=$(sed -n 's/^pages=//p' /tmp/pages)
-        trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=- l_pages=0 l_off=0
+        trans=0 resets=0 arms=0 cpu=0 d_served=- d_unserved=- d_first=- l_pages=0 l_off=0 b_window=
         if [ -z "$X" ]; then
                 # This phase's figures: the difference from its start's.
                 set -- $(printf '%s\n%s\n' "$f0" "$(daemon_figures | tr '\n' ' ')" |
                         awk 'NR == 1 { split($0, a) } NR == 2 { for (i = 1; i <= NF; i++) printf "%d ", $i - a[i] }')
                 trans=$1 resets=$2 arms=$3 l_pages=$4 l_off=$5 cpu=$6 d_served=$7 d_unserved=$8 d_first=$9
+                # The daemon's own figure: the best possible over its own
+                # trace (since its start: the warm-up and this phase), once
+                # a plan covers the phase's end.
+                end_s=$(($(uptime_ms) / 1000))
+                best() {
+                        numastatctl --socket=$SOCK --json=short status | sed -n \
+                                's/.*"best_possible":{"window_seconds":\([0-9]*\),"pages_total":\([0-9]*\),"pages_counting_off_best":\([0-9]*\),"pages_counting_off":\([0-9]*\).*/\1 \2 \3 \4/p'
+                }
+                best_covers() { set -- $(best); [ "${1:-0}" -ge $((end_s - DSTART - 2)) ]; }
+                wait_for 240 best_covers || diag "the daemon's best possible does not cover the phase yet: $(best)"
+                set -- $(best) 0 0 0 0
+                b_window=$1 b_total=$2 b_best=$3 b_own=$4
                 # Who read, and how the daemon judged them, for the record.
                 numastatctl --socket=$SOCK readers | sed "s/^/# readers $s: /" > "$OUT"
                 numastatctl --socket=$SOCK history | tail -n 12 | sed "s/^/# history $s: /" > "$OUT"
         fi
         rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
-        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off" > "$OUT"
+        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off${b_window:+ best_window=$b_window best_pages=$b_total best_pages_off=$b_best best_own_off=$b_own}" > "$OUT"
         echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
         ok $([ "${pages:-0}" -gt 0 ] && [ "$(wc -l < /tmp/rates)" -ge "$D" ]; echo $?) "$s: the workload allocated ${pages:-0} pages, traced over $(wc -l < /tmp/rates) s"
         # Under a hold, the benchmark's counters are counted from its start to its end.
