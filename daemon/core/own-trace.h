@@ -11,6 +11,7 @@
  * (best.c plans it). Pure: time comes in (CLOCK_MONOTONIC µs). */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define OWN_TRACE_SLOTS (24 * 3600)

@@ -187,6 +187,13 @@ fi
 # collectl's daemon (collectl -D, /etc/collectl.conf); munin-node, polled for
 # swap every 10 s (the master polls every 5 min); dstat and glances as a
 # person runs them (glances --stdout, the memswap plugin, every 2 s).
+# The root file system is packed without /var/log's contents.
+mkdir -p /var/log/zabbix /var/log/munin
+chown zabbix:zabbix /var/log/zabbix
+chown munin:adm /var/log/munin 2>/dev/null
+# munin-node's postinst links the plugins whose autoconf says yes; in the
+# image's chroot (no /proc) swap's said no.
+[ -e /etc/munin/plugins/swap ] || ln -s /usr/share/munin/plugins/swap /etc/munin/plugins/swap
 systemctl start snmpd.service zabbix-agent2.service collectl.service munin-node.service
 for u in snmpd.service zabbix-agent2.service collectl.service munin-node.service; do
         wait_for 60 is_active "$u"
@@ -199,8 +206,11 @@ systemd-run --quiet --unit=munin-poller bash -c 'while :; do
         exec 3>&-; sleep 10; done'
 systemd-run --quiet --unit=dstat dstat --vm 1
 systemd-run --quiet --unit=glances glances --stdout memswap.sin -t 2
+# Under TCG, Glances (Python, psutil) takes minutes to start.
 for c in snmpd awk dstat glances collectl; do
-        wait_for 120 seen "$c" /proc/vmstat
+        wait_for 300 seen "$c" /proc/vmstat ||
+                { diag "$c has not read /proc/vmstat:"; journalctl -u glances -u munin-poller -u munin-node -n 20 \
+                        --no-pager -o cat 2>&1 | sed 's/^/#   /' >"$OUT"; }
 done
 for c in snmpd dstat glances collectl; do
         is "$(reader "$c" /proc/vmstat verdict)" known "  $c's reads of /proc/vmstat: known, no counting"
