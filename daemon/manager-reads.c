@@ -219,7 +219,7 @@ void inspected_read_answered(InspectedRead *r, InspectOutcome outcome, const voi
         }
         /* Nothing found in time: kept as the process's verdict, so that its
          * next reads do not ask again. */
-        r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = true };
+        r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = true, .failed = true };
         snprintf(r->answer.why, sizeof r->answer.why, "counts: %s",
                  outcome == INSPECT_TIMED_OUT ? "looking into its process took too long"
                                               : "its process could not be looked into");

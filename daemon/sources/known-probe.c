@@ -492,7 +492,9 @@ void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans)
                                  .counts = ans->counts, .stored = ++c->stores };
         if (ans->reader < a->cat->n && ans->file < a->cat->readers[ans->reader].n_files)
                 f = &a->cat->readers[ans->reader].files[ans->file];
-        if (f && (f->config || f->config_dir || f->arg_files))
+        /* A look that failed (too slow on a loaded host) is not the last
+         * word on a process that may run for months (munin-node). */
+        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))
                 e->expires = now_usec(CLOCK_MONOTONIC) + c->file_verdict_usec;
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }

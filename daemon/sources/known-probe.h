@@ -65,6 +65,7 @@ typedef struct KnownAnswer {
         size_t reader;                  /* SIZE_MAX: no entry's binary */
         size_t file;                    /* SIZE_MAX: its entry has no section for the file */
         bool counts;
+        bool failed;                    /* nothing found in time (the look failed): asked again later */
         char why[KNOWN_WHY_MAX];
 } KnownAnswer;
 

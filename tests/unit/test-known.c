@@ -737,6 +737,20 @@ static void test_ancestry(void) {
         known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && v.reader == &k, "  it is the entry's script: known, through its fork");
+        known_cache_clear(&cache);
+        cache.file_verdict_usec = 1000;
+        known_judge(&c, &cache, &rd, &v);
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = SIZE_MAX, .file = SIZE_MAX, .counts = true,
+                                                            .failed = true });
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "a look that failed: counts, for now");
+        usleep(2000);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending && v.ask.pid == getppid(), "  and the process is looked into again later");
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && v.reader == &k, "  then known");
+        cache.file_verdict_usec = KNOWN_FILE_VERDICT_USEC;
         AT(1, other, true, getpid());
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts, "  but not through another program");
