@@ -93,6 +93,8 @@ static size_t reader_ancestry(Manager *m, const ReadEvent *ev, const ReaderIdent
                         a->alive = a->has_uid = a->has_exe_id = true;
                 else if (exits_binary(manager_exits(m), pid, &a->uid, &a->exe_dev, &a->exe_ino) >= 0)
                         a->has_uid = a->has_exe_id = true;
+                log_debug("Reader " PID_FMT "'s ancestor " PID_FMT ": %s, binary %s.", ev->pid, pid,
+                          a->alive ? "running" : "gone", a->has_exe_id ? "known" : "not known");
                 n++;
                 if (parent_of(m, pid, &pid) < 0)
                         break;
@@ -254,6 +256,7 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
                  k == -EWOULDBLOCK   ? "looking into its mount namespace took too long lately"
                  : k == -EINPROGRESS ? "its process is being looked into"
                                      : "too many looks into processes under way");
+        log_debug("No look into process " PID_FMT " for reader " PID_FMT ": %s.", t.pid, ev->pid, j->known.why);
         return false;
 }
 
@@ -264,6 +267,8 @@ void manager_handle_inspected(Manager *m, InspectedRead *r, bool pending) {
                 r->read_handled = true;
                 return;
         }
+        log_debug("The look into process " PID_FMT " (for reader " PID_FMT ") found %s%s.", r->ask.pid, r->ev.pid,
+                  r->answer.reader == SIZE_MAX ? "no entry" : "an entry", r->answer.failed ? ", failing" : "");
         known_cache_store(manager_known_cache(m), &r->ask, &r->answer);
         if (!r->read_handled)
                 manager_handle_read(m, &r->ev, true);

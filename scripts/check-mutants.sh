@@ -348,6 +348,10 @@ mutant ancestry-asks-below-a-stranger daemon/sources/known-probe.c \
         $'                                unknown = NULL;         /* another program, looked into: and so its forks */' \
         $'' \
         tests/unit/test-known
+mutant no-crossing-root-binds daemon/sources/known-probe.c \
+        $'        if (fd != -EXDEV || !looked_at ||' \
+        $'        if (1 || !looked_at ||' \
+        tests/integration/known-real.sh
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

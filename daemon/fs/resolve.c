@@ -377,3 +377,25 @@ int mount_magic_of(int fd, uint64_t ns_id, uint64_t *ret) {
         *ret = h.sb_magic;
         return 0;
 }
+
+bool resolve_path_mounts_on(const char *mountinfo, unsigned major, unsigned minor, const char *path) {
+        if (!mountinfo || !path || path[0] != '/')
+                return false;
+        for (const char *line = mountinfo; *line;) {
+                const char *end = strchrnul(line, '\n');
+                char point[PATH_MAX];
+                unsigned ma, mi;
+                size_t l;
+
+                /* "ID PARENT MAJOR:MINOR ROOT POINT ...": POINT as the
+                 * process sees it, in its own root. */
+                if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, point) == 3) {
+                        l = strlen(point);
+                        if (l > 1 && strncmp(path, point, l) == 0 && (path[l] == '/' || path[l] == '\0') &&
+                            (ma != major || mi != minor))
+                                return false;
+                }
+                line = *end ? end + 1 : end;
+        }
+        return true;
+}

@@ -39,6 +39,12 @@ const char *mountinfo_fstype(const char *text, unsigned major, unsigned minor, c
  * cached attributes and the process's mountinfo (never by asking the file
  * system itself), is a fuse one, or cannot be told. */
 bool resolve_root_may_block(const char *mountinfo, int rootfd);
+/* Whether every mount at path or a directory above it (but /), in a mount
+ * table (/proc/PID/mountinfo), is of the file system MAJOR:MINOR: crossing
+ * them (a read-only bind of /usr, as systemd's ProtectSystem= makes) asks
+ * nothing of another file system. A mount point with an escape (\040)
+ * never matches a catalogue's path. */
+bool resolve_path_mounts_on(const char *mountinfo, unsigned major, unsigned minor, const char *path);
 
 /* The 64-bit id of the mount namespace nsfd is (NS_GET_MNTNS_ID, Linux
  * 6.11); 0 if the kernel cannot tell. */

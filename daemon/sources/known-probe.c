@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -53,11 +54,31 @@ void known_cache_clear(KnownCache *c) {
         c->init_mntns = process_ns(1, "mnt");
 }
 
+/* The process this child looks into (one look, one process). */
+static const InspectedProcess *looked_at;
+
 /* Finds path inside the process's root (O_PATH): absolute links and ".."
  * stay in it, no magic links, and no mount is crossed (a FUSE mount a user
- * made could block us). */
+ * made could block the look), but those of the root's own file system
+ * (systemd's ProtectSystem= binds /usr and /etc read-only over
+ * themselves): the mount table says so of every directory on the path,
+ * and what was found is on that file system. */
 static int open_in_root(int rootfd, const char *path) {
-        return resolve_open_path(rootfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+        int flags = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, fd;
+        struct statx root, found;
+
+        fd = resolve_open_path(rootfd, path, flags | RESOLVE_NO_XDEV);
+        if (fd != -EXDEV || !looked_at || rootfd != looked_at->rootfd ||
+            statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &root) < 0 ||
+            !resolve_path_mounts_on(inspected_mountinfo(looked_at), root.stx_dev_major, root.stx_dev_minor, path))
+                return fd;
+        fd = resolve_open_path(rootfd, path, flags);
+        if (fd >= 0 && (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &found) < 0 ||
+                        found.stx_dev_major != root.stx_dev_major || found.stx_dev_minor != root.stx_dev_minor)) {
+                close(fd);
+                return -EXDEV;
+        }
+        return fd;
 }
 
 /* ---- on the loop: nothing inside another process's root ---- */
@@ -399,6 +420,7 @@ int known_inspect(const InspectedProcess *p, const void *request, void *answer, 
 
         if (size < sizeof *ans || !a->cat)
                 return -EINVAL;
+        looked_at = p;
         *ans = (KnownAnswer) { .reader = a->reader, .file = SIZE_MAX, .counts = true };
         refused = root_refused(p);
         if (ans->reader == SIZE_MAX) {
@@ -573,8 +595,12 @@ static bool judge_by_ancestry(const Catalogue *cat, KnownCache *cache, const Kno
                         if (!unknown && host_file_among(k->exes, k->n_exes, a->exe_dev, a->exe_ino))
                                 return judge_as_child(k, rd, ret), true;
                         if (!host_file_among(k->interpreters, k->n_interpreters, a->exe_dev, a->exe_ino) ||
-                            (unknown && (unknown->exe_dev != a->exe_dev || unknown->exe_ino != a->exe_ino)))
+                            (unknown && (unknown->exe_dev != a->exe_dev || unknown->exe_ino != a->exe_ino))) {
+                                log_debug("Reader " PID_FMT ": its ancestor " PID_FMT " is not %s's (binary %" PRIu64
+                                          ":%" PRIu64 ").",
+                                          rd->pid, a->pid, k->name, a->exe_dev, a->exe_ino);
                                 break;
+                        }
                         have_start = a->alive && process_start_time(a->pid, &start) >= 0;
                         e = cache_find(cache, &ard, have_start, start, SIZE_MAX, 0);
                         if (e && e->reader == i)
@@ -587,8 +613,11 @@ static bool judge_by_ancestry(const Catalogue *cat, KnownCache *cache, const Kno
                         if (!have_start)
                                 break;
                 }
-                if (!unknown)
+                if (!unknown) {
+                        log_debug("Reader " PID_FMT ": no program of %s above it (%zu ancestors).", rd->pid, k->name,
+                                  rd->n_ancestors);
                         return false;
+                }
                 {
                         KnownRead ard = { .pid = unknown->pid, .alive = true, .has_uid = unknown->has_uid,
                                           .uid = unknown->uid, .has_exe_id = true, .exe_dev = unknown->exe_dev,

@@ -151,12 +151,18 @@ if [ -x /usr/sbin/munin-node ] && [ -x /etc/munin/plugins/swap ]; then
         sed -e "s|^log_file .*|log_file $DIR/munin/munin-node.log|" -e "s|^pid_file .*|pid_file $DIR/munin/munin-node.pid|" \
             -e 's|^background 1|background 0|' -e 's|^setsid 1|setsid 0|' -e 's|^host \*|host 127.0.0.1|' \
             -e 's|^port 4949|port 14949|' /etc/munin/munin-node.conf > "$DIR/munin/munin-node.conf"
-        munin-node --config "$DIR/munin/munin-node.conf" > "$DIR/munin/out" 2>&1 &
+        # As Debian's unit runs it (ProtectSystem=full): /usr and /etc bound
+        # read-only over themselves, in a mount namespace of its own. Its
+        # script is found across those binds, which are of the root's own
+        # file system.
+        unshare -m --propagation private sh -c 'mount --bind /usr /usr && mount -o remount,bind,ro /usr &&
+                mount --bind /etc /etc && mount -o remount,bind,ro /etc && exec munin-node --config "$1"' \
+                sh "$DIR/munin/munin-node.conf" > "$DIR/munin/out" 2>&1 &
         MN=$!
         poll() { printf 'fetch swap\nquit\n' | timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/14949 && cat >&3 && cat <&3'; }
         polled() { poll | grep -q '^swap_in.value'; }
         wait_for 20 polled
-        ok $? "munin-node (Debian's configuration, a port of its own) answers a fetch of swap"
+        ok $? "munin-node (Debian's configuration, a port of its own, /usr and /etc read-only) answers a fetch of swap"
         awk_known() { poll > /dev/null; [ "$(verdict_of awk /proc/vmstat)" = "known munin-node" ]; }
         wait_for 20 awk_known
         ok $? "awk under munin-node's swap plugin: known munin-node (run by it)"

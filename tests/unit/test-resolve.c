@@ -173,6 +173,22 @@ static void test_mountinfo(void) {
         ok(!mountinfo_fstype("", 0, 5, buf, sizeof buf), "  an empty text: none");
 }
 
+/* Crossing mounts of the root's own file system: a mount table decides. */
+static void test_mounts_on(void) {
+        const char *mi = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                         "30 22 8:1 /usr /usr ro - ext4 /dev/sda1 rw\n"
+                         "31 22 0:44 / /usr/local rw - fuse.x x rw\n"
+                         "32 22 0:45 / /usr2 rw - tmpfs t rw\n";
+
+        ok(resolve_path_mounts_on(mi, 8, 1, "/usr/bin/perl"), "/usr bound over itself: the root's file system");
+        ok(!resolve_path_mounts_on(mi, 8, 1, "/usr/local/bin/x"), "/usr/local a FUSE mount: not");
+        ok(resolve_path_mounts_on(mi, 8, 1, "/usr2x/y"), "/usr2x is not under /usr2");
+        ok(!resolve_path_mounts_on(mi, 8, 1, "/usr2"), "/usr2 itself: another file system");
+        ok(!resolve_path_mounts_on(mi, 8, 2, "/usr/bin/perl"), "another root device: not");
+        ok(!resolve_path_mounts_on(NULL, 8, 1, "/usr/bin/perl"), "no mount table: not");
+        ok(!resolve_path_mounts_on(mi, 8, 1, "usr/bin"), "a relative path: not");
+}
+
 int main(void) {
         _cleanup_close_ int rootfd = -1;
         bool have_mount = false, have_openat2;
@@ -286,5 +302,6 @@ int main(void) {
                 free(mountinfo);
                 safe_close(fd);
         }
+        test_mounts_on();
         return tap_done();
 }
