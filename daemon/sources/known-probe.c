@@ -99,8 +99,8 @@ static bool process_in_our_root(const KnownCache *c, pid_t pid) {
         return n == 1 && target[0] == '/';
 }
 
-/* The entry whose executable the reader runs, by device and inode as
- * stat() on our root sees it; SIZE_MAX if none. Never by comm. */
+/* Whether a binary is the catalogue's file e, by device and inode as
+ * stat() on our root sees it. Never by comm. */
 static bool host_file_is(const KnownExe *e, uint64_t dev, uint64_t ino) {
         struct stat st;
 
@@ -127,6 +127,7 @@ bool known_is_child(const Catalogue *cat, uint64_t exe_dev, uint64_t exe_ino) {
         return false;
 }
 
+/* The entry whose executable the reader runs; SIZE_MAX if none. */
 static size_t find_on_host(const Catalogue *cat, const KnownRead *rd) {
         if (!rd->has_exe_id)
                 return SIZE_MAX;
