@@ -352,6 +352,14 @@ mutant no-crossing-root-binds daemon/sources/known-probe.c \
         $'        if (fd != -EXDEV || !looked_at ||' \
         $'        if (1 || !looked_at ||' \
         tests/integration/known-real.sh
+mutant failed-look-forever daemon/sources/known-probe.c \
+        $'        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))' \
+        $'        if (f && (f->config || f->config_dir || f->arg_files))' \
+        tests/unit/test-known
+mutant config-forbids-not-looked-at daemon/core/known.c \
+        $'        r = regexec(&re, text, 0, NULL, 0) == 0;' \
+        $'        r = 0;' \
+        tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \
