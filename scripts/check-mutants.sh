@@ -309,8 +309,8 @@ mutant behind-while-queue-full daemon/sources/readers.c \
         $'        if (0)' \
         tests/unit/test-readers
 mutant file-verdict-forever daemon/sources/known-probe.c \
-        $'        if (f && (f->config || f->config_dir || f->arg_files))' \
-        $'        if (0)' \
+        $'        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))' \
+        $'        if (ans->failed)' \
         tests/unit/test-known
 mutant cost-charged-while-off daemon/core/readertab.c \
         $'        if (!counting)\n                return;\n        t->pressured_on' \
