@@ -246,7 +246,7 @@ EOF
                 numastatctl --socket=$SOCK history | tail -n 12 | sed "s/^/# history $s: /" > "$OUT"
         fi
         rates=$(tr '\n' ',' < /tmp/rates | sed 's/,$//')
-        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off${b_window:+ best_window=$b_window best_pages=$b_total best_pages_off=$b_best best_own_off=$b_own}" > "$OUT"
+        echo "# macro strategy=$s profile=$PROFILE kind=$KIND seconds=$D pages=${pages:-0} counted_reads=$((g_first + g_served + g_unserved)) guest_first=$g_first guest_served=$g_served guest_unserved=$g_unserved transitions=${trans:-0} resets=${resets:-0} arms=${arms:-0} daemon_ticks=$cpu daemon_served=$d_served daemon_unserved=$d_unserved daemon_first_off=$d_first ledger_pages=$l_pages ledger_pages_off=$l_off${b_window:+ best_window=$b_window best_from=$((u0 / 1000 - DSTART)) best_pages=$b_total best_pages_off=$b_best best_own_off=$b_own}" > "$OUT"
         echo "# trace strategy=$s interval=1000000 limits=$COARSE_ABOVE,$STRICT_BELOW,${SUSTAIN}000000,${DWELL}000000 rates=$rates reads=$read_times" > "$OUT"
         ok $([ "${pages:-0}" -gt 0 ] && [ "$(wc -l < /tmp/rates)" -ge "$D" ]; echo $?) "$s: the workload allocated ${pages:-0} pages, traced over $(wc -l < /tmp/rates) s"
         # Under a hold, the benchmark's counters are counted from its start to its end.
