@@ -312,6 +312,14 @@ static int run(void) {
                    "  finds it, and tells the owner to mark it (a new superblock, whatever its numbers)");
                 kill(churner, SIGKILL);
                 waitpid(churner, NULL, 0);
+                /* Its namespace goes on the kernel's time: scans until one
+                 * changes nothing, so that what follows is the container's. */
+                for (int i = 0; i < 20; i++) {
+                        int before_scan = changes;
+
+                        if (!scan_now(e, w) || changes == before_scan)
+                                break;
+                }
         }
 
         n_changes = changes;
