@@ -340,18 +340,10 @@ const KnownFile *known_reader_file(const KnownReader *k, const char *path) {
 }
 
 const char *argv_option(char * const *argv, size_t n, const char *option) {
-        const char *value = NULL;
-        size_t l = strlen(option);
+        const char *value;
 
         /* The last one wins, as with Go's kingpin and most parsers. */
-        for (size_t i = 0; i < n; i++) {
-                if (strncmp(argv[i], option, l) != 0)
-                        continue;
-                if (argv[i][l] == '=')
-                        value = argv[i] + l + 1;
-                else if (argv[i][l] == '\0' && i + 1 < n)
-                        value = argv[++i];
-        }
+        (void) argv_options(argv, n, option, &value);
         return value;
 }
 

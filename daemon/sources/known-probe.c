@@ -273,10 +273,15 @@ static size_t find_script_in_root(const Catalogue *cat, const InspectedProcess *
  * it now), without opening anything else: found with O_PATH (opening a
  * FIFO could block, a device could act, as /dev/watchdog does), checked,
  * then reopened through that very inode. */
-static int read_in_root(int rootfd, const char *path, char **ret) {
-        _cleanup_close_ int pathfd = -1, fd = -1;
+/* path in the process's root, found with O_PATH and opened (flags) only
+ * if it is of type (S_IFREG, S_IFDIR), not on the kernel's own file
+ * systems, and, a regular file, not over CONFIG_MAX: through that very
+ * inode. */
+static int open_checked_in_root(int rootfd, const char *path, mode_t type, int flags) {
+        _cleanup_close_ int pathfd = -1;
         char self[64];
         struct stat st;
+        int fd;
 
         if (!path || path[0] != '/')
                 return -EINVAL;         /* relative to a cwd we do not follow */
@@ -285,14 +290,20 @@ static int read_in_root(int rootfd, const char *path, char **ret) {
                 return pathfd;
         if (fstat(pathfd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode) || on_pseudo_fs(pathfd))
+        if ((st.st_mode & S_IFMT) != type || on_pseudo_fs(pathfd))
                 return -EBADFD;
-        if (st.st_size > CONFIG_MAX)
+        if (type == S_IFREG && st.st_size > CONFIG_MAX)
                 return -EFBIG;
         snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
-        fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open(self, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        return fd < 0 ? -errno : fd;
+}
+
+static int read_in_root(int rootfd, const char *path, char **ret) {
+        _cleanup_close_ int fd = open_checked_in_root(rootfd, path, S_IFREG, O_RDONLY);
+
         if (fd < 0)
-                return -errno;
+                return fd;
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 
@@ -302,31 +313,19 @@ static int read_in_root(int rootfd, const char *path, char **ret) {
  * each read as read_in_root() reads a file (so, as the process); a
  * directory that does not exist has none. */
 static int read_dir_in_root(int rootfd, const char *path, char **ret) {
-        _cleanup_close_ int pathfd = -1, fd = -1;
+        _cleanup_close_ int fd = -1;
         _cleanup_free_ char *text = NULL;
         size_t len = 0, files = 0;
         struct dirent *de;
-        char self[64];
-        struct stat st;
         DIR *d;
 
-        if (!path || path[0] != '/')
-                return -EINVAL;
-        pathfd = open_in_root(rootfd, path);
-        if (pathfd == -ENOENT) {
+        fd = open_checked_in_root(rootfd, path, S_IFDIR, O_RDONLY | O_DIRECTORY);
+        if (fd == -ENOENT) {
                 *ret = strdup("");
                 return *ret ? 0 : -ENOMEM;
         }
-        if (pathfd < 0)
-                return pathfd;
-        if (fstat(pathfd, &st) < 0)
-                return -errno;
-        if (!S_ISDIR(st.st_mode) || on_pseudo_fs(pathfd))
-                return -EBADFD;
-        snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
-        fd = open(self, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return fd;
         d = fdopendir(fd);
         if (!d)
                 return -errno;
