@@ -865,6 +865,27 @@ static int verb_metrics(const Args *a) {
         return EXIT_OK;
 }
 
+/* "unless CONFIG (or the file --config names) lacks [s] k = v", or "has
+ * a line matching RE", as the entry's condition is. */
+static void print_config_condition(json_object *f) {
+        const char *arg = jstr(f, "config_arg"), *positional = jstr(f, "config_positional");
+
+        printf("      unless %s", jstr(f, "config"));
+        if (arg)
+                printf(" (or the file %s names)", arg);
+        else if (positional)
+                printf(" (or the file named after '%s')", positional);
+        if (jstr(f, "config_forbids")) {
+                if (jstr(f, "config_dir"))
+                        printf(" or a *.conf in %s%s%s%s", jstr(f, "config_dir"),
+                               jstr(f, "config_dir_arg") ? " (or the directory " : "", jstr(f, "config_dir_arg") ?: "",
+                               jstr(f, "config_dir_arg") ? " names)" : "");
+                printf(" has a line matching %s\n", jstr(f, "config_forbids"));
+        } else
+                printf(" lacks [%s] %s = %s\n", jstr(f, "config_section"), jstr(f, "config_key"),
+                       jstr(f, "config_value"));
+}
+
 static void print_known_reader(json_object *k) {
         json_object *exes = jget(k, "exe"), *scripts = jget(k, "script"), *interpreters = jget(k, "interpreter"),
                     *files = jget(k, "files");
@@ -891,10 +912,7 @@ static void print_known_reader(json_object *k) {
                         printf("      unless %s matches a numa_* name (default %s)\n", jstr(f, "arg"),
                                jstr(f, "arg_default") ?: "none: counts");
                 if (jstr(f, "config"))
-                        printf("      unless %s%s%s%s lacks [%s] %s = %s\n", jstr(f, "config"),
-                               jstr(f, "config_arg") ? " (or the file " : "", jstr(f, "config_arg") ?: "",
-                               jstr(f, "config_arg") ? " names)" : "", jstr(f, "config_section"), jstr(f, "config_key"),
-                               jstr(f, "config_value"));
+                        print_config_condition(f);
         }
         printf("    %s%s%s\n", files && json_object_array_length(files) > 0 ? "other reads count" : "its reads count",
                jstr(k, "counts") ? ": " : "", jstr(k, "counts") ?: "");

@@ -38,6 +38,7 @@ static void known_file_done(KnownFile *f) {
         free(f->config_forbids);
         free(f->config_dir);
         free(f->config_dir_arg);
+        free(f->config_positional);
         *f = (KnownFile) {};
 }
 
@@ -206,6 +207,7 @@ static int entry_key(void *userdata, const char *section, const char *key, const
         FILE_KEY(config_key);
         FILE_KEY(config_value);
         FILE_KEY(config_dir_arg);
+        FILE_KEY(config_positional);
 #undef FILE_KEY
         if (streq(key, "config_forbids")) {
                 regex_t re;
@@ -297,10 +299,16 @@ static int entry_check(const KnownReader *k, const char *path, char **ret_error)
                                        "%s:%u: [file %s]: config= with config_section=, config_key= and config_value= "
                                        "(or config_forbids=) go together",
                                        path, f->line, f->glob);
-                if ((f->config_dir || f->config_dir_arg || f->config_arg_required) && !f->config_forbids)
+                if ((f->config_dir || f->config_dir_arg || f->config_arg_required || f->config_positional) &&
+                    !f->config_forbids)
                         return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: config_dir=, config_dir_arg= and config_arg_required= need "
-                                       "config_forbids=",
+                                       "%s:%u: [file %s]: config_dir=, config_dir_arg=, config_arg_required= and "
+                                       "config_positional= need config_forbids=",
+                                       path, f->line, f->glob);
+                if (f->config_positional && (f->config_arg || f->config_arg_required))
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: config_positional= or config_arg=, not both: the config is "
+                                       "named one way",
                                        path, f->line, f->glob);
         }
         return 0;
@@ -490,12 +498,37 @@ size_t argv_options(char * const *argv, size_t n, const char *options, const cha
         return count;
 }
 
+int argv_positional(char * const *argv, size_t n, const char *subcommand, const char **ret_value) {
+        bool options_end = false;
+        int count = 0;
+
+        *ret_value = NULL;
+        if (!argv || n < 2 || !streq(argv[1], subcommand))
+                return -ENOENT;
+        for (size_t i = 2; i < n; i++) {
+                if (!options_end && streq(argv[i], "--")) {
+                        options_end = true;
+                        continue;
+                }
+                if (!options_end && argv[i][0] == '-' && argv[i][1] != '\0') {
+                        if (!strchr(argv[i], '='))
+                                return -EINVAL;
+                        continue;
+                }
+                if (count++ == 0)
+                        *ret_value = argv[i];
+        }
+        return count;
+}
+
 const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc) {
         const char *p = NULL;
 
         if (!f->config)
                 return NULL;
-        if (f->config_arg && argv)
+        if (f->config_positional && argv)
+                (void) argv_positional(argv, argc, f->config_positional, &p);
+        else if (f->config_arg && argv)
                 (void) argv_options(argv, argc, f->config_arg, &p);
         return p ?: f->config;
 }
@@ -598,6 +631,12 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                       (f->config_arg_required && !v)))
                         return verdict(true, buf, size, "counts: its command line does not name one config (%s)",
                                        f->config_arg);
+                if (f->config_positional &&
+                    (!facts->argv || argv_positional(facts->argv, facts->argc, f->config_positional, &v) != 1))
+                        return verdict(true, buf, size,
+                                       "counts: its command line does not name one config after '%s' (options as "
+                                       "--name=value)",
+                                       f->config_positional);
                 if (f->config_dir_arg && (!facts->argv ||
                                           argv_options(facts->argv, facts->argc, f->config_dir_arg, &v) > 1))
                         return verdict(true, buf, size, "counts: its command line names more than one %s",

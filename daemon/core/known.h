@@ -46,8 +46,10 @@ typedef struct KnownFile {
          * ("--config -config"); config_arg_required: without it on the
          * command line (the program would look elsewhere), the reads
          * count; given twice (the program reads both), they count.
-         * config_dir, config_dir_arg: likewise, a directory. */
-        char *config_forbids, *config_dir, *config_dir_arg;
+         * config_dir, config_dir_arg: likewise, a directory.
+         * config_positional: a subcommand ("run"): the config is the one
+         * word after it that is not an option (Alloy's "alloy run FILE"). */
+        char *config_forbids, *config_dir, *config_dir_arg, *config_positional;
         bool config_arg_required;
 } KnownFile;
 
@@ -181,3 +183,8 @@ const char *known_file_config_dir(const KnownFile *f, char * const *argv, size_t
 /* How often argv gives one of options (space-separated alternatives), and
  * the last value. */
 size_t argv_options(char * const *argv, size_t n, const char *options, const char **ret_value);
+/* The words after subcommand (argv[1]) that are not options: how many
+ * (*ret_value the first), -ENOENT if argv[1] is not subcommand, -EINVAL if
+ * an option is given as two words (which word is its value and which the
+ * positional cannot be told without knowing every option). */
+int argv_positional(char * const *argv, size_t n, const char *subcommand, const char **ret_value);

@@ -536,9 +536,13 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "arg_default", json_untrusted(f->arg_default));
         json_object_object_add(o, "config", json_untrusted(f->config));
         json_object_object_add(o, "config_arg", json_untrusted(f->config_arg));
+        json_object_object_add(o, "config_positional", json_untrusted(f->config_positional));
         json_object_object_add(o, "config_section", json_untrusted(f->config_section));
         json_object_object_add(o, "config_key", json_untrusted(f->config_key));
         json_object_object_add(o, "config_value", json_untrusted(f->config_value));
+        json_object_object_add(o, "config_forbids", json_untrusted(f->config_forbids));
+        json_object_object_add(o, "config_dir", json_untrusted(f->config_dir));
+        json_object_object_add(o, "config_dir_arg", json_untrusted(f->config_dir_arg));
         json_object_object_add(o, "source", json_untrusted(source));
         return o;
 }

@@ -186,6 +186,61 @@ static void test_forbids(void) {
                     "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_dir = /etc/x.d\n", "need config_forbids=");
 }
 
+/* A configuration named by the one word after a subcommand (Alloy's
+ * "alloy run [options] FILE"). */
+static void test_positional(void) {
+        KnownFile f = { .why = "default collectors", .config = "/etc/alloy/config.alloy", .config_positional = "run",
+                        .config_forbids = "meminfo_numa|zoneinfo" };
+        char *unit[] = { "alloy", "run", "--storage.path=/var/lib/alloy/data", "/etc/alloy/config.alloy" };
+        char *moved[] = { "alloy", "run", "/srv/a.alloy", "--disable-reporting=true" };
+        char *two_words[] = { "alloy", "run", "--storage.path", "/var/lib/alloy/data", "/etc/alloy/config.alloy" };
+        char *two[] = { "alloy", "run", "/etc/a.alloy", "/etc/b.alloy" };
+        char *none[] = { "alloy", "run", "--stability.level=generally-available" };
+        char *other[] = { "alloy", "fmt", "/etc/alloy/config.alloy" };
+        char *dashes[] = { "alloy", "run", "--", "-odd.alloy" };
+        KnownFacts facts = { .argv = unit, .argc = 4, .config_text = "prometheus.exporter.unix \"default\" { }\n" };
+        const char *v = NULL;
+        char why[256];
+
+        is_int(argv_positional(unit, 4, "run", &v), 1, "argv_positional: the unit's command line, one");
+        is_str(v, "/etc/alloy/config.alloy", "  the config");
+        is_int(argv_positional(moved, 4, "run", &v), 1, "  before an option: one");
+        is_str(v, "/srv/a.alloy", "  that one");
+        is_str(known_file_config_path(&f, moved, 4), "/srv/a.alloy", "  the config read is that one");
+        is_int(argv_positional(two_words, 5, "run", &v), -EINVAL, "  an option as two words: cannot be told");
+        is_int(argv_positional(two, 4, "run", &v), 2, "  two files: two");
+        is_int(argv_positional(none, 3, "run", &v), 0, "  none");
+        is_int(argv_positional(other, 3, "run", &v), -ENOENT, "  another subcommand");
+        is_int(argv_positional(dashes, 4, "run", &v), 1, "  after --, a word with a dash is the file");
+        is_str(v, "-odd.alloy", "  that one");
+
+        ok(!known_file_counts(&f, &facts, why, sizeof why), "the unit's command line and a default config: no counting");
+        is_str(why, "default collectors", "  why: the section's");
+        facts.config_text = "prometheus.exporter.unix \"default\" {\n  enable_collectors = [\"meminfo_numa\"]\n}\n";
+        ok(known_file_counts(&f, &facts, why, sizeof why), "a forbidden line: counts");
+        facts.config_text = "\n";
+        for (size_t i = 0; i < 4; i++) {
+                char **argv[] = { two_words, two, none, other };
+                size_t argc[] = { 5, 4, 3, 3 };
+
+                facts.argv = argv[i];
+                facts.argc = argc[i];
+                ok(known_file_counts(&f, &facts, why, sizeof why), "%s %s ...: counts", argv[i][1], argv[i][2]);
+        }
+        is_str(why, "counts: its command line does not name one config after 'run' (options as --name=value)",
+               "  says why");
+        facts.argv = NULL;
+        ok(known_file_counts(&f, &facts, why, sizeof why), "a command line that cannot be read: counts");
+
+        parse_fails("config_positional without config_forbids",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_positional = run\n",
+                    "need config_forbids=");
+        parse_fails("config_positional with config_arg",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\nconfig_forbids = a\n"
+                    "config_arg = -c\nconfig_positional = run\n",
+                    "config_positional= or config_arg=, not both");
+}
+
 static void test_file_counts(void) {
         KnownFile arg = { .why = "no numa", .arg = "--fields", .arg_default = "^pg" };
         KnownFile cfg = { .why = "off", .config = "/etc/x.conf", .config_section = "s", .config_key = "numa",
@@ -792,6 +847,7 @@ int main(void) {
         test_ancestry();
         test_scripts();
         test_forbids();
+        test_positional();
         test_re2_subset();
         test_overrides();
         test_arg_files();
