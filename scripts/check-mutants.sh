@@ -360,6 +360,14 @@ mutant config-forbids-not-looked-at daemon/core/known.c \
         $'        r = regexec(&re, text, 0, NULL, 0) == 0;' \
         $'        r = 0;' \
         tests/unit/test-known
+mutant positional-past-two-word-options daemon/core/known.c \
+        $'                        if (!strchr(argv[i], \'=\'))\n                                return -EINVAL;' \
+        $'                        if (!strchr(argv[i], \'=\'))\n                                continue;' \
+        tests/unit/test-known
+mutant positional-any-subcommand daemon/core/known.c \
+        $'        if (!argv || n < 2 || !streq(argv[1], subcommand))' \
+        $'        if (!argv || n < 2)' \
+        tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \

@@ -373,6 +373,16 @@ A=$(mktemp -d "$T/agents-XXXXXX")
 mkdir -p "$A/usr/bin" "$A/bin" "$A/host/proc" "$A/etc/telegraf/telegraf.d" "$A/lib64" "$A/lib/x86_64-linux-gnu"
 cp /bin/dash "$A/usr/bin/telegraf"
 cp /bin/dash "$A/usr/bin/newrelic-infra"
+OPS=/opt/google-cloud-ops-agent/subagents/opentelemetry-collector
+mkdir -p "$A/etc/alloy" "$A/etc/otelcol-contrib" "$A$OPS" "$A/run/google-cloud-ops-agent-opentelemetry-collector"
+for b in alloy grafana-agent otelcol-contrib; do cp /bin/dash "$A/usr/bin/$b"; done
+cp /bin/dash "$A$OPS/otelopscol"
+# Their shipped configurations (tests/data/agents/: Alloy's and Grafana
+# Agent's as packaged; the collector's host_metrics as Splunk's agent has it).
+cp "$SRCDIR/tests/data/agents/alloy-config.alloy" "$A/etc/alloy/config.alloy"
+cp "$SRCDIR/tests/data/agents/grafana-agent.yaml" "$A/etc/grafana-agent.yaml"
+cp "$SRCDIR/tests/data/agents/otelcol-hostmetrics.yaml" "$A/etc/otelcol-contrib/config.yaml"
+cp "$SRCDIR/tests/data/agents/otelcol-hostmetrics.yaml" "$A/run/google-cloud-ops-agent-opentelemetry-collector/otel.yaml"
 for l in $(ldd /bin/dash | grep -o '/[^ ]*'); do cp "$l" "$A$l"; done
 if [ -x /bin/busybox ]; then cp /bin/busybox "$A/bin/sleep"; else cp /bin/sleep "$A/bin/sleep"; fi
 # Telegraf's default configuration's inputs (1.25's etc/telegraf.conf; later
@@ -394,12 +404,17 @@ cat > "$A/etc/telegraf/telegraf.conf" <<'EOF2'
 # [[inputs.kernel_vmstat]]
 #   # no configuration
 EOF2
-# agent PATH ARGS...: runs the stand-in at PATH in the root with ARGS after its loop; AGENT_PID.
+# The stand-ins' loop, a script named "run": "PATH run ARGS..." is the
+# command line Alloy's unit gives (a subcommand first), and the others'
+# options are found wherever they are.
+mkdir "$A/stand-in"
+echo 'while :; do read x < /host/proc/vmstat; sleep 0.2; done' > "$A/stand-in/run"
+# agent PATH ARGS...: runs the stand-in at PATH in the root as "PATH run ARGS..."; AGENT_PID.
 agent() {
         local path=$1
         shift
         unshare -m sh -c 'mount --bind "$1/proc" "$2/host/proc" && root=$2 && path=$3 && shift 3 &&
-                exec chroot "$root" "$path" -c "while :; do read x < /host/proc/vmstat; sleep 0.2; done" "$@"' \
+                exec chroot "$root" "$path" -c "cd /stand-in && exec \"\$0\" run \"\$@\"" "$path" "$@"' \
                 sh "$T" "$A" "$path" "$@" > "$T/agent.log" 2>&1 &
         AGENT_PID=$!
 }
@@ -419,25 +434,28 @@ agent_stop
 wait_for 15 sysctl_is 0
 ok $? "counting off"
 
-# telegraf_judged ARGS... : runs the Telegraf stand-in with ARGS until its read is judged; prints "VERDICT: WHY".
-telegraf_judged() {
-        local before
-        before=$(agent_json telegraf pid)
-        agent /usr/bin/telegraf "$@"
-        wait_for 10 agent_judged telegraf "$before"
+# judged COMM PATH ARGS... : runs the stand-in at PATH with ARGS until its read is judged; prints "VERDICT: WHY".
+judged() {
+        local comm=$1 path=$2 before
+        shift 2
+        before=$(agent_json "$comm" pid)
+        agent "$path" "$@"
+        wait_for 10 agent_judged "$comm" "$before"
         wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' --json=short readers | grep -q '\"pid\":$AGENT_PID,[^}]*\"verdict\":\"known'"
-        echo "$(agent_json telegraf verdict): $(agent_json telegraf why)"
+        echo "$(agent_json "$comm" verdict): $(agent_json "$comm" why)"
         agent_stop
 }
+telegraf_judged() { judged telegraf /usr/bin/telegraf "$@"; }
+FORBIDDEN="known-counts: counts: a line of its configuration matches the entry's config_forbids="
 UNIT_ARGS=(telegraf -config /etc/telegraf/telegraf.conf -config-directory /etc/telegraf/telegraf.d)
 is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: no inputs.kernel_vmstat in its configuration: swap's fields only" \
    "Telegraf (a stand-in), its unit's command line, the default inputs: known"
 printf '[[inputs.kernel_vmstat]]\n' > "$A/etc/telegraf/telegraf.d/vmstat.conf"
-is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: its configuration has a line matching ^[^#]*kernel_vmstat" \
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "$FORBIDDEN" \
    "  [[inputs.kernel_vmstat]] in telegraf.d: its reads count"
 rm "$A/etc/telegraf/telegraf.d/vmstat.conf"
 printf '  [[ inputs.kernel_vmstat ]]\n' >> "$A/etc/telegraf/telegraf.conf"
-is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: its configuration has a line matching ^[^#]*kernel_vmstat" \
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "$FORBIDDEN" \
    "  in telegraf.conf, spaced out: its reads count"
 sed -i '$d' "$A/etc/telegraf/telegraf.conf"
 is "$(telegraf_judged telegraf)" "known-counts: counts: its command line does not name one config (--config -config)" \
@@ -445,6 +463,51 @@ is "$(telegraf_judged telegraf)" "known-counts: counts: its command line does no
 is "$(telegraf_judged "${UNIT_ARGS[@]}" --config /etc/telegraf/other.conf)" \
    "known-counts: counts: its command line does not name one config (--config -config)" \
    "  with two configs (it reads both): counts"
+
+# Grafana Alloy: its unit's "alloy run $CUSTOM_ARGS --storage.path=... $CONFIG_FILE".
+ALLOY_WHY="known: known grafana-alloy: prometheus.exporter.unix with default collectors and fields: no numa_* of /proc/vmstat"
+alloy_judged() { judged alloy /usr/bin/alloy "$@"; }
+is "$(alloy_judged --storage.path=/var/lib/alloy/data /etc/alloy/config.alloy)" "$ALLOY_WHY" \
+   "Alloy (a stand-in), its unit's command line and shipped config.alloy: known"
+cp "$A/etc/alloy/config.alloy" "$A/etc/alloy/numa.alloy"
+sed -i 's/disable_collectors       = \["mdadm"\]/enable_collectors = ["meminfo_numa"]/' "$A/etc/alloy/numa.alloy"
+is "$(alloy_judged --storage.path=/var/lib/alloy/data /etc/alloy/numa.alloy)" \
+   "$FORBIDDEN" \
+   "  a config that enables meminfo_numa: counts"
+printf 'loki.source.file "vm" {\n  targets = [{__path__ = "/proc/vmstat"}]\n}\n' > "$A/etc/alloy/numa.alloy"
+is "$(alloy_judged /etc/alloy/numa.alloy)" "$FORBIDDEN" \
+         "  a file source tailing /proc/vmstat: counts"
+is "$(alloy_judged --storage.path /var/lib/alloy/data /etc/alloy/config.alloy)" \
+   "known-counts: counts: its command line does not name one config after 'run' (options as --name=value)" \
+   "  an option as two words (which word is the config?): counts"
+is "$(alloy_judged /etc/alloy)" "known-counts: counts: /etc/alloy cannot be read" \
+   "  a directory of *.alloy files (not read): counts"
+
+# Grafana Agent, static mode: its unit's "grafana-agent --config.file $CONFIG_FILE $CUSTOM_ARGS".
+AGENT_ARGS=(--config.file /etc/grafana-agent.yaml -server.http.address=127.0.0.1:9090 -server.grpc.address=127.0.0.1:9091)
+is "$(judged grafana-agent /usr/bin/grafana-agent "${AGENT_ARGS[@]}")" \
+   "known: known grafana-agent: the node_exporter integration with default collectors and vmstat_fields: no numa_* of /proc/vmstat" \
+   "Grafana Agent (a stand-in), its unit's command line and shipped grafana-agent.yaml: known"
+is "$(judged grafana-agent /usr/bin/grafana-agent "${AGENT_ARGS[@]}" -config.expand-env)" \
+   "known-counts: counts: -config.expand-env on its command line overrides what is checked" \
+   "  with -config.expand-env (\${VAR} in the text): counts"
+printf '    enable_collectors: [zoneinfo]\n' >> "$A/etc/grafana-agent.yaml"
+is "$(judged grafana-agent /usr/bin/grafana-agent "${AGENT_ARGS[@]}")" "$FORBIDDEN" \
+   "  enable_collectors: [zoneinfo]: counts"
+
+# The OpenTelemetry collector: "otelcol-contrib --config=FILE"; the Ops Agent's otelopscol.
+OTEL_WHY="known: known opentelemetry-collector: hostmetrics keeps swap and paging fields of /proc/vmstat only (gopsutil's SwapMemory)"
+is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml)" "$OTEL_WHY" \
+   "otelcol-contrib (a stand-in) with host_metrics' paging scraper: known"
+is "$(judged otelopscol "$OPS/otelopscol" --config=/run/google-cloud-ops-agent-opentelemetry-collector/otel.yaml)" \
+   "$OTEL_WHY" "  the Ops Agent's otelopscol, at its path: known"
+is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml --set=receivers.x=y)" \
+   "known-counts: counts: --set on its command line overrides what is checked" "  with --set: counts"
+is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=env:CONFIG)" \
+   "known-counts: counts: env:CONFIG cannot be read" "  a config from a URI: counts"
+printf '  file_log:\n    include: [/proc/vmstat]\n' >> "$A/etc/otelcol-contrib/config.yaml"
+is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml)" "$FORBIDDEN" \
+   "  a file_log receiver: counts"
 wait_for 15 sysctl_is 0
 ok $? "counting off"
 

@@ -159,7 +159,7 @@ static void test_forbids(void) {
         ok(!known_file_counts(&f, &facts, why, sizeof why), "a commented-out kernel_vmstat: no counting");
         facts.config_dir_text = "\n[[inputs.kernel_vmstat]]\n";
         ok(known_file_counts(&f, &facts, why, sizeof why), "one in the directory: counts");
-        is_str(why, "counts: its configuration has a line matching ^[^#]*kernel_vmstat", "  says why");
+        is_str(why, "counts: a line of its configuration matches the entry's config_forbids=", "  says why");
         facts.config_dir_text = NULL;
         ok(known_file_counts(&f, &facts, why, sizeof why), "a directory that cannot be read: counts");
         facts.config_dir_text = "";
@@ -396,6 +396,74 @@ static void write_file(const char *dir, const char *name, const char *text) {
         fclose(f);
 }
 
+static char *data_file(const char *name) {
+        _cleanup_free_ char *path = NULL;
+        const char *dir = getenv("TEST_DATA_DIR");
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f;
+
+        if (!dir || asprintf(&path, "%s/agents/%s", dir, name) < 0 || !(f = fopen(path, "re")))
+                return NULL;
+        if (getdelim(&text, &n, '\0', f) < 0)
+                text = mfree(text);
+        fclose(f);
+        return text;
+}
+
+/* The agents' shipped configurations (tests/data/agents/), on their units'
+ * command lines, as the shipped entries judge them: no counting; and a
+ * line that turns NUMA use on, appended: counts. */
+static void test_shipped_configs(const Catalogue *c) {
+        static const struct {
+                const char *entry, *config, *numa_line;
+                char *argv[6];
+                size_t argc;
+        } cases[] = {
+                { "grafana-alloy", "alloy-config.alloy", "prometheus.exporter.unix \"n\" { set_collectors = [\"zoneinfo\"] }",
+                  { "/usr/bin/alloy", "run", "--storage.path=/var/lib/alloy/data", "/etc/alloy/config.alloy" }, 4 },
+                { "grafana-alloy", "alloy-config.alloy", "  vmstat {\n    fields = \"^numa_.*\"\n  }",
+                  { "/usr/bin/alloy", "run", "--storage.path=/var/lib/alloy/data", "/etc/alloy/config.alloy" }, 4 },
+                { "grafana-alloy", "alloy-config.alloy", "import.git \"m\" {",
+                  { "/usr/bin/alloy", "run", "--storage.path=/var/lib/alloy/data", "/etc/alloy/config.alloy" }, 4 },
+                { "grafana-agent", "grafana-agent.yaml", "    vmstat_fields: \".*\"",
+                  { "/usr/bin/grafana-agent", "--config.file", "/etc/grafana-agent.yaml",
+                    "-server.http.address=127.0.0.1:9090" }, 4 },
+                { "grafana-agent", "grafana-agent.yaml", "logs:\n  configs:\n  - name: x\n    scrape_configs:\n"
+                  "    - static_configs:\n      - labels:\n          __path__: /proc/vmstat",
+                  { "/usr/bin/grafana-agent", "--config.file", "/etc/grafana-agent.yaml" }, 3 },
+                { "opentelemetry-collector", "otelcol-hostmetrics.yaml", "  filelog:\n    include: [/proc/vmstat]",
+                  { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" }, 2 },
+                { "opentelemetry-collector", "otelcol-hostmetrics.yaml", "receivers: ${file:/etc/more.yaml}",
+                  { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" }, 2 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = data_file(cases[i].config), *more = NULL;
+                const KnownReader *k = NULL;
+                const KnownFile *f;
+                char why[KNOWN_WHY_MAX];
+
+                for (size_t j = 0; j < c->n; j++)
+                        if (streq(c->readers[j].name, cases[i].entry))
+                                k = &c->readers[j];
+                f = k ? known_reader_file(k, "/proc/vmstat") : NULL;
+                if (!text || !f || asprintf(&more, "%s%s\n", text, cases[i].numa_line) < 0) {
+                        ok(false, "%s: its entry and tests/data/agents/%s", cases[i].entry, cases[i].config);
+                        continue;
+                }
+                ok(!known_file_counts(f, &(KnownFacts) { .argv = (char **) cases[i].argv, .argc = cases[i].argc,
+                                                           .config_text = text },
+                                      why, sizeof why),
+                   "%s: its shipped %s on its unit's command line: no counting (%s)", cases[i].entry,
+                   cases[i].config, why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = (char **) cases[i].argv, .argc = cases[i].argc,
+                                                          .config_text = more },
+                                     why, sizeof why),
+                   "  with %.*s: counts", (int) strcspn(cases[i].numa_line, "\n"), cases[i].numa_line);
+        }
+}
+
 static void test_load(void) {
         char high[] = "/tmp/test-known-XXXXXX", low[] = "/tmp/test-known-XXXXXX";
         _cleanup_free_ char *error = NULL;
@@ -434,7 +502,7 @@ static void test_load(void) {
                 return;
         }
         ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
-        is_int((int) c.n, 16, "  16 entries");
+        is_int((int) c.n, 19, "  19 entries");
         for (size_t i = 0; i < c.n; i++) {
                 const KnownReader *k = &c.readers[i];
                 bool counts_default = streq(k->name, "netdata") || streq(k->name, "pcp") || streq(k->name, "numastat") ||
@@ -446,6 +514,7 @@ static void test_load(void) {
                 ok(counts_default ? k->counts != NULL : k->n_files > 0, "  %s %s by default", k->name,
                    counts_default ? "counts, and says why," : "needs no counting for some file");
         }
+        test_shipped_configs(&c);
         catalogue_done(&c);
 }
 
