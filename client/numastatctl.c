@@ -886,6 +886,19 @@ static void print_config_condition(json_object *f) {
                        jstr(f, "config_value"));
 }
 
+/* "unless something in its root matches GLOB", and the others of a
+ * program that loads code (Datadog's). */
+static void print_code_conditions(json_object *f) {
+        json_object *absent = jget(f, "absent");
+
+        for (size_t i = 0; absent && i < json_object_array_length(absent); i++)
+                printf("      unless something in its root matches %s\n", jsafe(json_object_array_get_idx(absent, i)));
+        if (jstr(f, "installed"))
+                printf("      unless %s holds what %s does not list\n", jstr(f, "installed"), jstr(f, "installed_list"));
+        if (jstr(f, "environ_forbids"))
+                printf("      unless a variable of its environment matches %s\n", jstr(f, "environ_forbids"));
+}
+
 static void print_known_reader(json_object *k) {
         json_object *exes = jget(k, "exe"), *scripts = jget(k, "script"), *interpreters = jget(k, "interpreter"),
                     *files = jget(k, "files");
@@ -913,6 +926,7 @@ static void print_known_reader(json_object *k) {
                                jstr(f, "arg_default") ?: "none: counts");
                 if (jstr(f, "config"))
                         print_config_condition(f);
+                print_code_conditions(f);
         }
         printf("    %s%s%s\n", files && json_object_array_length(files) > 0 ? "other reads count" : "its reads count",
                jstr(k, "counts") ? ": " : "", jstr(k, "counts") ?: "");

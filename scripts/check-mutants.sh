@@ -309,7 +309,7 @@ mutant behind-while-queue-full daemon/sources/readers.c \
         $'        if (0)' \
         tests/unit/test-readers
 mutant file-verdict-forever daemon/sources/known-probe.c \
-        $'        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))' \
+        $'        if (ans->failed || (f && known_file_reads_files(f)))' \
         $'        if (ans->failed)' \
         tests/unit/test-known
 mutant cost-charged-while-off daemon/core/readertab.c \
@@ -353,8 +353,8 @@ mutant no-crossing-root-binds daemon/sources/known-probe.c \
         $'        if (1 || !looked_at ||' \
         tests/integration/known-real.sh
 mutant failed-look-forever daemon/sources/known-probe.c \
-        $'        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))' \
-        $'        if (f && (f->config || f->config_dir || f->arg_files))' \
+        $'        if (ans->failed || (f && known_file_reads_files(f)))' \
+        $'        if (f && known_file_reads_files(f))' \
         tests/unit/test-known
 mutant config-forbids-not-looked-at daemon/core/known.c \
         $'        r = regexec(&re, text, 0, NULL, 0) == 0;' \
@@ -367,6 +367,18 @@ mutant positional-past-two-word-options daemon/core/known.c \
 mutant positional-any-subcommand daemon/core/known.c \
         $'        if (!argv || n < 2 || !streq(argv[1], subcommand))' \
         $'        if (!argv || n < 2)' \
+        tests/unit/test-known
+mutant absent-never-found daemon/sources/known-probe.c \
+        $'                        if (de->d_name[0] != \'.\' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0) {' \
+        $'                        if (false) {' \
+        tests/unit/test-known
+mutant installed-all-listed daemon/sources/known-probe.c \
+        $'        return ferror(list) ? -EIO : listed < n_names;' \
+        $'        return ferror(list) ? -EIO : 0;' \
+        tests/unit/test-known
+mutant environ-not-judged daemon/core/known.c \
+        $'        if (f->environ_forbids && text_has_line(facts->environ_text, f->environ_forbids) != 0)' \
+        $'        if (false)' \
         tests/unit/test-known
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \

@@ -39,6 +39,13 @@ static void known_file_done(KnownFile *f) {
         free(f->config_dir);
         free(f->config_dir_arg);
         free(f->config_positional);
+        for (size_t i = 0; i < f->n_absent; i++)
+                free(f->absent[i]);
+        free(f->absent);
+        free(f->installed);
+        free(f->installed_list);
+        free(f->installed_root);
+        free(f->environ_forbids);
         *f = (KnownFile) {};
 }
 
@@ -209,14 +216,45 @@ static int entry_key(void *userdata, const char *section, const char *key, const
         FILE_KEY(config_dir_arg);
         FILE_KEY(config_positional);
 #undef FILE_KEY
-        if (streq(key, "config_forbids")) {
+        if (streq(key, "absent")) {
+                const char *last = strrchr(value, '/'), *glob = strpbrk(value, "*?[");
+                char **a;
+
+                if (value[0] != '/' || (glob && glob < last))
+                        return set_why(reason, -EINVAL,
+                                       "[%s] absent: '%s' is not an absolute path with a glob in its last component "
+                                       "only",
+                                       section, value);
+                if (f->n_absent >= KNOWN_EXES_MAX)
+                        return set_why(reason, -EINVAL, "[%s] absent: more than %d", section, KNOWN_EXES_MAX);
+                a = reallocarray(f->absent, f->n_absent + 1, sizeof *a);
+                if (!a)
+                        return -ENOMEM;
+                f->absent = a;
+                a[f->n_absent] = strdup(value);
+                if (!a[f->n_absent])
+                        return -ENOMEM;
+                f->n_absent++;
+                return 0;
+        }
+        if (streq(key, "installed") || streq(key, "installed_list") || streq(key, "installed_root")) {
+                char **field = streq(key, "installed") ? &f->installed
+                               : streq(key, "installed_list") ? &f->installed_list : &f->installed_root;
+
+                if (value[0] != '/' || (field != &f->installed && strpbrk(value, "*?[")))
+                        return set_why(reason, -EINVAL, "[%s] %s: '%s' is not an absolute path%s", section, key,
+                                       value, field != &f->installed ? " without a glob" : "");
+                return set_once(field, section, key, value, reason);
+        }
+        if (streq(key, "config_forbids") || streq(key, "environ_forbids")) {
                 regex_t re;
 
                 if (regcomp(&re, value, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
-                        return set_why(reason, -EINVAL, "[%s] config_forbids: '%s' does not compile (POSIX ERE)",
-                                       section, value);
+                        return set_why(reason, -EINVAL, "[%s] %s: '%s' does not compile (POSIX ERE)", section, key,
+                                       value);
                 regfree(&re);
-                return set_once(&f->config_forbids, section, key, value, reason);
+                return set_once(streq(key, "config_forbids") ? &f->config_forbids : &f->environ_forbids, section,
+                                key, value, reason);
         }
         if (streq(key, "config_dir")) {
                 if (value[0] != '/')
@@ -246,6 +284,15 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                 return set_once(&f->config, section, key, value, reason);
         }
         return set_why(reason, -EINVAL, "[%s] %s: unknown key", section, key);
+}
+
+/* Whether path is below dir, at a component boundary. */
+static bool path_below(const char *path, const char *dir) {
+        size_t n = strlen(dir);
+
+        while (n > 1 && dir[n - 1] == '/')
+                n--;
+        return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
 /* What the parser cannot check key by key: the keys that go together. */
@@ -304,6 +351,14 @@ static int entry_check(const KnownReader *k, const char *path, char **ret_error)
                         return set_why(ret_error, -EINVAL,
                                        "%s:%u: [file %s]: config_dir=, config_dir_arg=, config_arg_required= and "
                                        "config_positional= need config_forbids=",
+                                       path, f->line, f->glob);
+                if ((f->installed || f->installed_list || f->installed_root) &&
+                    !(f->installed && f->installed_list && f->installed_root))
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: installed=, installed_list= and installed_root= go together",
+                                       path, f->line, f->glob);
+                if (f->installed && !path_below(f->installed, f->installed_root))
+                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: installed= is not below installed_root=",
                                        path, f->line, f->glob);
                 if (f->config_positional && (f->config_arg || f->config_arg_required))
                         return set_why(ret_error, -EINVAL,
@@ -590,6 +645,14 @@ static const char *override_on(const char *options, char * const *argv, size_t n
         return NULL;
 }
 
+bool known_file_reads_files(const KnownFile *f) {
+        return f->config || f->config_dir || f->arg_files || f->n_absent > 0 || f->installed;
+}
+
+bool known_file_conditional(const KnownFile *f) {
+        return f->arg || f->override_args || f->environ_forbids || known_file_reads_files(f);
+}
+
 bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size) {
         const char *o;
 
@@ -624,6 +687,19 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                 if (r > 0)
                         return verdict(true, buf, size, "counts: %s matches %s", f->arg, name);
         }
+        if (facts->absent_unread)
+                return verdict(true, buf, size, "counts: %s cannot be read", facts->absent_unread);
+        if (facts->absent_found)
+                return verdict(true, buf, size, "counts: something in its root matches %s", facts->absent_found);
+        if (f->installed && facts->installed_result > 0)
+                return verdict(true, buf, size, "counts: %s holds what %s does not list", f->installed,
+                               f->installed_list);
+        if (f->installed && facts->installed_result < 0)
+                return verdict(true, buf, size, "counts: %s or %s cannot be read", f->installed, f->installed_list);
+        if (f->environ_forbids && !facts->environ_text)
+                return verdict(true, buf, size, "counts: its environment cannot be read");
+        if (f->environ_forbids && text_has_line(facts->environ_text, f->environ_forbids) != 0)
+                return verdict(true, buf, size, "counts: a variable of its environment matches the entry's environ_forbids=");
         if (f->config && f->config_forbids) {
                 const char *path = facts->config_path ?: f->config, *v;
 

@@ -51,6 +51,19 @@ typedef struct KnownFile {
          * word after it that is not an option (Alloy's "alloy run FILE"). */
         char *config_forbids, *config_dir, *config_dir_arg, *config_positional;
         bool config_arg_required;
+        /* What else may run in the process, for a program that loads code
+         * it does not ship (Datadog's checks):
+         * absent: paths, the last component a glob (dot names never
+         * match), of which nothing may be in the process's root;
+         * installed, installed_list, installed_root: every entry of the
+         * directories installed names (a glob in one component) must be a
+         * line of installed_list, as "./" and its path below
+         * installed_root (what the package put there), __pycache__ aside;
+         * environ_forbids: a POSIX ERE no variable of the process's
+         * environment ("NAME=value", one a line) may match. */
+        char **absent;
+        size_t n_absent;
+        char *installed, *installed_list, *installed_root, *environ_forbids;
 } KnownFile;
 
 typedef struct KnownExe {
@@ -151,7 +164,17 @@ typedef struct KnownFacts {
         int config_error;               /* why config_text is NULL (negative errno) */
         const char *config_dir_path;    /* config_dir as the process names it */
         const char *config_dir_text;    /* its *.conf files, one after another; NULL: unreadable */
+        const char *absent_found;       /* the absent= path something in its root matched */
+        const char *absent_unread;      /* an absent= path whose directory cannot be read */
+        int installed_result;           /* 0: all listed, 1: an entry the list lacks, negative errno: unknown */
+        const char *environ_text;       /* one variable a line; NULL: unreadable */
 } KnownFacts;
+
+/* Whether f's reads need a look at the process (its command line, files,
+ * environment) before they are judged; and whether what it looks at
+ * includes files, which may change while the process runs. */
+bool known_file_conditional(const KnownFile *f);
+bool known_file_reads_files(const KnownFile *f);
 
 /* Whether a read of f by a process with these facts counts, with why
  * (written to buf: "counts: --collector.vmstat.fields matches numa_hit" or

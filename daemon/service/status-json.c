@@ -526,7 +526,7 @@ json_object *status_to_json(const Status *s, const StatusViewer *v) {
 }
 
 static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
-        json_object *o = json_object_new_object();
+        json_object *o = json_object_new_object(), *absent;
         char source[512];
 
         snprintf(source, sizeof source, "%s:%u", k->source, f->line);
@@ -543,6 +543,13 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "config_forbids", json_untrusted(f->config_forbids));
         json_object_object_add(o, "config_dir", json_untrusted(f->config_dir));
         json_object_object_add(o, "config_dir_arg", json_untrusted(f->config_dir_arg));
+        absent = json_object_new_array();
+        for (size_t i = 0; absent && i < f->n_absent; i++)
+                json_object_array_add(absent, json_untrusted(f->absent[i]));
+        json_object_object_add(o, "absent", absent);
+        json_object_object_add(o, "installed", json_untrusted(f->installed));
+        json_object_object_add(o, "installed_list", json_untrusted(f->installed_list));
+        json_object_object_add(o, "environ_forbids", json_untrusted(f->environ_forbids));
         json_object_object_add(o, "source", json_untrusted(source));
         return o;
 }

@@ -170,6 +170,7 @@ static int take_process(const InspectTarget *t, InspectedProcess *p) {
                 return -EINVAL;
         p->rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
         p->cmdlinefd = openat(dirfd, "cmdline", O_RDONLY | O_CLOEXEC);
+        p->environfd = openat(dirfd, "environ", O_RDONLY | O_CLOEXEC);
         p->mountinfofd = openat(dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
         /* Its root's file system, asked of the kernel about the mount in
          * the process's namespace (so as root: no capability is needed to
@@ -229,7 +230,7 @@ _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const
                                   pid_t parent) {
         static unsigned char answer[INSPECT_ANSWER_MAX];
         static int fds[INSPECT_FDS_MAX];
-        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1, .mountinfofd = -1 };
+        InspectedProcess p = { .pid = t->pid, .rootfd = -1, .cmdlinefd = -1, .environfd = -1, .mountinfofd = -1 };
         struct sched_param normal = {};
         size_t n_fds = 0;
         sigset_t none;

@@ -50,6 +50,7 @@ typedef struct InspectedProcess {
         pid_t pid;
         int rootfd;             /* /proc/PID/root, O_PATH */
         int cmdlinefd;          /* /proc/PID/cmdline */
+        int environfd;          /* /proc/PID/environ */
         uint64_t root_magic;    /* its root's superblock magic, as the kernel tells it (statmount());
                                  * 0: the kernel cannot (before 6.11), see inspected_mountinfo() */
         int mountinfofd;        /* /proc/PID/mountinfo */

@@ -5,6 +5,7 @@
 #endif
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -277,7 +278,13 @@ static size_t find_script_in_root(const Catalogue *cat, const InspectedProcess *
  * if it is of type (S_IFREG, S_IFDIR), not on the kernel's own file
  * systems, and, a regular file, not over CONFIG_MAX: through that very
  * inode. */
+static int open_checked_in_root_max(int rootfd, const char *path, mode_t type, int flags, off_t max);
+
 static int open_checked_in_root(int rootfd, const char *path, mode_t type, int flags) {
+        return open_checked_in_root_max(rootfd, path, type, flags, CONFIG_MAX);
+}
+
+static int open_checked_in_root_max(int rootfd, const char *path, mode_t type, int flags, off_t max) {
         _cleanup_close_ int pathfd = -1;
         char self[64];
         struct stat st;
@@ -292,7 +299,7 @@ static int open_checked_in_root(int rootfd, const char *path, mode_t type, int f
                 return -errno;
         if ((st.st_mode & S_IFMT) != type || on_pseudo_fs(pathfd))
                 return -EBADFD;
-        if (type == S_IFREG && st.st_size > CONFIG_MAX)
+        if (type == S_IFREG && st.st_size > max)
                 return -EFBIG;
         snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
         fd = open(self, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -363,6 +370,190 @@ static int read_dir_in_root(int rootfd, const char *path, char **ret) {
         return 0;
 }
 
+/* Whether anything in the process's root matches one of the absent=
+ * paths (a glob in the last component): *ret_found is that path; a
+ * directory that cannot be read (but does not exist) sets *ret_unread. */
+static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_found, const char **ret_unread) {
+        for (size_t i = 0; i < f->n_absent && !*ret_found && !*ret_unread; i++) {
+                _cleanup_free_ char *dir = strdup(f->absent[i]);
+                const char *pattern;
+                struct dirent *de;
+                char *slash;
+                DIR *d;
+                int fd;
+
+                if (!dir) {
+                        *ret_unread = f->absent[i];
+                        return;
+                }
+                slash = strrchr(dir, '/');
+                *slash = '\0';
+                pattern = slash + 1;
+                fd = open_checked_in_root(rootfd, dir[0] ? dir : "/", S_IFDIR, O_RDONLY | O_DIRECTORY);
+                if (fd == -ENOENT)
+                        continue;
+                d = fd >= 0 ? fdopendir(fd) : NULL;
+                if (!d) {
+                        if (fd >= 0)
+                                close(fd);
+                        *ret_unread = f->absent[i];
+                        return;
+                }
+                while ((de = readdir(d)))
+                        if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0) {
+                                *ret_found = f->absent[i];
+                                break;
+                        }
+                closedir(d);
+        }
+}
+
+#define INSTALLED_LIST_MAX (64 * 1024 * 1024)
+#define INSTALLED_DIRS_MAX 8
+#define INSTALLED_ENTRIES_MAX 8192
+
+/* Whether each entry of dir (its path below the installed root: rel,
+ * "./embedded/lib/python3.12/site-packages") is a line of the list: 0
+ * yes, 1 no, negative errno if either cannot be read. */
+static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) {
+        _cleanup_fclose_ FILE *list = NULL;
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n_names = 0, size = 0, read_total = 0, rel_len = strlen(rel), listed = 0;
+        struct dirent *de;
+        ssize_t l;
+        DIR *d;
+        int fd;
+
+        fd = open_checked_in_root(rootfd, dir, S_IFDIR, O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && !streq(de->d_name, "__pycache__")) {
+                        char *name = n_names < INSTALLED_ENTRIES_MAX ? strdup(de->d_name) : NULL;
+
+                        if (!name || strv_push(&names, name) < 0) {
+                                closedir(d);
+                                return n_names >= INSTALLED_ENTRIES_MAX ? -E2BIG : -ENOMEM;
+                        }
+                        n_names++;
+                }
+        closedir(d);
+        /* Its own reading of the list, from the start: one list, several dirs. */
+        fd = fcntl(listfd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0 || !(list = fdopen(fd, "re"))) {
+                if (fd >= 0)
+                        close(fd);
+                return -errno;
+        }
+        bool *seen = calloc(n_names ?: 1, sizeof *seen);
+        if (!seen)
+                return -ENOMEM;
+        while (listed < n_names && (l = getline(&line, &size, list)) > 0) {
+                read_total += (size_t) l;
+                if (read_total > INSTALLED_LIST_MAX) {
+                        free(seen);
+                        return -EFBIG;
+                }
+                if (line[l - 1] == '\n')
+                        line[--l] = '\0';
+                if ((size_t) l <= rel_len + 1 || strncmp(line, rel, rel_len) != 0 || line[rel_len] != '/' ||
+                    strchr(line + rel_len + 1, '/'))
+                        continue;
+                for (size_t i = 0; i < n_names; i++)
+                        if (!seen[i] && streq(names[i], line + rel_len + 1)) {
+                                seen[i] = true;
+                                listed++;
+                        }
+        }
+        free(seen);
+        return ferror(list) ? -EIO : listed < n_names;
+}
+
+/* installed=: every entry of each directory its glob names is listed. */
+static int installed_in_root(int rootfd, const KnownFile *f) {
+        _cleanup_free_ char *base = NULL;
+        _cleanup_close_ int listfd = -1;
+        const char *glob = f->installed, *wild = strpbrk(glob, "*?["), *start, *end;
+        struct dirent *de;
+        size_t root_len = strlen(f->installed_root), dirs = 0;
+        int fd, r = 0;
+        DIR *d;
+
+        while (root_len > 1 && f->installed_root[root_len - 1] == '/')
+                root_len--;
+        listfd = open_checked_in_root_max(rootfd, f->installed_list, S_IFREG, O_RDONLY, INSTALLED_LIST_MAX);
+        if (listfd < 0)
+                return listfd;
+        if (!wild) {
+                _cleanup_free_ char *rel = NULL;
+
+                if (asprintf(&rel, ".%s", glob + root_len) < 0)
+                        return -ENOMEM;
+                return dir_listed(rootfd, glob, rel, listfd);
+        }
+        /* The one component with the glob: its directory, read. */
+        start = wild;
+        while (start > glob && start[-1] != '/')
+                start--;
+        end = strchrnul(wild, '/');
+        base = strndup(glob, (size_t) (start - glob));
+        if (!base)
+                return -ENOMEM;
+        _cleanup_free_ char *pattern = strndup(start, (size_t) (end - start));
+        if (!pattern)
+                return -ENOMEM;
+        fd = open_checked_in_root(rootfd, base, S_IFDIR, O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        while (r == 0 && (de = readdir(d))) {
+                _cleanup_free_ char *dir = NULL, *rel = NULL;
+
+                if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, FNM_PERIOD) != 0)
+                        continue;
+                if (++dirs > INSTALLED_DIRS_MAX) {
+                        r = -E2BIG;
+                        break;
+                }
+                if (asprintf(&dir, "%s%s%s", base, de->d_name, end) < 0 || asprintf(&rel, ".%s", dir + root_len) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                r = dir_listed(rootfd, dir, rel, listfd);
+                if (r == -ENOENT)
+                        r = 0;  /* python3.11 without site-packages: nothing there */
+        }
+        closedir(d);
+        return r;
+}
+
+/* The process's environment, one variable a line (a newline inside a
+ * value starts a line of its own: only more to match). */
+static int read_environ(int fd, char **ret) {
+        size_t n;
+        int r;
+
+        if (fd < 0)
+                return -EBADF;
+        r = fd_read_all(fd, CONFIG_MAX, ret, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if ((*ret)[i] == '\0')
+                        (*ret)[i] = '\n';
+        return 0;
+}
+
 typedef struct RootRead {
         int rootfd;
         bool refused;
@@ -377,7 +568,7 @@ static int read_arg_file(const char *path, char **ret, void *userdata) {
 /* Judges file f for the process, from its own facts. */
 static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, char *why, size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
-        _cleanup_free_ char *config = NULL, *config_dir = NULL;
+        _cleanup_free_ char *config = NULL, *config_dir = NULL, *environ_text = NULL;
         RootRead rr = { .rootfd = p->rootfd, .refused = refused };
         char unread[PATH_MAX];
         KnownFacts facts = {};
@@ -407,6 +598,18 @@ static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refus
                         log_debug_errno(r, "Cannot read the configuration directory of reader " PID_FMT ": %m", p->pid);
                 facts.config_dir_text = config_dir;
         }
+        if (f->n_absent > 0 && refused)
+                facts.absent_unread = f->absent[0];
+        else
+                absent_in_root(p->rootfd, f, &facts.absent_found, &facts.absent_unread);
+        if (f->installed) {
+                facts.installed_result = refused ? -EWOULDBLOCK : installed_in_root(p->rootfd, f);
+                if (facts.installed_result < 0)
+                        log_debug_errno(facts.installed_result, "Cannot tell what is installed for reader " PID_FMT ": %m",
+                                        p->pid);
+        }
+        if (f->environ_forbids && read_environ(p->environfd, &environ_text) >= 0)
+                facts.environ_text = environ_text;
         return known_file_counts(f, &facts, why, size);
 }
 
@@ -439,7 +642,7 @@ int known_inspect(const InspectedProcess *p, const void *request, void *answer, 
         if (!f)
                 return 0;
         ans->file = (size_t) (f - k->files);
-        if (!f->arg && !f->config)
+        if (!known_file_conditional(f))
                 ans->counts = false;
         else
                 ans->counts = judge_live(f, p, refused, ans->why, sizeof ans->why);
@@ -516,7 +719,7 @@ void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans)
                 f = &a->cat->readers[ans->reader].files[ans->file];
         /* A look that failed (too slow on a loaded host) is not the last
          * word on a process that may run for months (munin-node). */
-        if (ans->failed || (f && (f->config || f->config_dir || f->arg_files)))
+        if (ans->failed || (f && known_file_reads_files(f)))
                 e->expires = now_usec(CLOCK_MONOTONIC) + c->file_verdict_usec;
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }
@@ -557,8 +760,8 @@ static void judge_as_child(const KnownReader *k, const KnownRead *rd, KnownVerdi
                 return;
         }
         format_to(ret->source, sizeof ret->source, "%s:%u", k->source, f->line);
-        if (f->arg || f->config) {
-                format_to(ret->why, sizeof ret->why, "counts: run by %s, whose condition is on its own command line",
+        if (known_file_conditional(f)) {
+                format_to(ret->why, sizeof ret->why, "counts: run by %s, whose condition is on its own process",
                           k->name);
                 return;
         }
@@ -671,7 +874,7 @@ void known_judge(const Catalogue *cat, KnownCache *cache, const KnownRead *rd, K
                 return;
         }
         format_to(ret->source, sizeof ret->source, "%s:%u", k->source, f->line);
-        if (!f->arg && !f->config) {
+        if (!known_file_conditional(f)) {
                 ret->counts = false;
                 format_to(ret->why, sizeof ret->why, "known %s: %s", k->name, f->why);
                 return;

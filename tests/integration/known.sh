@@ -377,6 +377,19 @@ OPS=/opt/google-cloud-ops-agent/subagents/opentelemetry-collector
 mkdir -p "$A/etc/alloy" "$A/etc/otelcol-contrib" "$A$OPS" "$A/run/google-cloud-ops-agent-opentelemetry-collector"
 for b in alloy grafana-agent otelcol-contrib; do cp /bin/dash "$A/usr/bin/$b"; done
 cp /bin/dash "$A$OPS/otelopscol"
+# The Datadog Agent's tree as its package lays it out: empty checks.d, its
+# site-packages and the list of what the package put there.
+DD=/opt/datadog-agent
+SITE=$DD/embedded/lib/python3.12/site-packages
+mkdir -p "$A$DD/bin/agent" "$A/etc/datadog-agent/checks.d" "$A/etc/datadog-agent/conf.d/disk.d" \
+         "$A$SITE/datadog_checks/disk" "$A$SITE/datadog_disk-7.1.0.dist-info" "$A$SITE/__pycache__"
+cp /bin/dash "$A$DD/bin/agent/agent"
+printf 'api_key: 0123456789abcdef\nsite: datadoghq.com\n' > "$A/etc/datadog-agent/datadog.yaml"
+printf 'init_config:\ninstances:\n  - use_mount: false\n' > "$A/etc/datadog-agent/conf.d/disk.d/conf.yaml.default"
+{
+        echo '# DO NOT REMOVE/MODIFY - used by package removal tasks'
+        (cd "$A$DD" && find "./${SITE#"$DD"/}" -mindepth 1)
+} > "$A$DD/embedded/.installed_by_pkg.txt"
 # Their shipped configurations (tests/data/agents/: Alloy's and Grafana
 # Agent's as packaged; the collector's host_metrics as Splunk's agent has it).
 cp "$SRCDIR/tests/data/agents/alloy-config.alloy" "$A/etc/alloy/config.alloy"
@@ -508,6 +521,26 @@ is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=env:CONFIG)" \
 printf '  file_log:\n    include: [/proc/vmstat]\n' >> "$A/etc/otelcol-contrib/config.yaml"
 is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml)" "$FORBIDDEN" \
    "  a file_log receiver: counts"
+
+# The Datadog Agent: its unit's "agent run -p PIDFILE".
+dd_judged() { judged agent "$DD/bin/agent/agent" -p "$DD/run/agent.pid"; }
+is "$(dd_judged)" "known: known datadog-agent: the checks it ships keep swap and paging fields of /proc/vmstat only (gopsutil's SwapMemory)" \
+   "the Datadog Agent (a stand-in in its package's tree): known"
+: > "$A/etc/datadog-agent/checks.d/custom_numa.py"
+is "$(dd_judged)" "known-counts: counts: something in its root matches /etc/datadog-agent/checks.d/*" \
+   "  a custom check in checks.d: counts"
+rm "$A/etc/datadog-agent/checks.d/custom_numa.py"
+mkdir "$A$SITE/datadog_numa_extra-1.0.0.dist-info"
+is "$(dd_judged)" \
+   "known-counts: counts: $DD/embedded/lib/python*/site-packages holds what $DD/embedded/.installed_by_pkg.txt does not list" \
+   "  an integration installed after the package: counts"
+rmdir "$A$SITE/datadog_numa_extra-1.0.0.dist-info"
+is "$(DD_ADDITIONAL_CHECKSD=/srv/checks dd_judged)" \
+   "known-counts: counts: a variable of its environment matches the entry's environ_forbids=" \
+   "  DD_ADDITIONAL_CHECKSD in its environment: counts"
+printf 'additional_checksd: /srv/checks\n' >> "$A/etc/datadog-agent/datadog.yaml"
+is "$(dd_judged)" "$FORBIDDEN" "  additional_checksd in datadog.yaml: counts"
+sed -i '$d' "$A/etc/datadog-agent/datadog.yaml"
 wait_for 15 sysctl_is 0
 ok $? "counting off"
 

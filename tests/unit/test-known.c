@@ -502,7 +502,7 @@ static void test_load(void) {
                 return;
         }
         ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
-        is_int((int) c.n, 19, "  19 entries");
+        is_int((int) c.n, 20, "  20 entries");
         for (size_t i = 0; i < c.n; i++) {
                 const KnownReader *k = &c.readers[i];
                 bool counts_default = streq(k->name, "netdata") || streq(k->name, "pcp") || streq(k->name, "numastat") ||
@@ -562,6 +562,7 @@ static void self_catalogue(Catalogue *c, KnownFile *f, KnownExe *e, KnownReader 
 static void look_here(KnownCache *cache, const KnownAsk *ask) {
         InspectedProcess p = { .pid = getpid(), .rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
                                .cmdlinefd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC),
+                               .environfd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC),
                                .mountinfofd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
         KnownAnswer answer;
         size_t n_fds = 0;
@@ -570,7 +571,107 @@ static void look_here(KnownCache *cache, const KnownAsk *ask) {
         known_cache_store(cache, ask, &answer);
         close(p.rootfd);
         close(p.cmdlinefd);
+        close(p.environfd);
         close(p.mountinfofd);
+}
+
+/* judge_here: the look at ourselves for f, from a cleared cache; the verdict. */
+static bool judge_here(KnownFile *f, char *why, size_t size) {
+        static KnownCache cache;
+        KnownExe e;
+        KnownReader k;
+        Catalogue c;
+        KnownVerdict v;
+        struct stat st;
+        KnownRead rd = { .pid = getpid(), .alive = true, .has_uid = true, .uid = getuid(), .has_exe_id = true,
+                         .path = "/proc/vmstat" };
+
+        self_catalogue(&c, f, &e, &k);
+        if (stat("/proc/self/exe", &st) < 0)
+                abort();
+        rd.exe_dev = st.st_dev;
+        rd.exe_ino = st.st_ino;
+        known_cache_clear(&cache);
+        known_judge(&c, &cache, &rd, &v);
+        look_here(&cache, &v.ask);
+        known_judge(&c, &cache, &rd, &v);
+        snprintf(why, size, "%s", v.why);
+        return v.counts;
+}
+
+/* Code the program does not ship, looked for in its root (Datadog's):
+ * absent=, installed= against its list, environ_forbids=. */
+static void test_code_inventory(void) {
+        char t[] = "/tmp/test-known-XXXXXX", why[KNOWN_WHY_MAX];
+        _cleanup_free_ char *absent = NULL, *installed = NULL, *list = NULL, *root = NULL, *cmd = NULL;
+        char *absents[1];
+        KnownFile f = { .glob = "/proc/vmstat", .line = 1, .why = "ships nothing reading numa_*" };
+
+        if (!mkdtemp(t) || asprintf(&absent, "%s/checks.d/*", t) < 0 ||
+            asprintf(&installed, "%s/opt/embedded/lib/python*/site-packages", t) < 0 ||
+            asprintf(&list, "%s/opt/embedded/.installed_by_pkg.txt", t) < 0 || asprintf(&root, "%s/opt", t) < 0 ||
+            asprintf(&cmd, "mkdir -p %1$s/checks.d %1$s/opt/embedded/lib/python3.11 "
+                           "%1$s/opt/embedded/lib/python3.12/site-packages/datadog_checks/disk "
+                           "%1$s/opt/embedded/lib/python3.12/site-packages/__pycache__ && "
+                           "touch %1$s/opt/embedded/lib/python3.12/site-packages/six.py",
+                     t) < 0 || system(cmd) != 0)
+                abort();
+        write_file(root, "embedded/.installed_by_pkg.txt",
+                   "# DO NOT REMOVE/MODIFY - used by package removal tasks\n"
+                   "./embedded/lib/python3.12/site-packages/datadog_checks\n"
+                   "./embedded/lib/python3.12/site-packages/datadog_checks/disk\n"
+                   "./embedded/lib/python3.12/site-packages/six.py\n");
+        absents[0] = absent;
+        f.absent = absents;
+        f.n_absent = 1;
+        f.installed = installed;
+        f.installed_list = list;
+        f.installed_root = root;
+        f.environ_forbids = "^NUMASTATD_TEST_NEVER_SET=";
+
+        ok(!judge_here(&f, why, sizeof why), "nothing in checks.d, every site-packages entry listed: no counting");
+        is_str(why, "known self: ships nothing reading numa_*", "  why (python3.11 without site-packages, __pycache__)");
+        write_file(t, "checks.d/custom.py", "");
+        ok(judge_here(&f, why, sizeof why), "a custom check in checks.d: counts");
+        ok(strstr(why, "counts: something in its root matches ") && strstr(why, "/checks.d/*"), "  says which (%s)", why);
+        write_file(t, "checks.d/.hidden", "");
+        if (asprintf(&cmd, "rm %s/checks.d/custom.py", t) < 0 || system(cmd) != 0)
+                abort();
+        ok(!judge_here(&f, why, sizeof why), "  a dot file there: not code, no counting");
+        write_file(root, "embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info", "");
+        ok(judge_here(&f, why, sizeof why), "an integration its package did not install: counts");
+        ok(strstr(why, "holds what") != NULL, "  says so (%s)", why);
+        write_file(root, "embedded/.installed_by_pkg.txt",
+                   "./embedded/lib/python3.12/site-packages/datadog_checks\n"
+                   "./embedded/lib/python3.12/site-packages/six.py\n"
+                   "./embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info/RECORD\n");
+        ok(judge_here(&f, why, sizeof why), "  listed only below its own path: still counts");
+        if (asprintf(&cmd, "rm %s/opt/embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info %s", t, list) < 0 ||
+            system(cmd) != 0)
+                abort();
+        ok(judge_here(&f, why, sizeof why), "no list: counts");
+        ok(strstr(why, "cannot be read") != NULL, "  says so (%s)", why);
+        write_file(root, "embedded/.installed_by_pkg.txt",
+                   "./embedded/lib/python3.12/site-packages/datadog_checks\n"
+                   "./embedded/lib/python3.12/site-packages/six.py");
+        ok(!judge_here(&f, why, sizeof why), "the list back, its last line without a newline: no counting");
+        f.environ_forbids = "^PATH=";
+        ok(judge_here(&f, why, sizeof why), "environ_forbids matching a variable of ours: counts");
+        is_str(why, "counts: a variable of its environment matches the entry's environ_forbids=", "  says so");
+
+        parse_fails("absent with a glob before its last component",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nabsent = /a/*/b\n", "glob in its last component");
+        parse_fails("installed without its list",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\ninstalled = /o/lib\ninstalled_root = /o\n",
+                    "go together");
+        parse_fails("installed outside its root",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\ninstalled = /p/lib\ninstalled_list = /o/l\n"
+                    "installed_root = /o\n",
+                    "not below installed_root=");
+        parse_fails("environ_forbids that does not compile",
+                    "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nenviron_forbids = (\n", "environ_forbids: '(' does not compile");
+        if (asprintf(&cmd, "rm -rf %s", t) < 0 || system(cmd) != 0)
+                abort();
 }
 
 static void test_judge(void) {
@@ -925,5 +1026,6 @@ int main(void) {
         test_load();
         test_dirs();
         test_judge();
+        test_code_inventory();
         return tap_done();
 }
