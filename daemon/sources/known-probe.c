@@ -314,35 +314,45 @@ static int read_in_root(int rootfd, const char *path, char **ret) {
         return fd_read_all(fd, CONFIG_MAX, ret, NULL);
 }
 
+/* A directory in the process's root, opened as open_checked_in_root()
+ * opens one, to be read with readdir(). */
+static int opendir_in_root(int rootfd, const char *path, DIR **ret) {
+        int fd = open_checked_in_root(rootfd, path, S_IFDIR, O_RDONLY | O_DIRECTORY), r;
+
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (*ret)
+                return 0;
+        r = -errno;
+        close(fd);
+        return r;
+}
+
 #define CONFIG_DIR_FILES_MAX 64
 
 /* The *.conf files of a directory the process names, one after another,
  * each read as read_in_root() reads a file (so, as the process); a
  * directory that does not exist has none. */
 static int read_dir_in_root(int rootfd, const char *path, char **ret) {
-        _cleanup_close_ int fd = -1;
         _cleanup_free_ char *text = NULL;
         size_t len = 0, files = 0;
         struct dirent *de;
         DIR *d;
+        int r;
 
-        fd = open_checked_in_root(rootfd, path, S_IFDIR, O_RDONLY | O_DIRECTORY);
-        if (fd == -ENOENT) {
+        r = opendir_in_root(rootfd, path, &d);
+        if (r == -ENOENT) {
                 *ret = strdup("");
                 return *ret ? 0 : -ENOMEM;
         }
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;        /* the DIR's now */
+        if (r < 0)
+                return r;
         text = strdup("");
         while (text && (de = readdir(d))) {
                 _cleanup_free_ char *file = NULL, *content = NULL;
                 size_t l = strlen(de->d_name);
                 char *n;
-                int r;
 
                 if (de->d_name[0] == '.' || l < 5 || !streq(de->d_name + l - 5, ".conf"))
                         continue;
@@ -380,7 +390,7 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
                 struct dirent *de;
                 char *slash;
                 DIR *d;
-                int fd;
+                int r;
 
                 if (!dir) {
                         *ret_unread = f->absent[i];
@@ -389,13 +399,10 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
                 slash = strrchr(dir, '/');
                 *slash = '\0';
                 pattern = slash + 1;
-                fd = open_checked_in_root(rootfd, dir[0] ? dir : "/", S_IFDIR, O_RDONLY | O_DIRECTORY);
-                if (fd == -ENOENT)
+                r = opendir_in_root(rootfd, dir[0] ? dir : "/", &d);
+                if (r == -ENOENT)
                         continue;
-                d = fd >= 0 ? fdopendir(fd) : NULL;
-                if (!d) {
-                        if (fd >= 0)
-                                close(fd);
+                if (r < 0) {
                         *ret_unread = f->absent[i];
                         return;
                 }
@@ -423,16 +430,11 @@ static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) 
         struct dirent *de;
         ssize_t l;
         DIR *d;
-        int fd;
+        int fd, r;
 
-        fd = open_checked_in_root(rootfd, dir, S_IFDIR, O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = opendir_in_root(rootfd, dir, &d);
+        if (r < 0)
+                return r;
         while ((de = readdir(d)))
                 if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && !streq(de->d_name, "__pycache__")) {
                         char *name = n_names < INSTALLED_ENTRIES_MAX ? strdup(de->d_name) : NULL;
@@ -482,7 +484,7 @@ static int installed_in_root(int rootfd, const KnownFile *f) {
         const char *glob = f->installed, *wild = strpbrk(glob, "*?["), *start, *end;
         struct dirent *de;
         size_t root_len = strlen(f->installed_root), dirs = 0;
-        int fd, r = 0;
+        int r = 0;
         DIR *d;
 
         while (root_len > 1 && f->installed_root[root_len - 1] == '/')
@@ -508,14 +510,9 @@ static int installed_in_root(int rootfd, const KnownFile *f) {
         _cleanup_free_ char *pattern = strndup(start, (size_t) (end - start));
         if (!pattern)
                 return -ENOMEM;
-        fd = open_checked_in_root(rootfd, base, S_IFDIR, O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = opendir_in_root(rootfd, base, &d);
+        if (r < 0)
+                return r;
         while (r == 0 && (de = readdir(d))) {
                 _cleanup_free_ char *dir = NULL, *rel = NULL;
 

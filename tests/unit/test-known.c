@@ -575,6 +575,16 @@ static void look_here(KnownCache *cache, const KnownAsk *ask) {
         close(p.mountinfofd);
 }
 
+/* A read of /proc/vmstat by ourselves, alive, our binary known. */
+static KnownRead self_read(void) {
+        struct stat st;
+
+        if (stat("/proc/self/exe", &st) < 0)
+                abort();
+        return (KnownRead) { .pid = getpid(), .alive = true, .has_uid = true, .uid = getuid(), .has_exe_id = true,
+                             .exe_dev = st.st_dev, .exe_ino = st.st_ino, .path = "/proc/vmstat" };
+}
+
 /* judge_here: the look at ourselves for f, from a cleared cache; the verdict. */
 static bool judge_here(KnownFile *f, char *why, size_t size) {
         static KnownCache cache;
@@ -582,15 +592,9 @@ static bool judge_here(KnownFile *f, char *why, size_t size) {
         KnownReader k;
         Catalogue c;
         KnownVerdict v;
-        struct stat st;
-        KnownRead rd = { .pid = getpid(), .alive = true, .has_uid = true, .uid = getuid(), .has_exe_id = true,
-                         .path = "/proc/vmstat" };
+        KnownRead rd = self_read();
 
         self_catalogue(&c, f, &e, &k);
-        if (stat("/proc/self/exe", &st) < 0)
-                abort();
-        rd.exe_dev = st.st_dev;
-        rd.exe_ino = st.st_ino;
         known_cache_clear(&cache);
         known_judge(&c, &cache, &rd, &v);
         look_here(&cache, &v.ask);
@@ -682,13 +686,10 @@ static void test_judge(void) {
         Catalogue c;
         KnownVerdict v;
         struct stat st;
-        KnownRead rd = { .pid = getpid(), .alive = true, .has_uid = true, .uid = getuid(), .has_exe_id = true,
-                         .path = "/proc/vmstat" };
+        KnownRead rd = self_read();
 
         self_catalogue(&c, &f, &e, &k);
         stat("/proc/self/exe", &st);
-        rd.exe_dev = st.st_dev;
-        rd.exe_ino = st.st_ino;
         known_cache_clear(&cache);      /* as the daemon does at a (re)load */
 
         known_judge(&c, &cache, &(KnownRead) { .has_exe_id = true, .exe_dev = 1, .exe_ino = 2, .path = "/proc/vmstat" }, &v);
