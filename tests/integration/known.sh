@@ -452,7 +452,7 @@ judged() {
         local comm=$1 path=$2 before
         shift 2
         before=$(agent_json "$comm" pid)
-        agent "$path" "$@"
+        ${AGENT_RUNNER:-agent} "$path" "$@"
         wait_for 10 agent_judged "$comm" "$before"
         wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' --json=short readers | grep -q '\"pid\":$AGENT_PID,[^}]*\"verdict\":\"known'"
         echo "$(agent_json "$comm" verdict): $(agent_json "$comm" why)"
@@ -541,6 +541,40 @@ is "$(DD_ADDITIONAL_CHECKSD=/srv/checks dd_judged)" \
 printf 'additional_checksd: /srv/checks\n' >> "$A/etc/datadog-agent/datadog.yaml"
 is "$(dd_judged)" "$FORBIDDEN" "  additional_checksd in datadog.yaml: counts"
 sed -i '$d' "$A/etc/datadog-agent/datadog.yaml"
+
+# uid 65534, in a user namespace and a root of its own, dressed as the
+# Datadog Agent: its tree decides its own reads only, and a list that is a
+# FIFO, or a link to a list of root's outside its root, is never followed.
+N=$(mktemp -d /tmp/numastatd-dd-XXXXXX)
+cleanup_trees+=("$N")
+cp -a "$A/." "$N/"
+chown -R 65534:65534 "$N"
+chmod 755 "$N"
+nobody_agent() {
+        local path=$1
+        shift
+        # setpriv itself in the background (not as_nobody, a function): $! is the agent.
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urm sh -c 'mount --bind "$1/proc" "$2/host/proc" && root=$2 && path=$3 && shift 3 &&
+                exec chroot "$root" "$path" -c "cd /stand-in && exec \"\$0\" run \"\$@\"" "$path" "$@"' \
+                sh "$T" "$N" "$path" "$@" > "$T/agent.log" 2>&1 &
+        AGENT_PID=$!
+}
+LIST=$DD/embedded/.installed_by_pkg.txt
+is "$(AGENT_RUNNER=nobody_agent dd_judged)" \
+   "known: known datadog-agent: the checks it ships keep swap and paging fields of /proc/vmstat only (gopsutil's SwapMemory)" \
+   "uid 65534 as the Datadog Agent in a root of its own: its own reads judged by its tree"
+rm "$N$LIST"
+as_nobody mkfifo "$N$LIST"
+is "$(AGENT_RUNNER=nobody_agent dd_judged)" \
+   "known-counts: counts: $DD/embedded/lib/python*/site-packages or $LIST cannot be read" \
+   "  its list a FIFO: never opened, counts (and judged at once)"
+rm "$N$LIST"
+cp "$A$LIST" "$T/root-only-list"
+chmod 600 "$T/root-only-list"
+as_nobody ln -s "$T/root-only-list" "$N$LIST"
+is "$(AGENT_RUNNER=nobody_agent dd_judged)" \
+   "known-counts: counts: $DD/embedded/lib/python*/site-packages or $LIST cannot be read" \
+   "  its list a link to a root-only list outside its root: not followed there, counts"
 wait_for 15 sysctl_is 0
 ok $? "counting off"
 
