@@ -436,6 +436,8 @@ static void test_shipped_configs(const Catalogue *c) {
                   { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" }, 2 },
                 { "opentelemetry-collector", "otelcol-hostmetrics.yaml", "receivers: ${file:/etc/more.yaml}",
                   { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" }, 2 },
+                { "opentelemetry-collector", "otelcol-contrib-config.yaml", "  file_log/vm:\n    include: [/proc/vmstat]",
+                  { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" }, 2 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
