@@ -375,7 +375,7 @@ cp /bin/dash "$A/usr/bin/telegraf"
 cp /bin/dash "$A/usr/bin/newrelic-infra"
 OPS=/opt/google-cloud-ops-agent/subagents/opentelemetry-collector
 mkdir -p "$A/etc/alloy" "$A/etc/otelcol-contrib" "$A$OPS" "$A/run/google-cloud-ops-agent-opentelemetry-collector"
-for b in alloy grafana-agent otelcol-contrib; do cp /bin/dash "$A/usr/bin/$b"; done
+for b in alloy grafana-agent otelcol-contrib mongod; do cp /bin/dash "$A/usr/bin/$b"; done
 cp /bin/dash "$A$OPS/otelopscol"
 # The Datadog Agent's tree as its package lays it out: empty checks.d, its
 # site-packages and the list of what the package put there.
@@ -443,6 +443,11 @@ agent /usr/bin/newrelic-infra newrelic-infra
 wait_for 10 agent_judged newrelic-infra none
 is "$(agent_json newrelic-infra verdict) $(agent_json newrelic-infra known)" "known newrelic-infra" \
    "New Relic's agent (a stand-in at /usr/bin/newrelic-infra): known"
+agent_stop
+agent /usr/bin/mongod --config /etc/mongod.conf
+wait_for 10 agent_judged mongod none
+is "$(agent_json mongod verdict) $(agent_json mongod known)" "known mongodb" \
+   "mongod (a stand-in at /usr/bin/mongod), its FTDC reads every second: known"
 agent_stop
 wait_for 15 sysctl_is 0
 ok $? "counting off"

@@ -504,7 +504,7 @@ static void test_load(void) {
                 return;
         }
         ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
-        is_int((int) c.n, 20, "  20 entries");
+        is_int((int) c.n, 21, "  21 entries");
         for (size_t i = 0; i < c.n; i++) {
                 const KnownReader *k = &c.readers[i];
                 bool counts_default = streq(k->name, "netdata") || streq(k->name, "pcp") || streq(k->name, "numastat") ||
