@@ -481,9 +481,9 @@ static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) 
 static int installed_in_root(int rootfd, const KnownFile *f) {
         _cleanup_free_ char *base = NULL;
         _cleanup_close_ int listfd = -1;
-        const char *glob = f->installed, *wild = strpbrk(glob, "*?["), *start, *end;
+        const char *glob = f->installed, *end;
         struct dirent *de;
-        size_t root_len = strlen(f->installed_root), dirs = 0;
+        size_t root_len = strlen(f->installed_root), dirs = 0, wild = strcspn(glob, "*?["), start;
         int r = 0;
         DIR *d;
 
@@ -492,7 +492,7 @@ static int installed_in_root(int rootfd, const KnownFile *f) {
         listfd = open_checked_in_root_max(rootfd, f->installed_list, S_IFREG, O_RDONLY, INSTALLED_LIST_MAX);
         if (listfd < 0)
                 return listfd;
-        if (!wild) {
+        if (glob[wild] == '\0') {
                 _cleanup_free_ char *rel = NULL;
 
                 if (asprintf(&rel, ".%s", glob + root_len) < 0)
@@ -501,13 +501,13 @@ static int installed_in_root(int rootfd, const KnownFile *f) {
         }
         /* The one component with the glob: its directory, read. */
         start = wild;
-        while (start > glob && start[-1] != '/')
+        while (start > 0 && glob[start - 1] != '/')
                 start--;
-        end = strchrnul(wild, '/');
-        base = strndup(glob, (size_t) (start - glob));
+        end = strchrnul(glob + wild, '/');
+        base = strndup(glob, start);
         if (!base)
                 return -ENOMEM;
-        _cleanup_free_ char *pattern = strndup(start, (size_t) (end - start));
+        _cleanup_free_ char *pattern = strndup(glob + start, strcspn(glob + start, "/"));
         if (!pattern)
                 return -ENOMEM;
         r = opendir_in_root(rootfd, base, &d);
