@@ -577,6 +577,20 @@ static void look_here(KnownCache *cache, const KnownAsk *ask) {
         close(p.mountinfofd);
 }
 
+/* Runs a shell command made of fmt; aborts unless it succeeds. */
+static void shell(const char *fmt, ...) _printf_(1, 2);
+static void shell(const char *fmt, ...) {
+        _cleanup_free_ char *cmd = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&cmd, fmt, ap);
+        va_end(ap);
+        if (r < 0 || system(cmd) != 0)
+                abort();
+}
+
 /* A read of /proc/vmstat by ourselves, alive, our binary known. */
 static KnownRead self_read(void) {
         struct stat st;
@@ -612,7 +626,7 @@ static void test_code_inventory(void) {
          * system's: the tree goes where "/" is. */
         static const char *const places[] = { "/var/tmp", "/tmp", "/root" };
         char t[64] = "", why[KNOWN_WHY_MAX];
-        _cleanup_free_ char *absent = NULL, *installed = NULL, *list = NULL, *root = NULL, *cmd = NULL;
+        _cleanup_free_ char *absent = NULL, *installed = NULL, *list = NULL, *root = NULL;
         char *absents[1];
         KnownFile f = { .glob = "/proc/vmstat", .line = 1, .why = "ships nothing reading numa_*" };
 
@@ -629,13 +643,13 @@ static void test_code_inventory(void) {
         }
         if (!mkdtemp(t) || asprintf(&absent, "%s/checks.d/*", t) < 0 ||
             asprintf(&installed, "%s/opt/embedded/lib/python*/site-packages", t) < 0 ||
-            asprintf(&list, "%s/opt/embedded/.installed_by_pkg.txt", t) < 0 || asprintf(&root, "%s/opt", t) < 0 ||
-            asprintf(&cmd, "mkdir -p %1$s/checks.d %1$s/opt/embedded/lib/python3.11 "
-                           "%1$s/opt/embedded/lib/python3.12/site-packages/datadog_checks/disk "
-                           "%1$s/opt/embedded/lib/python3.12/site-packages/__pycache__ && "
-                           "touch %1$s/opt/embedded/lib/python3.12/site-packages/six.py",
-                     t) < 0 || system(cmd) != 0)
+            asprintf(&list, "%s/opt/embedded/.installed_by_pkg.txt", t) < 0 || asprintf(&root, "%s/opt", t) < 0)
                 abort();
+        shell("mkdir -p %1$s/checks.d %1$s/opt/embedded/lib/python3.11 "
+              "%1$s/opt/embedded/lib/python3.12/site-packages/datadog_checks/disk "
+              "%1$s/opt/embedded/lib/python3.12/site-packages/__pycache__ && "
+              "touch %1$s/opt/embedded/lib/python3.12/site-packages/six.py",
+              t);
         write_file(root, "embedded/.installed_by_pkg.txt",
                    "# DO NOT REMOVE/MODIFY - used by package removal tasks\n"
                    "./embedded/lib/python3.12/site-packages/datadog_checks\n"
@@ -655,8 +669,7 @@ static void test_code_inventory(void) {
         ok(judge_here(&f, why, sizeof why), "a custom check in checks.d: counts");
         ok(strstr(why, "counts: something in its root matches ") && strstr(why, "/checks.d/*"), "  says which (%s)", why);
         write_file(t, "checks.d/.hidden", "");
-        if (asprintf(&cmd, "rm %s/checks.d/custom.py", t) < 0 || system(cmd) != 0)
-                abort();
+        shell("rm %s/checks.d/custom.py", t);
         ok(!judge_here(&f, why, sizeof why), "  a dot file there: not code, no counting");
         write_file(root, "embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info", "");
         ok(judge_here(&f, why, sizeof why), "an integration its package did not install: counts");
@@ -666,9 +679,7 @@ static void test_code_inventory(void) {
                    "./embedded/lib/python3.12/site-packages/six.py\n"
                    "./embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info/RECORD\n");
         ok(judge_here(&f, why, sizeof why), "  listed only below its own path: still counts");
-        if (asprintf(&cmd, "rm %s/opt/embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info %s", t, list) < 0 ||
-            system(cmd) != 0)
-                abort();
+        shell("rm %s/opt/embedded/lib/python3.12/site-packages/datadog_extra-1.0.dist-info %s", t, list);
         ok(judge_here(&f, why, sizeof why), "no list: counts");
         ok(strstr(why, "cannot be read") != NULL, "  says so (%s)", why);
         write_file(root, "embedded/.installed_by_pkg.txt",
@@ -690,8 +701,7 @@ static void test_code_inventory(void) {
                     "not below installed_root=");
         parse_fails("environ_forbids that does not compile",
                     "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nenviron_forbids = (\n", "environ_forbids: '(' does not compile");
-        if (asprintf(&cmd, "rm -rf %s", t) < 0 || system(cmd) != 0)
-                abort();
+        shell("rm -rf %s", t);
 }
 
 static void test_judge(void) {
