@@ -189,7 +189,10 @@ n=$(scans)
 wait_for 10 two_scans_since "$n"
 LEAFC=$(pgrep -P "$ROOTC" | head -1)
 for _ in $(seq 1 200); do nsenter -t "$LEAFC" -m -p "$T/churncat" /proc/vmstat > /dev/null; done
-wait_for 15 reads_are churncat /proc/vmstat 200
+# Each read is a new process in a root of its own: the daemon may wait for
+# a look into it up to 100 ms (numastatd.conf(5)), 20 s for all 200 on a
+# loaded host. The check is that none is lost, not how fast.
+wait_for 45 reads_are churncat /proc/vmstat 200
 ok $? "while uid 65534's instances come and go ($(($(scans) - n)) scans), all 200 reads in root's container are seen ($(reads churncat /proc/vmstat))"
 kill -KILL "$CHURN" "$ROOTC" 2>/dev/null
 wait "$CHURN" "$ROOTC" 2>/dev/null
