@@ -419,6 +419,10 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
 #define INSTALLED_DIRS_MAX 8
 #define INSTALLED_ENTRIES_MAX 8192
 
+static int cmp_strp(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
 /* Whether each entry of dir (its path below the installed root: rel,
  * "./embedded/lib/python3.12/site-packages") is a line of the list: 0
  * yes, 1 no, negative errno if either cannot be read. */
@@ -453,27 +457,30 @@ static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) 
                         close(fd);
                 return -errno;
         }
-        bool *seen = calloc(n_names ?: 1, sizeof *seen);
+        /* Sorted, each line found by bisection: a long list costs its
+         * length, not its length times the names. */
+        _cleanup_free_ bool *seen = calloc(n_names ?: 1, sizeof *seen);
         if (!seen)
                 return -ENOMEM;
+        qsort(names, n_names, sizeof *names, cmp_strp);
         while (listed < n_names && (l = getline(&line, &size, list)) > 0) {
+                const char *entry = line + rel_len + 1;
+                char **hit;
+
                 read_total += (size_t) l;
-                if (read_total > INSTALLED_LIST_MAX) {
-                        free(seen);
+                if (read_total > INSTALLED_LIST_MAX)
                         return -EFBIG;
-                }
                 if (line[l - 1] == '\n')
                         line[--l] = '\0';
                 if ((size_t) l <= rel_len + 1 || strncmp(line, rel, rel_len) != 0 || line[rel_len] != '/' ||
-                    strchr(line + rel_len + 1, '/'))
+                    strchr(entry, '/'))
                         continue;
-                for (size_t i = 0; i < n_names; i++)
-                        if (!seen[i] && streq(names[i], line + rel_len + 1)) {
-                                seen[i] = true;
-                                listed++;
-                        }
+                hit = bsearch(&entry, names, n_names, sizeof *names, cmp_strp);
+                if (hit && !seen[hit - names]) {
+                        seen[hit - names] = true;
+                        listed++;
+                }
         }
-        free(seen);
         return ferror(list) ? -EIO : listed < n_names;
 }
 
