@@ -331,7 +331,9 @@ static int run(void) {
                         break;
         }
         is_int((int) container_watch_instances(w)->n, (int) before, "after the container went, its instance is dropped");
-        is_int(changes, n_changes + 1, "  and the owner told");
+        /* At least once: the churner's namespaces, or another test's, may
+         * go on the kernel's time during these scans too. */
+        ok(changes >= n_changes + 1, "  and the owner told (%d change(s))", changes - n_changes);
 
         container_watch_free(w);
         return tap_done();
