@@ -380,6 +380,10 @@ mutant environ-not-judged daemon/core/known.c \
         $'        if (f->environ_forbids && text_has_line(facts->environ_text, f->environ_forbids) != 0)' \
         $'        if (false)' \
         tests/unit/test-known
+mutant container-gone-not-told daemon/sources/container-watch.c \
+        $'        mark = changed || found_open_files(&found);' \
+        $'        mark = found_open_files(&found);' \
+        tests/unit/test-container-watch
 mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \
