@@ -270,20 +270,12 @@ static size_t find_script_in_root(const Catalogue *cat, const InspectedProcess *
         return SIZE_MAX;
 }
 
-/* A regular file the process names, opened as the process would (we are
- * it now), without opening anything else: found with O_PATH (opening a
- * FIFO could block, a device could act, as /dev/watchdog does), checked,
- * then reopened through that very inode. */
-/* path in the process's root, found with O_PATH and opened (flags) only
- * if it is of type (S_IFREG, S_IFDIR), not on the kernel's own file
- * systems, and, a regular file, not over CONFIG_MAX: through that very
- * inode. */
-static int open_checked_in_root_max(int rootfd, const char *path, mode_t type, int flags, off_t max);
-
-static int open_checked_in_root(int rootfd, const char *path, mode_t type, int flags) {
-        return open_checked_in_root_max(rootfd, path, type, flags, CONFIG_MAX);
-}
-
+/* A file or directory the process names, opened (flags) as the process
+ * would (we are it now), without opening anything else: found with O_PATH
+ * (opening a FIFO could block, a device could act, as /dev/watchdog does),
+ * checked to be of type (S_IFREG, S_IFDIR), not on the kernel's own file
+ * systems and, a regular file, not over max bytes, then reopened through
+ * that very inode. */
 static int open_checked_in_root_max(int rootfd, const char *path, mode_t type, int flags, off_t max) {
         _cleanup_close_ int pathfd = -1;
         char self[64];
@@ -304,6 +296,10 @@ static int open_checked_in_root_max(int rootfd, const char *path, mode_t type, i
         snprintf(self, sizeof self, "/proc/self/fd/%d", pathfd);
         fd = open(self, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         return fd < 0 ? -errno : fd;
+}
+
+static int open_checked_in_root(int rootfd, const char *path, mode_t type, int flags) {
+        return open_checked_in_root_max(rootfd, path, type, flags, CONFIG_MAX);
 }
 
 static int read_in_root(int rootfd, const char *path, char **ret) {
@@ -407,7 +403,7 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
                         return;
                 }
                 while ((de = readdir(d)))
-                        if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0) {
+                        if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, 0) == 0) {
                                 *ret_found = f->absent[i];
                                 break;
                         }
@@ -464,7 +460,7 @@ static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) 
                 return -ENOMEM;
         qsort(names, n_names, sizeof *names, cmp_strp);
         while (listed < n_names && (l = getline(&line, &size, list)) > 0) {
-                const char *entry = line + rel_len + 1;
+                const char *entry;
                 char **hit;
 
                 read_total += (size_t) l;
@@ -472,8 +468,10 @@ static int dir_listed(int rootfd, const char *dir, const char *rel, int listfd) 
                         return -EFBIG;
                 if (line[l - 1] == '\n')
                         line[--l] = '\0';
-                if ((size_t) l <= rel_len + 1 || strncmp(line, rel, rel_len) != 0 || line[rel_len] != '/' ||
-                    strchr(entry, '/'))
+                if ((size_t) l <= rel_len + 1 || strncmp(line, rel, rel_len) != 0 || line[rel_len] != '/')
+                        continue;
+                entry = line + rel_len + 1;
+                if (strchr(entry, '/'))
                         continue;
                 hit = bsearch(&entry, names, n_names, sizeof *names, cmp_strp);
                 if (hit && !seen[hit - names]) {
@@ -523,7 +521,7 @@ static int installed_in_root(int rootfd, const KnownFile *f) {
         while (r == 0 && (de = readdir(d))) {
                 _cleanup_free_ char *dir = NULL, *rel = NULL;
 
-                if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, FNM_PERIOD) != 0)
+                if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0) != 0)
                         continue;
                 if (++dirs > INSTALLED_DIRS_MAX) {
                         r = -E2BIG;
