@@ -39,9 +39,7 @@ static void known_file_done(KnownFile *f) {
         free(f->config_dir);
         free(f->config_dir_arg);
         free(f->config_positional);
-        for (size_t i = 0; i < f->n_absent; i++)
-                free(f->absent[i]);
-        free(f->absent);
+        strv_free(f->absent);
         free(f->installed);
         free(f->installed_list);
         free(f->installed_root);
@@ -218,24 +216,15 @@ static int entry_key(void *userdata, const char *section, const char *key, const
 #undef FILE_KEY
         if (streq(key, "absent")) {
                 const char *last = strrchr(value, '/'), *glob = strpbrk(value, "*?[");
-                char **a;
 
                 if (value[0] != '/' || (glob && glob < last))
                         return set_why(reason, -EINVAL,
                                        "[%s] absent: '%s' is not an absolute path with a glob in its last component "
                                        "only",
                                        section, value);
-                if (f->n_absent >= KNOWN_EXES_MAX)
+                if (strv_length(f->absent) >= KNOWN_EXES_MAX)
                         return set_why(reason, -EINVAL, "[%s] absent: more than %d", section, KNOWN_EXES_MAX);
-                a = reallocarray(f->absent, f->n_absent + 1, sizeof *a);
-                if (!a)
-                        return -ENOMEM;
-                f->absent = a;
-                a[f->n_absent] = strdup(value);
-                if (!a[f->n_absent])
-                        return -ENOMEM;
-                f->n_absent++;
-                return 0;
+                return strv_extend(&f->absent, value);
         }
         if (streq(key, "installed") || streq(key, "installed_list") || streq(key, "installed_root")) {
                 char **field = streq(key, "installed") ? &f->installed
@@ -646,7 +635,7 @@ static const char *override_on(const char *options, char * const *argv, size_t n
 }
 
 bool known_file_reads_files(const KnownFile *f) {
-        return f->config || f->config_dir || f->arg_files || f->n_absent > 0 || f->installed;
+        return f->config || f->config_dir || f->arg_files || f->absent || f->installed;
 }
 
 bool known_file_conditional(const KnownFile *f) {

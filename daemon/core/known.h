@@ -61,8 +61,7 @@ typedef struct KnownFile {
          * installed_root (what the package put there), __pycache__ aside;
          * environ_forbids: a POSIX ERE no variable of the process's
          * environment ("NAME=value", one a line) may match. */
-        char **absent;
-        size_t n_absent;
+        char **absent;          /* strv */
         char *installed, *installed_list, *installed_root, *environ_forbids;
 } KnownFile;
 

@@ -544,8 +544,8 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "config_dir", json_untrusted(f->config_dir));
         json_object_object_add(o, "config_dir_arg", json_untrusted(f->config_dir_arg));
         absent = json_object_new_array();
-        for (size_t i = 0; absent && i < f->n_absent; i++)
-                json_object_array_add(absent, json_untrusted(f->absent[i]));
+        for (char **a = f->absent; absent && a && *a; a++)
+                json_object_array_add(absent, json_untrusted(*a));
         json_object_object_add(o, "absent", absent);
         json_object_object_add(o, "installed", json_untrusted(f->installed));
         json_object_object_add(o, "installed_list", json_untrusted(f->installed_list));

@@ -380,8 +380,8 @@ static int read_dir_in_root(int rootfd, const char *path, char **ret) {
  * paths (a glob in the last component): *ret_found is that path; a
  * directory that cannot be read (but does not exist) sets *ret_unread. */
 static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_found, const char **ret_unread) {
-        for (size_t i = 0; i < f->n_absent && !*ret_found && !*ret_unread; i++) {
-                _cleanup_free_ char *dir = strdup(f->absent[i]);
+        for (char **a = f->absent; a && *a && !*ret_found && !*ret_unread; a++) {
+                _cleanup_free_ char *dir = strdup(*a);
                 const char *pattern;
                 struct dirent *de;
                 char *slash;
@@ -389,7 +389,7 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
                 int r;
 
                 if (!dir) {
-                        *ret_unread = f->absent[i];
+                        *ret_unread = *a;
                         return;
                 }
                 slash = strrchr(dir, '/');
@@ -399,12 +399,12 @@ static void absent_in_root(int rootfd, const KnownFile *f, const char **ret_foun
                 if (r == -ENOENT)
                         continue;
                 if (r < 0) {
-                        *ret_unread = f->absent[i];
+                        *ret_unread = *a;
                         return;
                 }
                 while ((de = readdir(d)))
                         if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, 0) == 0) {
-                                *ret_found = f->absent[i];
+                                *ret_found = *a;
                                 break;
                         }
                 closedir(d);
@@ -600,7 +600,7 @@ static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refus
                         log_debug_errno(r, "Cannot read the configuration directory of reader " PID_FMT ": %m", p->pid);
                 facts.config_dir_text = config_dir;
         }
-        if (f->n_absent > 0 && refused)
+        if (f->absent && refused)
                 facts.absent_unread = f->absent[0];
         else
                 absent_in_root(p->rootfd, f, &facts.absent_found, &facts.absent_unread);

@@ -627,7 +627,7 @@ static void test_code_inventory(void) {
         static const char *const places[] = { "/var/tmp", "/tmp", "/root" };
         char t[64] = "", why[KNOWN_WHY_MAX];
         _cleanup_free_ char *absent = NULL, *installed = NULL, *list = NULL, *root = NULL;
-        char *absents[1];
+        char *absents[2] = {};
         KnownFile f = { .glob = "/proc/vmstat", .line = 1, .why = "ships nothing reading numa_*" };
 
         struct stat root_st, st;
@@ -657,7 +657,6 @@ static void test_code_inventory(void) {
                    "./embedded/lib/python3.12/site-packages/six.py\n");
         absents[0] = absent;
         f.absent = absents;
-        f.n_absent = 1;
         f.installed = installed;
         f.installed_list = list;
         f.installed_root = root;
