@@ -552,3 +552,62 @@ int proc_stat_starttime(const char *stat, uint64_t *ret) {
         *ret = start;
         return 0;
 }
+
+/* "\nUid:\t1000\t1000\t1000\t1000\n": the four values after key. */
+static int status_four(const char *status, const char *key, unsigned ret[4]) {
+        const char *p = strstr(status, key);
+        int used = 0;
+
+        if (!p)
+                return -EINVAL;
+        p += strlen(key);
+        if (sscanf(p, " %u %u %u %u%n", &ret[0], &ret[1], &ret[2], &ret[3], &used) != 4 ||
+            (p[used] != '\n' && p[used] != '\0'))
+                return -EINVAL;
+        return 0;
+}
+
+int proc_status_ids(const char *status, ProcIds *ret) {
+        unsigned uid[4], gid[4];
+        const char *p;
+        ProcIds ids = {};
+
+        if (!status || status_four(status, "\nUid:", uid) < 0 || status_four(status, "\nGid:", gid) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < 4; i++) {
+                ids.uid[i] = (uid_t) uid[i];
+                ids.gid[i] = (gid_t) gid[i];
+        }
+        /* "\nGroups:\t65534 100 \n", or "\nGroups:\t\n" with none. */
+        p = strstr(status, "\nGroups:");
+        if (!p)
+                return -EINVAL;
+        p += strlen("\nGroups:");
+        for (;;) {
+                unsigned long g;
+                char *end;
+
+                p += strspn(p, " \t");
+                if (*p == '\n' || *p == '\0')
+                        break;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                errno = 0;
+                g = strtoul(p, &end, 10);
+                if (errno != 0 || g >= UINT32_MAX)
+                        return -EINVAL;
+                if (ids.n_groups == PROC_GROUPS_MAX)
+                        return -E2BIG;
+                ids.groups[ids.n_groups++] = (gid_t) g;
+                p = end;
+        }
+        *ret = ids;
+        return 0;
+}
+
+bool proc_ids_settled(const ProcIds *ids) {
+        for (size_t i = 1; i < 4; i++)
+                if (ids->uid[i] != ids->uid[0] || ids->gid[i] != ids->gid[0])
+                        return false;
+        return true;
+}

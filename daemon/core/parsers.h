@@ -72,3 +72,18 @@ int proc_stat_ppid(const char *stat, pid_t *ret);
 /* /proc/PID/stat → its starttime (field 22: clock ticks after boot), which
  * with the pid names one process. -EINVAL if the text is not a stat line. */
 int proc_stat_starttime(const char *stat, uint64_t *ret);
+
+/* A process's ids as /proc/PID/status shows them: real, effective, saved
+ * and fs uid and gid, and its supplementary groups (at most
+ * PROC_GROUPS_MAX: more is -E2BIG). */
+#define PROC_GROUPS_MAX 64
+typedef struct ProcIds {
+        uid_t uid[4];
+        gid_t gid[4];
+        gid_t groups[PROC_GROUPS_MAX];
+        size_t n_groups;
+} ProcIds;
+int proc_status_ids(const char *status, ProcIds *ret);
+/* Whether all four uids are one, and all four gids: a process in the
+ * middle of a set-user-ID execution, or one that changes ids, is not. */
+bool proc_ids_settled(const ProcIds *ids);

@@ -503,6 +503,41 @@ static void test_stat_ppid(void) {
         is_int(proc_stat_ppid(NULL, &p), -EINVAL, "stat: NULL");
 }
 
+/* A process's ids, from /proc/PID/status: all four uids and gids, and its
+ * groups; settled only when each set is one id (not mid set-user-ID). */
+static void test_status_ids(void) {
+        const char *su = "Name:\tsu\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t65534\t0\t0\t0\n"
+                         "Gid:\t65534\t65534\t65534\t65534\nFDSize:\t64\nGroups:\t65534 100 \nNStgid:\t1\n";
+        const char *plain = "Name:\tcat\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"
+                            "Groups:\t\nNSpid:\t1\n";
+        char many[2048] = "x\nUid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nGroups:\t";
+        ProcIds ids;
+
+        is_int(proc_status_ids(su, &ids), 0, "status: parsed");
+        ok(ids.uid[0] == 65534 && ids.uid[1] == 0 && ids.uid[2] == 0 && ids.uid[3] == 0, "  its four uids");
+        ok(ids.gid[0] == 65534 && ids.gid[3] == 65534, "  its four gids");
+        ok(ids.n_groups == 2 && ids.groups[0] == 65534 && ids.groups[1] == 100, "  its groups");
+        ok(!proc_ids_settled(&ids), "  set-user-ID root under way: not settled");
+        is_int(proc_status_ids(plain, &ids), 0, "status: no groups");
+        ok(ids.n_groups == 0 && ids.uid[2] == 1000, "  none, and its uids");
+        ok(proc_ids_settled(&ids), "  one uid, one gid: settled");
+        ids.gid[3] = 0;
+        ok(!proc_ids_settled(&ids), "  a fs gid of its own: not settled");
+        is_int(proc_status_ids("Uid:\t1\t1\t1\t1\n", &ids), -EINVAL, "status: no Uid line after a newline");
+        is_int(proc_status_ids("x\nUid:\t1\t1\t1\nGid:\t1\t1\t1\t1\nGroups:\n", &ids), -EINVAL,
+               "status: three uids");
+        is_int(proc_status_ids("x\nUid:\t1\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nGroups:\n", &ids), -EINVAL,
+               "status: five uids");
+        is_int(proc_status_ids("x\nUid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\n", &ids), -EINVAL, "status: no Groups");
+        is_int(proc_status_ids("x\nUid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nGroups:\t1 x\n", &ids), -EINVAL,
+               "status: a group that is no number");
+        is_int(proc_status_ids(NULL, &ids), -EINVAL, "status: NULL");
+        for (int i = 0; i <= PROC_GROUPS_MAX; i++)
+                snprintf(many + strlen(many), sizeof many - strlen(many), "%d ", i);
+        strcat(many, "\n");
+        is_int(proc_status_ids(many, &ids), -E2BIG, "status: more than PROC_GROUPS_MAX groups");
+}
+
 int main(void) {
         test_names();
         test_vmstat();
@@ -512,5 +547,6 @@ int main(void) {
         test_meminfo();
         test_truncations();
         test_stat_ppid();
+        test_status_ids();
         return tap_done();
 }
