@@ -642,11 +642,32 @@ bool known_file_conditional(const KnownFile *f) {
         return f->arg || f->override_args || f->environ_forbids || known_file_reads_files(f);
 }
 
+/* A file a why may name: the entry's own path, else the option that named
+ * another. Whatever the process's command line says (its values may come
+ * from a file it named, read as it) is never repeated. */
+static const char *file_named(const char *path, const char *dflt, const char *how, char *buf, size_t size) {
+        if (!path || streq(path, dflt))
+                return dflt;
+        snprintf(buf, size, "the file its command line names (%s)", how);
+        return buf;
+}
+
+static const char *config_named(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size) {
+        char how[64];
+
+        if (f->config_positional)
+                snprintf(how, sizeof how, "after '%s'", f->config_positional);
+        else
+                snprintf(how, sizeof how, "%s", f->config_arg ?: "?");
+        return file_named(facts->config_path, f->config, how, buf, size);
+}
+
 bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, size_t size) {
+        char named[128];
         const char *o;
 
         if (facts->arg_file_unread)
-                return verdict(true, buf, size, "counts: its argument file %s cannot be read", facts->arg_file_unread);
+                return verdict(true, buf, size, "counts: an argument file (@FILE) on its command line cannot be read");
         if (f->override_args) {
                 if (!facts->argv)
                         return verdict(true, buf, size, "counts: its command line cannot be read to check %s",
@@ -671,8 +692,7 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                        "counts: %s is too complex to check (over %d bytes, {n,m}, nested + or a back-reference)",
                                        f->arg, NUMA_REGEX_MAX);
                 if (r < 0)
-                        return verdict(true, buf, size, "counts: %s '%s' is not a regular expression we can check",
-                                       f->arg, value ?: f->arg_default ?: "");
+                        return verdict(true, buf, size, "counts: %s is not a regular expression we can check", f->arg);
                 if (r > 0)
                         return verdict(true, buf, size, "counts: %s matches %s", f->arg, name);
         }
@@ -690,7 +710,7 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
         if (f->environ_forbids && text_has_line(facts->environ_text, f->environ_forbids) != 0)
                 return verdict(true, buf, size, "counts: a variable of its environment matches the entry's environ_forbids=");
         if (f->config && f->config_forbids) {
-                const char *path = facts->config_path ?: f->config, *v;
+                const char *path = config_named(f, facts, named, sizeof named), *v;
 
                 if (f->config_arg && (!facts->argv || argv_options(facts->argv, facts->argc, f->config_arg, &v) > 1 ||
                                       (f->config_arg_required && !v)))
@@ -710,7 +730,8 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                         return verdict(true, buf, size, "counts: %s cannot be read", path);
                 if (f->config_dir && !facts->config_dir_text)
                         return verdict(true, buf, size, "counts: %s cannot be read",
-                                       facts->config_dir_path ?: f->config_dir);
+                                       file_named(facts->config_dir_path, f->config_dir, f->config_dir_arg ?: "?",
+                                                  named, sizeof named));
                 if (text_has_line(facts->config_text, f->config_forbids) != 0 ||
                     (f->config_dir && text_has_line(facts->config_dir_text, f->config_forbids) != 0))
                         /* known-readers shows the regex: too long for a why. */
@@ -720,7 +741,7 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
         }
         if (f->config) {
                 _cleanup_free_ char *value = NULL;
-                const char *path = facts->config_path ?: f->config;
+                const char *path = config_named(f, facts, named, sizeof named);
                 int r;
 
                 /* Whatever the file holds, or why it could not be read

@@ -254,7 +254,8 @@ kill "$SPID"; wait "$SPID" 2>/dev/null
 standin "$T/off.conf.on-another-mount"
 cp "$C/off.conf" "$T/off.conf.on-another-mount"
 wait_for 10 standin_seen
-contains "$(standin_json why)" "off.conf.on-another-mount cannot be read" "a config on another mount (tmpfs) is not read: counts"
+is "$(standin_json why)" "counts: the file its command line names (--config) cannot be read" \
+        "a config on another mount (tmpfs) is not read: counts (the option named, never its value)"
 kill "$SPID"; wait "$SPID" 2>/dev/null
 for c in on.conf fifo /dev/null /etc/shadow missing; do
         case $c in /*) f=$c ;; *) f=$C/$c ;; esac
@@ -262,7 +263,8 @@ for c in on.conf fifo /dev/null /etc/shadow missing; do
         wait_for 10 standin_seen
         is "$(standin_json verdict)" known-counts "--config $c: its reads count"
         case $c in
-        on.conf) is "$(standin_json why)" "counts: $C/on.conf does not set [s] numa = no" "  and say why, not what the file holds" ;;
+        on.conf) is "$(standin_json why)" "counts: the file its command line names (--config) does not set [s] numa = no" \
+                "  and say why, not what the file holds" ;;
         fifo|/dev/null) contains "$(standin_json why)" "cannot be read" "  not a regular file: not read" ;;
         esac
         kill "$SPID"; wait "$SPID" 2>/dev/null
@@ -295,13 +297,14 @@ if [ "$(stat -c %d "$C")" = "$(stat -c %d /)" ]; then
         nobody_standin "$C/root-only.conf"
         wait_for 10 standin_seen
         is "$(standin_json verdict)" known-counts "uid 65534's --config naming a root-only file: its reads count"
-        is "$(standin_json why)" "counts: $C/root-only.conf cannot be read" "  as unreadable"
+        is "$(standin_json why)" "counts: the file its command line names (--config) cannot be read" "  as unreadable"
         wait_for 5 sysctl_is 1
         ok $? "  counting is on for it"
         kill "$SPID"; wait "$SPID" 2>/dev/null
         nobody_standin "$C/none-such.conf"
         wait_for 10 standin_seen
-        is "$(standin_json why)" "counts: $C/none-such.conf cannot be read" "  a missing file reads the same"
+        is "$(standin_json why)" "counts: the file its command line names (--config) cannot be read" \
+                "  a missing file reads the same"
         kill "$SPID"; wait "$SPID" 2>/dev/null
         chmod 644 "$C/root-only.conf"
         nobody_standin "$C/root-only.conf"
@@ -498,7 +501,7 @@ is "$(alloy_judged /etc/alloy/numa.alloy)" "$FORBIDDEN" \
 is "$(alloy_judged --storage.path /var/lib/alloy/data /etc/alloy/config.alloy)" \
    "known-counts: counts: its command line does not name one config after 'run' (options as --name=value)" \
    "  an option as two words (which word is the config?): counts"
-is "$(alloy_judged /etc/alloy)" "known-counts: counts: /etc/alloy cannot be read" \
+is "$(alloy_judged /etc/alloy)" "known-counts: counts: the file its command line names (after 'run') cannot be read" \
    "  a directory of *.alloy files (not read): counts"
 
 # Grafana Agent, static mode: its unit's "grafana-agent --config.file $CONFIG_FILE $CUSTOM_ARGS".
@@ -522,7 +525,7 @@ is "$(judged otelopscol "$OPS/otelopscol" --config=/run/google-cloud-ops-agent-o
 is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml --set=receivers.x=y)" \
    "known-counts: counts: --set on its command line overrides what is checked" "  with --set: counts"
 is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=env:CONFIG)" \
-   "known-counts: counts: env:CONFIG cannot be read" "  a config from a URI: counts"
+   "known-counts: counts: the file its command line names (--config) cannot be read" "  a config from a URI: counts"
 printf '  file_log:\n    include: [/proc/vmstat]\n' >> "$A/etc/otelcol-contrib/config.yaml"
 is "$(judged otelcol-contrib /usr/bin/otelcol-contrib --config=/etc/otelcol-contrib/config.yaml)" "$FORBIDDEN" \
    "  a file_log receiver: counts"

@@ -245,7 +245,7 @@ static void test_file_counts(void) {
         KnownFile arg = { .why = "no numa", .arg = "--fields", .arg_default = "^pg" };
         KnownFile cfg = { .why = "off", .config = "/etc/x.conf", .config_section = "s", .config_key = "numa",
                           .config_value = "no" };
-        char *plain[] = { "x" }, *numa[] = { "x", "--fields=numa_other" }, *bad[] = { "x", "--fields=(" };
+        char *plain[] = { "x" }, *numa[] = { "x", "--fields=numa_other" }, *bad[] = { "x", "--fields=(SECRET" };
         char why[KNOWN_WHY_MAX];
 
         ok(!known_file_counts(&arg, &(KnownFacts) { .argv = plain, .argc = 1 }, why, sizeof why), "the default: no counting");
@@ -253,6 +253,7 @@ static void test_file_counts(void) {
         ok(known_file_counts(&arg, &(KnownFacts) { .argv = numa, .argc = 2 }, why, sizeof why), "a numa_* regex counts");
         is_str(why, "counts: --fields matches numa_other", "  and says so");
         ok(known_file_counts(&arg, &(KnownFacts) { .argv = bad, .argc = 2 }, why, sizeof why), "a regex that does not compile counts");
+        is_str(why, "counts: --fields is not a regular expression we can check", "  saying so, not what it is");
         {
                 char *huge[] = { "x", "--fields=((a{1,1000}){1,1000}){1,1000}" };
                 ok(known_file_counts(&arg, &(KnownFacts) { .argv = huge, .argc = 2 }, why, sizeof why),
@@ -274,6 +275,26 @@ static void test_file_counts(void) {
         is_str(why, "counts: /etc/x.conf cannot be read", "  and says so, not why (whether it exists is not told)");
         ok(known_file_counts(&cfg, &(KnownFacts) { .config_error = -ENOENT }, why, sizeof why), "  missing counts");
         is_str(why, "counts: /etc/x.conf cannot be read", "  told as unreadable");
+
+        /* A file the command line names: the option, never the value. */
+        {
+                KnownFile named = cfg;
+                char *argv[] = { "x", "-c", "/root/SECRET.conf" };
+
+                named.config_arg = "-c";
+                ok(known_file_counts(&named,
+                                     &(KnownFacts) { .argv = argv, .argc = 3, .config_path = "/root/SECRET.conf",
+                                                     .config_error = -EACCES },
+                                     why, sizeof why),
+                   "a config its command line names, unreadable: counts");
+                is_str(why, "counts: the file its command line names (-c) cannot be read", "  naming the option, not the value");
+                ok(known_file_counts(&named,
+                                     &(KnownFacts) { .argv = argv, .argc = 3, .config_path = "/root/SECRET.conf",
+                                                     .config_text = "[s]\nnuma = on\n" },
+                                     why, sizeof why),
+                   "  one that does not set the key: counts");
+                is_str(why, "counts: the file its command line names (-c) does not set [s] numa = no", "  likewise");
+        }
 }
 
 static void test_re2_subset(void) {
@@ -370,7 +391,8 @@ static void test_arg_files(void) {
         is_int(known_expand_arg_files(&argv, &n, read_fake, NULL, &unread), -ENOENT, "an argument file that cannot be read");
         is_str(unread, "/missing", "  is named");
         ok(known_file_counts(&arg, &(KnownFacts) { .arg_file_unread = "/missing" }, why, sizeof why), "  and counts");
-        is_str(why, "counts: its argument file /missing cannot be read", "  saying so");
+        is_str(why, "counts: an argument file (@FILE) on its command line cannot be read",
+               "  saying so, not which (its name may come from a file it named)");
         strv_free(argv);
 
         argv = words("node_exporter", "@relative", NULL);
