@@ -28,7 +28,7 @@ cleanup_trees+=("$U")
 chmod 755 "$U"       # the reader, as uid 65534, runs a binary in it
 mkdir "$U/mnt"
 auto_conf "container_scan = 200ms" > "$T/conf"
-DAEMON_WRAP="setpriv --bounding-set=-all,+sys_admin,+sys_ptrace,+net_admin,+setuid,+setgid --"
+DAEMON_WRAP=$UNIT_CAPS_WRAP
 
 # Every call bounded: a daemon stuck on the server must fail the checks,
 # not hang the suite.

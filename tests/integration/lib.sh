@@ -151,6 +151,13 @@ sys.exit(0 if any(i["device"] == sys.argv[1] and not (ours and i["user_namespace
                 "$dev" "${2:-}"
 }
 
+# The unit's capability bounding set, as setpriv takes it, read from the
+# unit itself (one place): "-all,+sys_admin,+sys_ptrace,...". A daemon
+# started with DAEMON_WRAP=$UNIT_CAPS_WRAP has what the shipped unit gives.
+UNIT_CAPS=-all$(sed -n 's/^CapabilityBoundingSet=//p' "$SRCDIR/systemd/numastatd.service.in" |
+        tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/,+\L\1/p' | tr -d '\n')
+UNIT_CAPS_WRAP="setpriv --bounding-set=$UNIT_CAPS --"
+
 # Runs a command as an unprivileged user.
 as_nobody() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"

@@ -68,7 +68,7 @@ case $VARIANT in
 "") GUEST=guest-test.sh MEM=1024 ;;
 collectors) GUEST=guest-collectors.sh MEM=2048 TIMEOUT_DEFAULT=1500 ;;
 trixie)
-        GUEST=guest-test.sh MEM=1024 SUITE=trixie SUITE_NAME="Debian 13" SOAK_DEFAULT=0 INSTALL_WITH=apt SECURITY_MAX=2.3
+        GUEST=guest-test.sh MEM=1024 SUITE=trixie SUITE_NAME="Debian 13" SOAK_DEFAULT=0 INSTALL_WITH=apt SECURITY_MAX=2.4
         # Switching vm.numa_stat flips a static key, which 6.12 patches in
         # the running text with int3; under TCG with two CPUs online the
         # other CPU has hit that int3 in get_page_from_freelist and panicked
