@@ -159,12 +159,17 @@ int manager_context_new(const ManagerOptions *opts, Config *config, Manager **re
         r = exits_new(m->event, on_exit_named_read, m, &m->exits);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up exit records: %m");
-        r = inspector_new(m->event, INSPECT_MAX, INSPECT_READER_PER_UID, on_inspected, inspected_read_free, m,
-                          &m->inspector);
+        r = inspector_new(m->event,
+                          &(InspectLimits) { .slots = INSPECT_MAX,
+                                             .root_slots = INSPECT_READER_ROOT_SLOTS,
+                                             .per_owner = INSPECT_READER_PER_UID,
+                                             .linger = INSPECT_READER_LINGER },
+                          on_inspected, inspected_read_free, m, &m->inspector);
         if (r < 0)
                 return log_oom();
         inspector_set_deadline(m->inspector, READ_LOOK_DEADLINE_USEC, READ_LOOK_PATIENCE_USEC);
-        inspector_set_rate(m->inspector, READ_LOOKS_PER_SEC, READ_LOOKS_BURST);
+        inspector_set_rate(m->inspector, (InspectRate) { READ_LOOKS_PER_SEC, READ_LOOKS_BURST },
+                           (InspectRate) { READ_LOOKS_ALL_PER_SEC, READ_LOOKS_ALL_BURST });
 
         *ret = TAKE_PTR(m);
         return 0;

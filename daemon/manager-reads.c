@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "owner.h"
 #include "manager.h"
 #include "manager-internal.h"
 #include "time-util.h"
@@ -224,7 +225,57 @@ void inspected_read_answered(InspectedRead *r, InspectOutcome outcome, const voi
         r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = true, .failed = true };
         snprintf(r->answer.why, sizeof r->answer.why, "counts: %s",
                  outcome == INSPECT_TIMED_OUT ? "looking into its process took too long"
+                 : outcome == INSPECT_CHANGED ? "it ran another program, or took other ids, while it was looked into"
                                               : "its process could not be looked into");
+}
+
+/* The process a look is for, as it is now: its ids, settled, read between
+ * two sightings of the binary its verdict is about (an execution changes
+ * the binary before the ids: what was read between is that binary's), and
+ * whose share the look takes. The child takes these ids, not whatever the
+ * process has by the time it runs. */
+static int look_target(const KnownAsk *a, InspectTarget *ret) {
+        uint64_t dev, ino;
+        uid_t uid, owner;
+        ProcIds ids;
+        int r;
+
+        r = process_ids(a->pid, &ids);
+        if (r < 0)
+                return r;
+        if (!proc_ids_settled(&ids))
+                return -EPERM;
+        r = process_binary(a->pid, &uid, &dev, &ino);
+        if (r < 0)
+                return r;
+        if (dev != a->exe_dev || ino != a->exe_ino)
+                return -ESTALE;
+        r = process_owner(a->pid, ids.uid[0], &owner);
+        if (r < 0)
+                return r;
+        *ret = (InspectTarget) { .pid = a->pid, .start = a->start, .owner = owner, .ids = ids, .has_exe_id = true,
+                                 .exe_dev = dev, .exe_ino = ino, .mntns = process_ns(a->pid, "mnt") };
+        return 0;
+}
+
+static const char *refused_why(int error) {
+        switch (error) {
+        case -EPERM:
+                return "its ids are not one uid and one gid (a set-user-ID program under way)";
+        case -ESTALE:
+                return "it ran another program since its read";
+        case -ETIMEDOUT:
+                return "looking into its user's processes took too long lately";
+        case -EINPROGRESS:
+                return "its process is being looked into";
+        case -EDQUOT:
+                return "its user's looks into processes are at their limit";
+        case -ESRCH:
+        case -ENOENT:
+                return "it is gone";
+        default:
+                return "too many looks into processes under way";
+        }
 }
 
 /* Asks for the look; false if none can be had now (the read then counts,
@@ -240,23 +291,21 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
                         return false;   /* gone meanwhile */
         }
         /* The reader, or the ancestor that ran it (its ask names it). */
-        t = (InspectTarget) { .pid = j->known.ask.pid, .start = j->known.ask.start,
-                              .uid = j->known.ask.pid == ev->pid ? ev->uid : j->known.ask.uid,
-                              .mntns = process_ns(j->known.ask.pid, "mnt") };
-        r = inspected_read_new(ev, &j->known.ask);
-        if (!r) {
-                log_oom();
-                return false;
+        k = look_target(&j->known.ask, &t);
+        if (k >= 0) {
+                r = inspected_read_new(ev, &j->known.ask);
+                if (!r) {
+                        log_oom();
+                        return false;
+                }
+                k = inspector_ask(manager_inspector(m), &t, known_inspect, &r->ask, sizeof r->ask, r);
+                if (k >= 0)
+                        return true;
+                inspected_read_free(r);
         }
-        k = inspector_ask(manager_inspector(m), &t, known_inspect, &r->ask, sizeof r->ask, r);
-        if (k >= 0)
-                return true;
-        inspected_read_free(r);
-        snprintf(j->known.why, sizeof j->known.why, "counts: %s",
-                 k == -EWOULDBLOCK   ? "looking into its mount namespace took too long lately"
-                 : k == -EINPROGRESS ? "its process is being looked into"
-                                     : "too many looks into processes under way");
-        log_debug("No look into process " PID_FMT " for reader " PID_FMT ": %s.", t.pid, ev->pid, j->known.why);
+        snprintf(j->known.why, sizeof j->known.why, "counts: %s", refused_why(k));
+        log_debug("No look into process " PID_FMT " for reader " PID_FMT ": %s.", j->known.ask.pid, ev->pid,
+                  j->known.why);
         return false;
 }
 

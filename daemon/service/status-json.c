@@ -358,6 +358,20 @@ static json_object *instances_json(const ProcInstances *p, const StatusViewer *v
         return a;
 }
 
+static json_object *looks_json(const InspectStats *l) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "started", json_u64(l->started));
+        json_object_object_add(o, "answered", json_u64(l->answered));
+        json_object_object_add(o, "timed_out", json_u64(l->timed_out));
+        json_object_object_add(o, "failed", json_u64(l->failed));
+        json_object_object_add(o, "changed", json_u64(l->changed));
+        json_object_object_add(o, "refused", json_u64(l->refused));
+        json_object_object_add(o, "running", json_u64(l->running));
+        json_object_object_add(o, "lingering", json_u64(l->lingering));
+        return o;
+}
+
 static json_object *sources_json(const Status *s, const StatusViewer *v) {
         const StatusSources *src = &s->sources;
         json_object *o = json_object_new_object(), *w = json_object_new_array();
@@ -384,6 +398,9 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "mount_events", json_object_new_boolean(src->mount_events));
         json_object_object_add(o, "mount_events_error", json_string_or_null(src->mount_events_error));
         json_object_object_add(o, "mount_namespaces", json_u64(src->mount_namespaces));
+        json_object_object_add(o, "reader_looks", looks_json(&src->reader_looks));
+        json_object_object_add(o, "scan_looks", looks_json(&src->scan_looks));
+        json_object_object_add(o, "scan_skipped", json_u64(src->scan_skipped));
         json_object_object_add(o, "metrics_textfile", json_string_or_null(src->metrics_textfile));
         json_object_object_add(o, "metrics_error", json_string_or_null(src->metrics_error));
         json_object_object_add(o, "metrics_written_at", json_u64_or_null(src->metrics_written_at));

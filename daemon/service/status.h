@@ -20,6 +20,7 @@
 #include "counters.h"
 #include "history.h"
 #include "holds.h"
+#include "inspector.h"
 #include "kernel-state.h"
 #include "mode.h"
 #include "executor.h"
@@ -52,6 +53,9 @@ typedef struct StatusSources {
         bool mount_events;              /* mounts in known namespaces rescan at once (6.14+) */
         const char *mount_events_error;
         uint64_t mount_namespaces;      /* ...namespaces marked */
+        InspectStats reader_looks;      /* looks into readers' processes */
+        InspectStats scan_looks;        /* ...and the container scan's */
+        uint64_t scan_skipped;          /* namespaces the last scan left alone */
         const char *metrics_textfile;   /* [metrics] textfile, or NULL */
         const char *metrics_error;      /* why it could not be written last */
         uint64_t metrics_written_at;    /* CLOCK_REALTIME µs; 0: never */

@@ -13,6 +13,7 @@
 #include "parsers.h"
 #include "readers.h"
 #include "mountwatch.h"
+#include "owner.h"
 #include "rootfs.h"
 #include "time-util.h"
 
@@ -21,16 +22,25 @@
 /* Scans one user's mounts ask for, at most one per this: anyone can mount
  * in a namespace of their own, in a loop. Root's (uid 0) are not held. */
 #define MOUNT_SCAN_USER_GAP_USEC (5 * USEC_PER_SEC)
-#define MOUNT_BUCKETS 32                /* uids told apart; the rest share one */
-#define DIRTY_MAX 256                   /* namespaces mounted in, told apart; beyond, all */
+#define MOUNT_BUCKETS 32                /* owners told apart; the rest share one */
+#define DIRTY_MAX 256                   /* namespaces mounted in, told apart; beyond, all of their owner's */
+#define DIRTY_OWNERS_MAX 32             /* owners all of whose namespaces are looked into again; beyond, all */
 /* A scan asks no new look past this: the rest keep what they had. */
 #define SCAN_BUDGET_USEC (5 * USEC_PER_SEC)
 
-/* Namespaces looked into in one scan: anyone can make more. */
+/* Namespaces looked into in one scan: root's all (owner.h), and at most
+ * this many of any other owner (one user's subordinate uids are one), the
+ * rest keeping what they had: anyone can make thousands. What is still
+ * over SCAN_QUEUE_MAX (many users) is cut, never root's. */
+#define SCAN_OWNER_MAX (PROC_INSTANCES_MAX / 2)
 #define SCAN_QUEUE_MAX 4096
-/* Looks at once, and for one uid: the unit's TasksMax= counts them. */
-#define SCAN_LOOKS 2
-#define SCAN_LOOKS_PER_UID 2
+/* Looks at once, one of them only for root's namespaces, and for one
+ * other owner; children killed at their deadline but not gone yet, kept
+ * on top. The unit's TasksMax= counts them all. */
+#define SCAN_LOOKS 3
+#define SCAN_ROOT_LOOKS 1
+#define SCAN_LOOKS_PER_OWNER 2
+#define SCAN_LINGER 2
 /* No read waits for a scan's look: a busy host gets longer than a reader's. */
 #define SCAN_LOOK_DEADLINE_USEC USEC_PER_SEC
 
@@ -42,13 +52,30 @@
 
 typedef struct ScanItem ScanItem;
 
-/* Mount events of one uid (uid -1: unknown mounters, and uids beyond the
- * table). */
+/* Mount events of one owner (-1: owners beyond the table, and those
+ * sharing mountwatch's last group). */
 typedef struct MountBucket {
         uid_t uid;
         bool pending;                   /* events since its last scan */
         usec_t burst_since, last_event, last_scan;      /* CLOCK_MONOTONIC */
 } MountBucket;
+
+/* Where mounts came since a scan began: namespaces, owners all of whose
+ * namespaces (the kernel could not tell which, or too many), the owners
+ * that share mountwatch's last group, or everything (the host's own
+ * mounts propagate anywhere). */
+typedef struct DirtySet {
+        uint64_t ns[DIRTY_MAX];
+        size_t n_ns;
+        uid_t owners[DIRTY_OWNERS_MAX];
+        size_t n_owners;
+        bool shared, all;
+} DirtySet;
+
+typedef struct OwnerCount {
+        uid_t owner;
+        size_t n;
+} OwnerCount;
 
 typedef struct NsMemo {
         uint64_t ns;
@@ -72,9 +99,7 @@ struct ContainerWatch {
         char *mounts_error;
         MountBucket buckets[MOUNT_BUCKETS];
         size_t n_buckets;
-        uint64_t dirty[DIRTY_MAX];      /* namespaces mounted in since the last scan began */
-        size_t n_dirty;
-        bool dirty_all;
+        DirtySet dirty;                 /* mounted in since the last scan began */
         usec_t periodic_at;             /* CLOCK_MONOTONIC: the next periodic scan */
         ContainerWatchChanged changed;
         void *userdata;
@@ -84,15 +109,17 @@ struct ContainerWatch {
         bool scanning, again;
         unsigned scan_id;
         usec_t scan_began;
-        uint64_t scan_dirty[DIRTY_MAX]; /* the namespaces the scan under way looks into again */
-        size_t n_scan_dirty;
-        bool scan_dirty_all;
+        DirtySet scan_dirty;            /* what the scan under way looks into again */
         uint64_t skip[3];               /* the host's procfs superblocks */
         size_t n_skip;
         uint64_t own_user_ns;
         uint64_t host_mntns[2];         /* ours and pid 1's */
         ScanItem **queue;               /* namespaces to look into */
         size_t n_queue, next, pending;
+        OwnerCount *owners;             /* ...how many of each owner's so far */
+        size_t n_owners;
+        uint64_t *seen_ns;              /* every namespace the scan saw, for the mount marks */
+        size_t n_seen_ns;
         ProcInstances found;            /* ...what the looks found so far */
         bool found_oom;
         uint64_t *unanswered;           /* namespaces whose look gave no answer: their instance stays */
@@ -100,6 +127,7 @@ struct ContainerWatch {
         NsMemo *memo, *next_memo;       /* answers that stand; the next scan's, being made */
         size_t n_memo, n_next_memo;
         uint64_t looks;                 /* children started, in all */
+        size_t skipped, last_skipped;   /* namespaces left alone by the bounds, this scan's and the last's */
         bool budget_spent;              /* the scan under way ran out of time */
 };
 
@@ -121,7 +149,12 @@ int container_watch_new(sd_event *event, const char *root, ContainerWatchChanged
         w->root = strdup(root);
         r = w->root ? sd_event_add_time(event, &w->timer, CLOCK_MONOTONIC, USEC_INFINITY, 0, on_timer, w) : -ENOMEM;
         if (r >= 0)
-                r = inspector_new(event, SCAN_LOOKS, SCAN_LOOKS_PER_UID, on_look, scan_item_free, w, &w->inspector);
+                r = inspector_new(event,
+                                  &(InspectLimits) { .slots = SCAN_LOOKS,
+                                                     .root_slots = SCAN_ROOT_LOOKS,
+                                                     .per_owner = SCAN_LOOKS_PER_OWNER,
+                                                     .linger = SCAN_LINGER },
+                                  on_look, scan_item_free, w, &w->inspector);
         if (r >= 0) {
                 inspector_set_freed(w->inspector, on_look_freed);
                 inspector_set_deadline(w->inspector, SCAN_LOOK_DEADLINE_USEC, 0);
@@ -148,6 +181,8 @@ ContainerWatch *container_watch_free(ContainerWatch *w) {
         for (size_t i = w->next; i < w->n_queue; i++)
                 scan_item_free(w->queue[i]);
         free(w->queue);
+        free(w->owners);
+        free(w->seen_ns);
         proc_instances_done(&w->found);
         free(w->unanswered);
         free(w->memo);
@@ -162,35 +197,6 @@ ContainerWatch *container_watch_free(ContainerWatch *w) {
         return NULL;
 }
 
-/* Every mount namespace the scan can see gets a mount-event mark (once),
- * so that a procfs mounted there later is found at once. */
-typedef struct NsMarking {
-        MountWatch *w;
-        uint64_t *seen;
-        size_t n;
-} NsMarking;
-
-static void mark_ns(uint64_t ns, pid_t pid, void *userdata) {
-        NsMarking *k = userdata;
-        uint64_t *a = reallocarray(k->seen, k->n + 1, sizeof *a);
-
-        if (a) {
-                k->seen = a;
-                k->seen[k->n++] = ns;
-        }
-        (void) mount_watch_add(k->w, pid, ns);
-}
-
-static void mark_namespaces(ContainerWatch *w) {
-        NsMarking k = { .w = w->mounts };
-
-        if (!w->mounts)
-                return;
-        if (proc_namespaces_each("/proc", mark_ns, &k) >= 0)
-                mount_watch_retain(w->mounts, k.seen, k.n);
-        free(k.seen);
-}
-
 /* ---- a scan: each namespace looked into by a child, off the loop ---- */
 
 /* One namespace to look into, and what its process is. */
@@ -198,9 +204,11 @@ typedef struct ScanItem {
         ContainerWatch *w;
         unsigned scan;          /* the scan it was asked for */
         uint64_t ns;
+        uid_t owner;            /* the namespace's (owner.h): whose share its look takes */
+        size_t rank;            /* how many of its owner's came before it */
         pid_t pid;
         uint64_t start;
-        uid_t uid;
+        ProcIds ids;            /* the process's, as seen now: what the look takes */
         bool in_user_ns;
         char *comm;
 } ScanItem;
@@ -214,20 +222,19 @@ static void scan_item_free(void *p) {
         free(it);
 }
 
-/* What our own procfs tells of pid, nothing of its root: its uid, start
- * time, comm and user namespace. */
-static ScanItem *scan_item_new(ContainerWatch *w, uint64_t ns, pid_t pid) {
+/* What our own procfs and the kernel's namespace objects tell of pid,
+ * nothing of its root: its ids, start time, comm and user namespace. */
+static ScanItem *scan_item_new(ContainerWatch *w, uint64_t ns, pid_t pid, uid_t owner) {
         ScanItem *it = calloc(1, sizeof *it);
         char path[64];
-        struct stat st;
 
         if (!it)
                 return NULL;
-        *it = (ScanItem) { .w = w, .scan = w->scan_id, .ns = ns, .pid = pid };
-        snprintf(path, sizeof path, "/proc/" PID_FMT, pid);
-        if (stat(path, &st) < 0)
+        *it = (ScanItem) { .w = w, .scan = w->scan_id, .ns = ns, .owner = owner, .pid = pid };
+        /* A process in the middle of a set-user-ID execution is not looked
+         * through: its namespace keeps what it had. */
+        if (process_ids(pid, &it->ids) < 0 || !proc_ids_settled(&it->ids))
                 goto fail;
-        it->uid = st.st_uid;
         if (process_start_time(pid, &it->start) < 0)
                 goto fail;
         snprintf(path, sizeof path, "/" PID_FMT "/comm", pid);
@@ -240,34 +247,87 @@ fail:
         return NULL;
 }
 
-static int own_first(const void *a, const void *b) {
+/* Root's first (our own user namespace's before those root made), then
+ * every other owner's in turns: each one's first before anyone's second. */
+static int root_first(const void *a, const void *b) {
         const ScanItem *x = *(ScanItem * const *) a, *y = *(ScanItem * const *) b;
 
-        if (x->in_user_ns != y->in_user_ns)
+        if ((x->owner == 0) != (y->owner == 0))
+                return x->owner == 0 ? -1 : 1;
+        if (x->owner == 0 && x->in_user_ns != y->in_user_ns)
                 return x->in_user_ns ? 1 : -1;
+        if (x->owner != 0 && x->rank != y->rank)
+                return x->rank < y->rank ? -1 : 1;
+        if (x->owner != y->owner)
+                return x->owner < y->owner ? -1 : 1;
         return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 static bool memo_stands(ContainerWatch *w, const ScanItem *it);
+static void unanswered_add(ContainerWatch *w, uint64_t ns);
 
+/* How many of owner's namespaces the scan has taken so far (counted). */
+static size_t owner_take(ContainerWatch *w, uid_t owner) {
+        OwnerCount *a;
+
+        for (size_t i = 0; i < w->n_owners; i++)
+                if (w->owners[i].owner == owner)
+                        return w->owners[i].n++;
+        a = reallocarray(w->owners, w->n_owners + 1, sizeof *a);
+        if (!a)
+                return SIZE_MAX;
+        w->owners = a;
+        w->owners[w->n_owners++] = (OwnerCount) { .owner = owner, .n = 1 };
+        return 0;
+}
+
+static void seen_ns_add(ContainerWatch *w, uint64_t ns) {
+        uint64_t *a = reallocarray(w->seen_ns, w->n_seen_ns + 1, sizeof *a);
+
+        if (a) {
+                w->seen_ns = a;
+                w->seen_ns[w->n_seen_ns++] = ns;
+        }
+}
+
+/* Each namespace the scan can see: whose it is first (root's are always
+ * taken, another owner's up to SCAN_OWNER_MAX, the rest keep what they
+ * had, costing nothing more); a mount-event mark (once), so that a procfs
+ * mounted there later is found at once; and a look, unless the last
+ * answer stands. */
 static void collect_ns(uint64_t ns, pid_t pid, void *userdata) {
         ContainerWatch *w = userdata;
-        ScanItem **a;
+        ScanItem *it, **a;
+        uid_t owner;
+        size_t rank;
 
-        if (w->n_queue >= SCAN_QUEUE_MAX)
+        if (mntns_owner(pid, &owner) < 0)
+                owner = (uid_t) -1;     /* gone, or cannot be told: anyone's, never root's */
+        rank = owner_take(w, owner);
+        /* Beyond its share: not looked into, and what it had goes (an
+         * owner's instances stay within the share). */
+        if (owner != 0 && rank >= SCAN_OWNER_MAX) {
+                w->skipped++;
                 return;
+        }
+        seen_ns_add(w, ns);
+        if (w->mounts)
+                (void) mount_watch_add(w->mounts, pid, ns, owner);
         a = reallocarray(w->queue, w->n_queue + 1, sizeof *a);
         if (!a)
                 return;
         w->queue = a;
-        w->queue[w->n_queue] = scan_item_new(w, ns, pid);
-        if (!w->queue[w->n_queue])
-                return;
-        if (memo_stands(w, w->queue[w->n_queue])) {
-                scan_item_free(w->queue[w->n_queue]);
+        it = scan_item_new(w, ns, pid, owner);
+        if (!it) {
+                unanswered_add(w, ns);
                 return;
         }
-        w->n_queue++;
+        it->rank = rank;
+        if (memo_stands(w, it)) {
+                scan_item_free(it);
+                return;
+        }
+        w->queue[w->n_queue++] = it;
 }
 
 static void scan_finish(ContainerWatch *w);
@@ -314,6 +374,18 @@ static void memo_add(ContainerWatch *w, const NsMemo *m) {
         w->next_memo[w->n_next_memo++] = *m;
 }
 
+/* Whether mounts since the scan began may have changed what a look into
+ * it finds. */
+static bool dirty_covers(const ContainerWatch *w, const DirtySet *d, uint64_t ns, uid_t owner) {
+        if (d->all || u64_listed(d->ns, d->n_ns, ns))
+                return true;
+        for (size_t i = 0; i < d->n_owners; i++)
+                if (d->owners[i] == owner)
+                        return true;
+        /* The last group's mounts: any owner's without a group of its own. */
+        return d->shared && owner != 0 && !mount_watch_owner_grouped(w->mounts, owner);
+}
+
 /* Whether the last answer for its namespace still stands: then what it
  * found is carried into this scan, and no look is needed. */
 static bool memo_stands(ContainerWatch *w, const ScanItem *it) {
@@ -323,8 +395,7 @@ static bool memo_stands(ContainerWatch *w, const ScanItem *it) {
 
                 if (m->ns != it->ns)
                         continue;
-                if (m->pid != it->pid || m->start != it->start || w->scan_dirty_all ||
-                    u64_listed(w->scan_dirty, w->n_scan_dirty, it->ns) ||
+                if (m->pid != it->pid || m->start != it->start || dirty_covers(w, &w->scan_dirty, it->ns, it->owner) ||
                     w->scan_id - m->scan >= MEMO_SCANS)
                         return false;
                 for (size_t j = 0; m->found && j < w->instances.n; j++)
@@ -357,11 +428,16 @@ static void scan_pump(ContainerWatch *w) {
                         continue;
                 }
 
-                InspectTarget t = { .pid = it->pid, .start = it->start, .uid = it->uid, .mntns = it->ns };
+                InspectTarget t = { .pid = it->pid, .start = it->start, .owner = it->owner, .ids = it->ids,
+                                    .mntns = it->ns };
                 int r = inspector_ask(w->inspector, &t, instance_inspect, &ask, sizeof ask, it);
 
-                if (r == -EBUSY)
-                        break;          /* a look's answer frees a place */
+                /* No place now: a look of ours under way frees one as it
+                 * ends. With none under way the places are held by
+                 * children that linger (stuck in the kernel, maybe for
+                 * good): the rest of the scan keeps what it had. */
+                if ((r == -EBUSY || r == -EDQUOT) && w->pending > 0)
+                        break;
                 w->next++;
                 if (r < 0) {
                         /* Its namespace timed out lately, or worse: not looked into. */
@@ -395,6 +471,7 @@ static void on_look(Inspector *in, InspectOutcome outcome, const void *answer, i
         if (outcome == INSPECT_ANSWERED && a->found && !u64_listed(w->skip, w->n_skip, a->dev)) {
                 x = (ProcInstance) {
                         .in_user_ns = it->in_user_ns,
+                        .owner = it->owner,
                         .dev = a->dev,
                         .pid = it->pid,
                         .comm = TAKE_PTR(it->comm),
@@ -450,6 +527,11 @@ void container_watch_scan(ContainerWatch *w) {
         w->host_mntns[1] = process_ns(1, "mnt");
         w->queue = mfree(w->queue);
         w->n_queue = w->next = 0;
+        w->owners = mfree(w->owners);
+        w->n_owners = 0;
+        w->seen_ns = mfree(w->seen_ns);
+        w->n_seen_ns = 0;
+        w->skipped = 0;
         w->found = (ProcInstances) {};
         w->found_oom = false;
         w->budget_spent = false;
@@ -457,10 +539,16 @@ void container_watch_scan(ContainerWatch *w) {
         r = proc_namespaces_each("/proc", collect_ns, w);
         if (r < 0)
                 log_debug_errno(r, "Cannot scan /proc for other procfs instances: %m");
-        /* Namespaces of our own user namespace (what root started) are
-         * looked into first: anyone can make more of theirs. */
-        qsort(w->queue, w->n_queue, sizeof *w->queue, own_first);
-        mark_namespaces(w);
+        else
+                mount_watch_retain(w->mounts, w->seen_ns, w->n_seen_ns);
+        /* Root's namespaces are looked into first, and all of them: anyone
+         * can make more of theirs. Past the bound, others' keep what they had. */
+        qsort(w->queue, w->n_queue, sizeof *w->queue, root_first);
+        while (w->n_queue > SCAN_QUEUE_MAX && w->queue[w->n_queue - 1]->owner != 0) {
+                unanswered_add(w, w->queue[w->n_queue - 1]->ns);
+                w->skipped++;
+                scan_item_free(w->queue[--w->n_queue]);
+        }
         scan_pump(w);
 }
 
@@ -495,7 +583,12 @@ static void scan_finish(ContainerWatch *w) {
         w->n_next_memo = 0;
         w->queue = mfree(w->queue);
         w->n_queue = w->next = 0;
+        w->owners = mfree(w->owners);
+        w->n_owners = 0;
+        w->seen_ns = mfree(w->seen_ns);
+        w->n_seen_ns = 0;
         w->scanning = false;
+        w->last_skipped = w->skipped;
         w->scans++;
         w->cost = now_usec(CLOCK_MONOTONIC) - w->scan_began;
         w->scanned_at = now_usec(CLOCK_REALTIME);
@@ -511,7 +604,7 @@ static void scan_finish(ContainerWatch *w) {
                                 found.items[i].by_mount_event = w->instances.items[j].by_mount_event;
                                 before = true;
                         }
-                if (!before && u64_listed(w->scan_dirty, w->n_scan_dirty, found.items[i].mntns))
+                if (!before && u64_listed(w->scan_dirty.ns, w->scan_dirty.n_ns, found.items[i].mntns))
                         found.items[i].by_mount_event = true;
         }
         changed = !proc_instances_same(&found, &w->instances);
@@ -575,11 +668,8 @@ static void mount_buckets_scanned(ContainerWatch *w) {
                         w->buckets[i].pending = false;
                         w->buckets[i].last_scan = now;
                 }
-        memcpy(w->scan_dirty, w->dirty, w->n_dirty * sizeof w->dirty[0]);
-        w->n_scan_dirty = w->n_dirty;
-        w->scan_dirty_all = w->dirty_all;
-        w->n_dirty = 0;
-        w->dirty_all = false;
+        w->scan_dirty = w->dirty;
+        w->dirty = (DirtySet) {};
 }
 
 static MountBucket *mount_bucket(ContainerWatch *w, uid_t uid) {
@@ -601,6 +691,30 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* What a scan is to look into again for a mount seen: its namespace;
+ * all of its owner's where the kernel could not tell which, or too many
+ * were; all that share the last group's; everything for the host's own
+ * (they may propagate anywhere). */
+static void dirty_add(const ContainerWatch *w, DirtySet *d, const MountSeen *x) {
+        if (x->ns != 0 && (x->ns == w->host_mntns[0] || x->ns == w->host_mntns[1]))
+                d->all = true;
+        else if (x->ns != 0 && u64_listed(d->ns, d->n_ns, x->ns))
+                return;
+        else if (x->ns != 0 && d->n_ns < DIRTY_MAX)
+                d->ns[d->n_ns++] = x->ns;
+        else if (x->owner == (uid_t) -1)
+                d->shared = true;
+        else {
+                for (size_t i = 0; i < d->n_owners; i++)
+                        if (d->owners[i] == x->owner)
+                                return;
+                if (d->n_owners < DIRTY_OWNERS_MAX)
+                        d->owners[d->n_owners++] = x->owner;
+                else
+                        d->all = true;  /* only as many real users, each mounting in a loop */
+        }
+}
+
 /* Mounts in known namespaces: scan soon (a burst of mounts, as a
  * container starts, is one scan), and look into those namespaces again.
  * Settle, but not forever: a user mounting in a loop must not push the
@@ -615,19 +729,13 @@ static void on_mounts(MountWatch *mw, const MountSeen *seen, size_t n_seen, void
                 return;
         now = now_usec(CLOCK_MONOTONIC);
         for (size_t i = 0; i < n_seen; i++) {
-                MountBucket *b = mount_bucket(w, seen[i].uid);
+                MountBucket *b = mount_bucket(w, seen[i].owner);
 
                 if (!b->pending)
                         b->burst_since = now;
                 b->pending = true;
                 b->last_event = now;
-                /* A mounter gone, or in the host's namespace (whose mounts
-                 * may propagate anywhere): every namespace is looked into. */
-                if (seen[i].ns == 0 || seen[i].ns == w->host_mntns[0] || seen[i].ns == w->host_mntns[1] ||
-                    w->n_dirty >= DIRTY_MAX)
-                        w->dirty_all = true;
-                else if (!u64_listed(w->dirty, w->n_dirty, seen[i].ns))
-                        w->dirty[w->n_dirty++] = seen[i].ns;
+                dirty_add(w, &w->dirty, &seen[i]);
         }
         schedule_next(w);
 }
@@ -704,6 +812,14 @@ uint64_t container_watch_scans(const ContainerWatch *w) {
 
 uint64_t container_watch_looks(const ContainerWatch *w) {
         return w ? w->looks : 0;
+}
+
+size_t container_watch_skipped(const ContainerWatch *w) {
+        return w ? w->last_skipped : 0;
+}
+
+InspectStats container_watch_look_stats(const ContainerWatch *w) {
+        return inspector_stats(w ? w->inspector : NULL);
 }
 
 usec_t container_watch_cost(const ContainerWatch *w) {

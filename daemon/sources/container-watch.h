@@ -31,7 +31,9 @@ void container_watch_set_period(ContainerWatch *w, usec_t period);
 bool container_watch_forget(ContainerWatch *w);
 /* Scans now (after the scan under way, if one is): each mount namespace is
  * looked into by a child of ours as one of its processes (containers.h,
- * inspector.h), a few at a time, the loop waiting for none. When the last
+ * inspector.h), a few at a time, the loop waiting for none: root's (owner.h)
+ * all and first, in a place no other owner may take; each other owner's up
+ * to a bound (the rest keep what they had), in turns. When the last
  * look is answered (or killed at its deadline), the set found is the
  * instances; if it changed, the owner is told. */
 void container_watch_scan(ContainerWatch *w);
@@ -47,6 +49,10 @@ int container_watch_set_patterns(ContainerWatch *w, char * const *patterns);
 const ProcInstances *container_watch_instances(const ContainerWatch *w);
 uint64_t container_watch_scans(const ContainerWatch *w);
 uint64_t container_watch_looks(const ContainerWatch *w);         /* children started, in all */
+InspectStats container_watch_look_stats(const ContainerWatch *w);
+/* Namespaces the last scan left alone (they keep what they had): an
+ * owner's beyond its share, or beyond what one scan takes. */
+size_t container_watch_skipped(const ContainerWatch *w);
 usec_t container_watch_cost(const ContainerWatch *w);           /* the last scan's duration */
 uint64_t container_watch_scanned_at(const ContainerWatch *w);   /* CLOCK_REALTIME µs; 0: never */
 bool container_watch_mount_events(const ContainerWatch *w);

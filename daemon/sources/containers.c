@@ -284,10 +284,10 @@ int proc_instances_add(ProcInstances *p, ProcInstance *x) {
                 /* Full: root's instance takes the place of one anyone made. */
                 size_t i = p->n;
 
-                while (!x->in_user_ns && i > 0 && !p->items[i - 1].in_user_ns)
+                while (x->owner == 0 && i > 0 && p->items[i - 1].owner == 0)
                         i--;
                 p->dropped++;
-                if (x->in_user_ns || i == 0) {
+                if (x->owner != 0 || i == 0) {
                         proc_instance_done(x);
                         return 0;
                 }

@@ -27,7 +27,8 @@ typedef struct ProcInstance {
         uint64_t mntns;         /* ...and that namespace's inode */
         uint64_t since;         /* CLOCK_REALTIME µs, first found */
         bool by_mount_event;    /* first found by a scan its own namespace's mount event asked for */
-        bool in_user_ns;        /* its process is in a user namespace of its own: anyone's */
+        bool in_user_ns;        /* its process is in a user namespace of its own */
+        uid_t owner;            /* its namespace's (owner.h): 0, root's */
         int *fds;               /* its statistics files, O_PATH, as the look found them: marked through
                                  * these, then closed (-1): an open file would keep the container from
                                  * unmounting its /proc (EBUSY) */
@@ -44,10 +45,10 @@ typedef struct ProcInstances {
 } ProcInstances;
 
 /* Bounded: a host with more containers has them unwatched beyond this.
- * Those of processes in the daemon's own user namespace (what root
- * started: container engines, sandboxed services) go first; any user can
- * make instances in a user namespace of their own, and those fill only
- * what is left. */
+ * Root's (what root started: container engines, sandboxed services, in
+ * our user namespace or one root made) go first; any user can make
+ * instances in a user namespace of their own, and those fill only what is
+ * left. */
 #define PROC_INSTANCES_MAX 256
 
 /* A look into one mount namespace (inspector.h), through one of its

@@ -3,20 +3,26 @@
 
 /* Lookups inside another user's process, off the event loop. Each runs in
  * a short-lived child of ours that first opens what it needs of the
- * process (/proc/PID/root, cmdline, mountinfo) and then takes the
- * process's own file-system credentials (its fs uid and gid, its groups,
- * no capabilities, not dumpable). It has a deadline and is killed past it.
- * Whatever the process's root, mount table or files do (a FUSE server that
- * never answers, an overlay in front of one, a mount table of megabytes),
- * the loop only ever waits for an fd; and a file the process names is
- * opened only as that process could open it.
+ * process (/proc/PID/root, cmdline, mountinfo) and then takes the ids the
+ * daemon saw the process with (at its read): its uid and gid (each as all
+ * four, and the process must still show them so), its groups, no
+ * capabilities, not dumpable, and a death signal that outlives the change.
+ * It has a deadline and is killed past it (the unit keeps CAP_KILL for
+ * that: the child is the process's user's, who may stop it). Whatever the
+ * process's root, mount table or files do (a FUSE server that never
+ * answers, an overlay in front of one, a mount table of megabytes), the
+ * loop only ever waits for an fd; and a file the process names is opened
+ * only as that process could open it. An answer stands only if the
+ * process still runs the binary it was seen with, with the same ids.
  *
  * The answer, or the lack of one, comes back once per asker through the
- * done callback, from the loop. A mount namespace whose lookup by a uid
- * timed out is left alone for that uid for a minute: one user cannot make
- * us wait again and again, and does not make others' looks wait. Lookups are limited in number, per uid and in all (the unit's
- * TasksMax= holds the children, and a child stuck in the kernel past
- * SIGKILL still takes its place until it exits). */
+ * done callback, from the loop. What one user's processes make us cost is
+ * bounded by owner (owner.h: one user's subordinate uids are one owner),
+ * and in all: children at once, with places only root's looks may take;
+ * new looks a second; and a user whose look timed out gets no new one for
+ * a minute, nor while that child lingers (killed at its deadline, it may
+ * still sleep in the kernel, in a FUSE request: its slot is given back at
+ * the deadline all the same, and it counts against the children kept). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,11 +30,13 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "parsers.h"
 #include "time-util.h"
 
 #define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)
 #define INSPECT_MAY_BLOCK_USEC (60 * USEC_PER_SEC)
-#define INSPECT_MAX 5           /* children at once, at most (inspector_new() may set fewer) */
+#define INSPECT_MAX 5           /* slots: children at once, at most (InspectLimits may set fewer) */
+#define INSPECT_LINGER_MAX 4    /* children past their slot kept, at most */
 #define INSPECT_WAITERS_MAX 8   /* askers of one lookup */
 #define INSPECT_REQUEST_MAX 512
 #define INSPECT_ANSWER_MAX (16 * 1024)
@@ -40,7 +48,10 @@ typedef struct Inspector Inspector;
 typedef struct InspectTarget {
         pid_t pid;
         uint64_t start;         /* its /proc/PID/stat starttime: the child checks it is that process */
-        uid_t uid;              /* whose share of the lookups it takes */
+        uid_t owner;            /* whose share of the looks it takes (owner.h): 0 is root's */
+        ProcIds ids;            /* its ids as seen (at its read), settled: what the child becomes */
+        bool has_exe_id;        /* the binary it was seen running, which it must still run after */
+        uint64_t exe_dev, exe_ino;
         uint64_t mntns;         /* its mount namespace's inode */
 } InspectTarget;
 
@@ -74,7 +85,10 @@ typedef int (*InspectWork)(const InspectedProcess *p, const void *request, void 
 typedef enum InspectOutcome {
         INSPECT_ANSWERED,
         INSPECT_TIMED_OUT,      /* killed at its deadline */
-        INSPECT_FAILED,         /* no answer: the process gone or changed, the child killed, ... */
+        INSPECT_FAILED,         /* no answer: the process gone, its ids not as seen, the child killed,
+                                 * a malformed answer, ... */
+        INSPECT_CHANGED,        /* an answer, discarded: meanwhile the process ran another binary, or
+                                 * took other ids */
         INSPECT_PENDING,        /* no answer yet, past the asker's patience: the look goes on, and
                                  * its outcome comes later to the same token */
 } InspectOutcome;
@@ -84,8 +98,15 @@ typedef enum InspectOutcome {
 typedef void (*InspectDone)(Inspector *in, InspectOutcome outcome, const void *answer, int *fds, size_t n_fds,
                             void *token, void *userdata);
 
-/* max children at once (at most INSPECT_MAX), per_uid of them for one uid. */
-int inspector_new(sd_event *event, unsigned max, unsigned per_uid, InspectDone done, void (*free_token)(void *token),
+typedef struct InspectLimits {
+        unsigned slots;         /* children looking at once, at most INSPECT_MAX */
+        unsigned root_slots;    /* ...of which only root's looks may take */
+        unsigned per_owner;     /* ...and one owner's (but root's) */
+        unsigned linger;        /* children out of their slot, not gone yet, kept on top (at most
+                                 * INSPECT_LINGER_MAX); root's looks may always use the last ones */
+} InspectLimits;
+
+int inspector_new(sd_event *event, const InspectLimits *limits, InspectDone done, void (*free_token)(void *token),
                   void *userdata, Inspector **ret);
 /* Kills what runs; each waiting token is freed, not answered. */
 Inspector *inspector_free(Inspector *in);
@@ -94,15 +115,19 @@ Inspector *inspector_free(Inspector *in);
  * compared whole: a lookup under way with the same target and request is
  * joined). done gets token once (twice with a patience: INSPECT_PENDING
  * first; a look already past it is not joined: -EINPROGRESS).
- * -EWOULDBLOCK: the mount namespace timed out for t->uid within
- * INSPECT_MAY_BLOCK_USEC; -EBUSY: too many under way, for
- * t->uid or in all; -ENOBUFS: too many wait on that lookup. done is never
- * called from inside this call. */
+ * Refused: -EPERM, t->ids are not settled (proc_ids_settled()); -ETIMEDOUT,
+ * a look of t->owner's timed out within INSPECT_MAY_BLOCK_USEC (for root,
+ * one into the same mount namespace), or one of its children lingers past
+ * its deadline; -EBUSY, no place (slots, children kept, the rate of all);
+ * -EDQUOT, none for t->owner now (its share of the slots, its rate);
+ * -ENOBUFS: too many wait on that lookup. done is never called from inside
+ * this call. */
 int inspector_ask(Inspector *in, const InspectTarget *t, InspectWork work, const void *request, size_t request_size,
                   void *token);
 
-/* Called (from the loop) each time a child is reaped and its place is
- * free again: an asker that was refused -EBUSY may ask now. */
+/* Called (from the loop) each time a child is reaped: an asker that was
+ * refused -EBUSY may ask now. (A slot given back as a look ends, answered
+ * or not, is free by the time its askers are told.) */
 void inspector_set_freed(Inspector *in, void (*freed)(Inspector *in, void *userdata));
 
 /* Another deadline than INSPECT_DEADLINE_USEC (past it the child is
@@ -110,15 +135,29 @@ void inspector_set_freed(Inspector *in, void (*freed)(Inspector *in, void *userd
  * told INSPECT_PENDING once, and later the outcome. */
 void inspector_set_deadline(Inspector *in, uint64_t usec, uint64_t patience);
 
-/* At most per_second new looks a second for each uid but root's, burst at
- * once (refused: -EBUSY, as past the other limits): what one user's
- * processes make the daemon's children cost. 0: no limit (the default). */
-void inspector_set_rate(Inspector *in, unsigned per_second, unsigned burst);
-uint64_t inspector_rate_refused(const Inspector *in);     /* looks refused by it, in all */
+/* How long an owner's looks are refused after one of theirs timed out
+ * (INSPECT_MAY_BLOCK_USEC); a child that lingers holds them longer. */
+void inspector_set_hold(Inspector *in, uint64_t usec);
 
-/* Whether lookups in mount namespace mntns by uid timed out lately. */
-bool inspector_may_block(const Inspector *in, uint64_t mntns, uid_t uid);
+/* New looks a second for each owner but root (refused: -EDQUOT), and for
+ * all of them together (refused: -EBUSY), since a host may have many
+ * users: what other users' processes make the daemon's children cost.
+ * Each up to burst at once; per_second 0: no limit (the default). */
+typedef struct InspectRate {
+        unsigned per_second, burst;
+} InspectRate;
+void inspector_set_rate(Inspector *in, InspectRate owner, InspectRate all);
 
-/* Children not reaped yet (a killed one may take a while). */
+typedef struct InspectStats {
+        uint64_t started, answered, timed_out, failed, changed;
+        uint64_t refused;       /* looks not started: no place, a rate, a timeout lately */
+        size_t running, lingering;
+} InspectStats;
+InspectStats inspector_stats(const Inspector *in);
+
+/* Whether owner's looks (root's: into mount namespace mntns) are refused
+ * for a timeout lately, or a child lingering past its deadline. */
+bool inspector_may_block(const Inspector *in, uid_t owner, uint64_t mntns);
+
+/* Children not reaped yet, in their slots and lingering. */
 size_t inspector_running(const Inspector *in);
-uint64_t inspector_timeouts(const Inspector *in);

@@ -29,21 +29,27 @@
 #define KNOWN_CACHE_SETS (1u << KNOWN_CACHE_SETS_BITS)
 #define KNOWN_CACHE_MAX (KNOWN_CACHE_WAYS * KNOWN_CACHE_SETS)
 
-/* Looks into readers' processes at once: INSPECT_MAX, this many for one uid.
- * A read waits for its look up to the patience, then counts; the look is
- * killed at the deadline (its namespace then left alone for that uid). */
+/* Looks into readers' processes at once: INSPECT_MAX, one of them only for
+ * root's, this many for one owner (owner.h); and children killed at their
+ * deadline but not gone yet, kept on top. A read waits for its look up to
+ * the patience, then counts; the look is killed at the deadline (its
+ * owner's processes then left alone for a while). */
 #define INSPECT_READER_PER_UID 3
+#define INSPECT_READER_ROOT_SLOTS 1
+#define INSPECT_READER_LINGER 3
 #define READ_LOOK_PATIENCE_USEC INSPECT_DEADLINE_USEC
 #define READ_LOOK_DEADLINE_USEC USEC_PER_SEC
-/* New looks a second for one uid (but root), and at once: a user starting
- * readers faster than this has their reads count, and costs the daemon's
- * children no more. */
 /* A verdict a file decided (a configuration, an @file of arguments) is
  * looked at again after this: the process may read the file again (a
  * reload), and the file may have changed since. */
 #define KNOWN_FILE_VERDICT_USEC (60 * USEC_PER_SEC)
+/* New looks a second for one owner (but root), and at once; and for all
+ * owners together: users starting readers faster than this have their
+ * reads count, and cost the daemon's children no more. */
 #define READ_LOOKS_PER_SEC 20
 #define READ_LOOKS_BURST 40
+#define READ_LOOKS_ALL_PER_SEC 40
+#define READ_LOOKS_ALL_BURST 80
 
 /* What is asked of a process: compared whole (memset before filling). */
 typedef struct KnownAsk {
