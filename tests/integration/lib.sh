@@ -180,6 +180,13 @@ wait_for() {
         shift
         until "$@"; do [ "$(usec_now)" -ge $deadline ] && return 1; sleep 0.05; done
 }
+# lines_at_least FILE N: FILE holds N whole lines, each ended by its
+# newline. What a program streams into a file (numastatctl monitor: one JSON
+# status a line, flushed as it goes) may be seen half written: a file that
+# is not empty may hold only the start of its first line.
+lines_at_least() { [ "$(wc -l < "$1")" -ge "$2" ]; }
+# whole_lines FILE: FILE's whole lines, not the one still being written.
+whole_lines() { head -n "$(wc -l < "$1")" "$1"; }
 # conforms TYPE DESCRIPTION <<< JSON (not in a pipe: ok counts): the value is TYPE as the interface file
 # declares it (every field declared, types right), else prints what is not.
 conforms() {
