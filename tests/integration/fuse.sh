@@ -138,9 +138,9 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         is "$(asked_by_daemon overlay)" 0 "  the daemon itself asked the server nothing"
         is "$(grep -c '^stalled' "$U/overlay.log")" 1 "  one look asked it (and was left waiting): its namespace is then left alone"
         sed "s/^/# /" "$U/overlay.log" >&2
-        # The server's children, then the server and the user namespace's
-        # shell: the connection aborts, the stuck look ends.
-        pkill -KILL -f "$STALL overlay" 2>/dev/null
+        # The server's children, then the server and as_nobody's subshell
+        # ($SERVER): the connection aborts, the stuck look ends.
+        kill_tree "$SERVER"
         wait "$SERVER" 2>/dev/null
         wait_for 15 sysctl_is 0
         ok $? "  the reader gone: counting off again"
@@ -175,7 +175,7 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         is "$(asked_by_daemon overlay-ns)" 0 "  the daemon itself asked the server nothing"
         kill -KILL "$ROOTC" 2>/dev/null
         wait "$ROOTC" 2>/dev/null
-        pkill -KILL -f "$STALL overlay-ns" 2>/dev/null
+        kill_tree "$SERVER"
         wait "$SERVER" 2>/dev/null
         chmod "$FUSE_MODE" /dev/fuse
 fi
