@@ -16,6 +16,7 @@
 
 require_root "mounting FUSE with allow_other in the initial user namespace needs root"
 STALL="$BUILDDIR/tests/integration/fuse-stall"
+nobody_copy STALL "$STALL"      # uid 65534 runs it too: the build tree may be out of its reach
 if [ ! -c /dev/fuse ] || ! grep -qw fuse /proc/filesystems; then
         skip "no FUSE here (/dev/fuse or the fuse file system is missing; modprobe fuse)"
         done_testing

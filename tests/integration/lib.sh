@@ -156,6 +156,21 @@ as_nobody() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
 
+# nobody_copy VAR PROGRAM: sets VAR to the path of a copy of PROGRAM (one
+# of the build's) that another user may run: in a directory of mode 0755
+# under /tmp, removed at exit. The build tree may be where uid 65534 cannot
+# go (a clone in /root, mode 0700): exec'd from there by a process of that
+# user (unshare -Urm, a shell) the program does not start, and a check that
+# expects a refusal could pass for that reason. (setpriv itself still finds
+# it: it keeps root's capabilities until its exec.)
+nobody_copy() {
+        local d
+        d=$(mktemp -d /tmp/numastatd-bin-XXXXXX) || return 1
+        cleanup_trees+=("$d")
+        chmod 755 "$d" && cp "$2" "$d/" || return 1
+        printf -v "$1" '%s' "$d/${2##*/}"
+}
+
 # kill_tree PID: kills PID, which this script started, and every process
 # under it, found by parent pid from PID (a program started through a
 # function, setpriv and unshare, and what it forked): never another's
