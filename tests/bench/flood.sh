@@ -39,8 +39,30 @@ for b in "$NUMASTATD" "$NUMASTATCTL" "$FLOOD"; do [ -x "$b" ] || die "$b is not 
 T=$(mktemp -d /dev/shm/numastatd-flood-XXXXXX)
 chmod 755 "$T"
 PIDS=()
+# kill_tree PID: PID, which this script started, and every process under it
+# (the floods' readers), found by parent pid: never another's by its name
+# or uid. As tests/integration/lib.sh's: each is stopped first, from the
+# top, so that none forks one the walk misses, then all are killed.
+kill_tree() {
+        local pids=("$1") i=0 c st ppid
+        kill -STOP "$1" 2>/dev/null || return 0
+        while [ "$i" -lt "${#pids[@]}" ]; do
+                for c in $(pgrep -P "${pids[$i]}"); do
+                        kill -STOP "$c" 2>/dev/null || continue
+                        st=$(cat "/proc/$c/stat" 2>/dev/null) ppid=
+                        read -r _ ppid _ <<<"${st##*) }"        # after "(comm) ": state, ppid
+                        if [ "$ppid" = "${pids[$i]}" ]; then
+                                pids+=("$c")
+                        else
+                                kill -CONT "$c" 2>/dev/null     # no longer the child listed: not ours
+                        fi
+                done
+                i=$((i + 1))
+        done
+        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -KILL "${pids[$i]}" 2>/dev/null; done
+}
 cleanup() {
-        for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+        for p in "${PIDS[@]}"; do kill_tree "$p"; done
         wait 2>/dev/null
         rm -rf "$T"
 }
@@ -236,7 +258,9 @@ run_storm() {  # run_storm N
         PIDS+=($launcher)
         # The storm spins on the other CPUs: the measures run on the daemon's.
         taskset -p -c 0 $$ > /dev/null
-        for _ in $(seq 1 600); do [ "$(pgrep -c -u 65534 -x readflood)" -ge "$n" ] && break; sleep 0.1; done
+        # Its readers: the launcher's children (setpriv, unshare, sh and
+        # chroot exec; the flood forks them), not anyone's named readflood.
+        for _ in $(seq 1 600); do [ "$(pgrep -c -P "$launcher" -x readflood)" -ge "$n" ] && break; sleep 0.1; done
         # Their reads count until each reader's look is done (20 looks a
         # second for a uid: a minute for 1,200): the steady state is when
         # counting goes off (two minutes at most).
@@ -255,12 +279,11 @@ run_storm() {  # run_storm N
         seen=$(read_seen_ms)
         lat=$(status_latency)
         wall=$(python3 -c "print($(mono) - $t0)")
-        echo "# figure: mountinfo storm ($n readers, $(pgrep -c -u 65534 -x readflood) running, a $(cat "$T/storm/mountinfo-bytes" 2>/dev/null || echo '?')-byte mount table):" \
+        echo "# figure: mountinfo storm ($n readers, $(pgrep -c -P "$launcher" -x readflood) running, a $(cat "$T/storm/mountinfo-bytes" 2>/dev/null || echo '?')-byte mount table):" \
              "root's read to counting on ${on} ms, until listed ${seen} ms; status p50/max ${lat/ / / } ms;" \
              "counting off after ${settled}, then ${off}% of 3 s; longest watchdog gap $(longest_gap "$t0") s; daemon CPU $(python3 -c "print('%.0f' % (100 * ($(cpu_ticks) - $c0) / $(getconf CLK_TCK) / $wall))")%," \
              "its looks $(python3 -c "print('%.0f' % (100 * ($(child_ticks) - $k0) / $(getconf CLK_TCK) / $wall))")% of one core"
-        pkill -KILL -u 65534 -x readflood
-        kill -KILL "$launcher" 2>/dev/null
+        kill_tree "$launcher"
         wait "$launcher" 2>/dev/null
         rm -rf "$T/storm"
         taskset -p -c 0-$(($NCPU - 1)) $$ > /dev/null

@@ -31,8 +31,9 @@ ok $? "a rate between the thresholds: counting on, rule on-not-above"
 # ---- Monitor: quiet while numbers tick, an update for a change ----
 ctl --json=short monitor > "$T/monitor.out" 2>/dev/null &
 MON_PID=$!
-wait_for 5 test -s "$T/monitor.out"
-# The first line is the whole status. A second may follow at once when
+wait_for 5 lines_at_least "$T/monitor.out" 1
+# The first line is the whole status (waited for whole: a status of several
+# KiB may be seen half written). A second may follow at once when
 # another test's uevent reloads the topology: a real change, which the
 # repeat check below tells from a tick.
 first=$(head -1 "$T/monitor.out" | python3 -c 'import json, sys; l = json.loads(sys.stdin.read()); print(l.get("parameters", l).get("policy"))' 2>/dev/null)
@@ -45,7 +46,8 @@ monitor_repeats() {
         python3 - "$T/monitor.out" <<'PYEND'
 import json, sys
 TICKS = {"allocation_rate", "ledger.pages_total", "sources.samples_total"}
-lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Whole lines only: the last may still be being written.
+lines = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[:-1] if l.strip()]
 lines = [l.get("parameters", l) for l in lines]
 def flat(d, pre=""):
     out = {}
@@ -68,9 +70,12 @@ is "$(monitor_repeats 2>"$T/monitor.why")" 0 "Monitor: no update while only the 
 cat "$T/monitor.why"    # what each update changed, if any came
 ok $([ "$(ctl --json=short | json_get allocation_rate)" -gt 1000 ]; echo $?) "  (the rate did change: $(ctl --json=short | json_get allocation_rate) pages/s)"
 sleep 2 | cat "$T/proc/vmstat" - >/dev/null &
-wait_for 5 bash -c "[ \$(wc -l < '$T/monitor.out') -ge 2 ]"
+wait_for 5 lines_at_least "$T/monitor.out" 2
 ok $? "Monitor: an update for a new reader"
-tail -1 "$T/monitor.out" | grep -q '"comm":"cat"'
+# An update after the first, whole, names it (another test's uevent may have
+# earned one before it).
+names_cat() { whole_lines "$T/monitor.out" | tail -n +2 | grep -q '"comm":"cat"'; }
+wait_for 5 names_cat
 ok $? "  naming it"
 kill $MON_PID
 

@@ -4,6 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root "the non-root refusal is checked by switching to uid 65534"
+nobody_copy NOBODY_CTL "$NUMASTATCTL"   # the build tree may be out of uid 65534's reach
 
 # ---- mainline tree: strict and coarse end to end ----
 T=$(make_tree mainline); cleanup_trees+=("$T")
@@ -30,13 +31,13 @@ is "$(echo "$S" | json_get transitions.0.to)" coarse "transition recorded"
 contains "$(echo "$S" | json_get reason)" "policy coarse" "reason explains the switch"
 
 # Non-root: may read the status, may not change the policy.
-OUT=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" set-policy strict 2>&1)
+OUT=$(as_nobody "$NOBODY_CTL" --socket="$SOCK" set-policy strict 2>&1)
 is "$?" 4 "non-root set-policy exits 4 (permission denied)"
 contains "$OUT" "permission denied" "and says so"
 is "$(cat "$T/proc/sys/vm/numa_stat")" 0 "the file did not change"
-as_nobody "$NUMASTATCTL" --socket="$SOCK" reload >/dev/null 2>&1
+as_nobody "$NOBODY_CTL" --socket="$SOCK" reload >/dev/null 2>&1
 is "$?" 4 "non-root reload refused"
-check "non-root status works" as_nobody "$NUMASTATCTL" --socket="$SOCK" status
+check "non-root status works" as_nobody "$NOBODY_CTL" --socket="$SOCK" status
 
 # A file that vanished: a clear error, never success, and the daemon lives.
 rm "$T/proc/sys/vm/numa_stat"

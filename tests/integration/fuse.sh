@@ -16,6 +16,7 @@
 
 require_root "mounting FUSE with allow_other in the initial user namespace needs root"
 STALL="$BUILDDIR/tests/integration/fuse-stall"
+nobody_copy STALL "$STALL"      # uid 65534 runs it too: the build tree may be out of its reach
 if [ ! -c /dev/fuse ] || ! grep -qw fuse /proc/filesystems; then
         skip "no FUSE here (/dev/fuse or the fuse file system is missing; modprobe fuse)"
         done_testing
@@ -138,9 +139,9 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         is "$(asked_by_daemon overlay)" 0 "  the daemon itself asked the server nothing"
         is "$(grep -c '^stalled' "$U/overlay.log")" 1 "  one look asked it (and was left waiting): its namespace is then left alone"
         sed "s/^/# /" "$U/overlay.log" >&2
-        # The server's children, then the server and the user namespace's
-        # shell: the connection aborts, the stuck look ends.
-        pkill -KILL -f "$STALL overlay" 2>/dev/null
+        # The server's children, then the server and as_nobody's subshell
+        # ($SERVER): the connection aborts, the stuck look ends.
+        kill_tree "$SERVER"
         wait "$SERVER" 2>/dev/null
         wait_for 15 sysctl_is 0
         ok $? "  the reader gone: counting off again"
@@ -175,7 +176,7 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         is "$(asked_by_daemon overlay-ns)" 0 "  the daemon itself asked the server nothing"
         kill -KILL "$ROOTC" 2>/dev/null
         wait "$ROOTC" 2>/dev/null
-        pkill -KILL -f "$STALL overlay-ns" 2>/dev/null
+        kill_tree "$SERVER"
         wait "$SERVER" 2>/dev/null
         chmod "$FUSE_MODE" /dev/fuse
 fi

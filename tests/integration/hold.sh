@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root "fanotify_init needs CAP_SYS_ADMIN, and holds are tried as uid 65534"
+nobody_copy NOBODY_CTL "$NUMASTATCTL"   # the build tree may be out of uid 65534's reach
 fake_kernel_tree hold
 
 auto_conf > "$T/conf"
@@ -95,19 +96,19 @@ ok $? "  and counting goes off again"
 # Each hold lasts until the script releases it (a loaded machine may take
 # seconds over the checks): its command waits for $RELEASE.
 RELEASE=$T/release-holds
-as_nobody "$NUMASTATCTL" --socket="$SOCK" hold --reason secret -- sh -c 'until [ -e "$1" ]; do sleep 0.05; done' \
+as_nobody "$NOBODY_CTL" --socket="$SOCK" hold --reason secret -- sh -c 'until [ -e "$1" ]; do sleep 0.05; done' \
         sh "$RELEASE" &
 NOBODY_HOLD=$!
 wait_for 5 bash -c "'$NUMASTATCTL' --socket='$SOCK' --json=short | grep -q '\"uid\":65534'"
 ok $? "uid 65534 may hold counting on"
 S=$(ctl --json=short)
 is "$(echo "$S" | json_get holds.0.reason)" secret "root sees its reason"
-V=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" --json=short)
+V=$(as_nobody "$NOBODY_CTL" --socket="$SOCK" --json=short)
 is "$(echo "$V" | json_get holds.0.reason)" secret "the owner sees it too"
 ctl hold --reason mine -- sh -c 'until [ -e "$1" ]; do sleep 0.05; done' sh "$RELEASE" &
 ROOT_HOLD=$!
 wait_for 5 bash -c "[ \"\$('$NUMASTATCTL' --socket='$SOCK' --json=short | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"holds\"]))')\" = 2 ]"
-V=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" --json=short)
+V=$(as_nobody "$NOBODY_CTL" --socket="$SOCK" --json=short)
 is "$(echo "$V" | python3 -c 'import json,sys; h=[h for h in json.load(sys.stdin)["holds"] if h.get("redacted")]; print(len(h), h[0]["reason"], h[0]["pid"], h[0]["comm"])')" \
    "1 None None numastatctl" "another user sees root's hold by comm only: no reason, no pid"
 conforms Status "  and that status, redacted, conforms to the interface file" <<< "$V"
@@ -117,13 +118,13 @@ wait $NOBODY_HOLD $ROOT_HOLD
 # ---- limits and refusals ----
 PIDS=()
 for i in 1 2 3 4 5 6 7 8; do
-        as_nobody "$NUMASTATCTL" --socket="$SOCK" hold -- sh -c 'until [ -e "$1" ]; do sleep 0.05; done' \
+        as_nobody "$NOBODY_CTL" --socket="$SOCK" hold -- sh -c 'until [ -e "$1" ]; do sleep 0.05; done' \
                 sh "$RELEASE-8" &
         PIDS+=($!)
 done
 wait_for 10 bash -c "[ \"\$('$NUMASTATCTL' --socket='$SOCK' --json=short | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"holds\"]))')\" = 8 ]"
 ok $? "8 holds by one user"
-OUT=$(as_nobody "$NUMASTATCTL" --socket="$SOCK" hold --timeout 1s 2>&1)
+OUT=$(as_nobody "$NOBODY_CTL" --socket="$SOCK" hold --timeout 1s 2>&1)
 is "$?" 1 "the 9th is refused (exit 1)"
 contains "$OUT" "too many holds by this user" "  saying why"
 touch "$RELEASE-8"

@@ -163,6 +163,46 @@ as_nobody() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
 
+# nobody_copy VAR PROGRAM: sets VAR to the path of a copy of PROGRAM (one
+# of the build's) that another user may run: in a directory of mode 0755
+# under /tmp, removed at exit. The build tree may be where uid 65534 cannot
+# go (a clone in /root, mode 0700): exec'd from there by a process of that
+# user (unshare -Urm, a shell) the program does not start, and a check that
+# expects a refusal could pass for that reason. (setpriv itself still finds
+# it: it keeps root's capabilities until its exec.)
+nobody_copy() {
+        local d
+        d=$(mktemp -d /tmp/numastatd-bin-XXXXXX) || return 1
+        cleanup_trees+=("$d")
+        chmod 755 "$d" && cp "$2" "$d/" || return 1
+        printf -v "$1" '%s' "$d/${2##*/}"
+}
+
+# kill_tree PID: kills PID, which this script started, and every process
+# under it, found by parent pid from PID (a program started through a
+# function, setpriv and unshare, and what it forked): never another's
+# process by its name. Each is stopped first, from the top, so that none
+# forks one the walk misses (a pid is kept only while its parent is still
+# the one walked from), then all are killed, the deepest first.
+kill_tree() {
+        local pids=("$1") i=0 c st ppid
+        kill -STOP "$1" 2>/dev/null || return 0
+        while [ "$i" -lt "${#pids[@]}" ]; do
+                for c in $(pgrep -P "${pids[$i]}"); do
+                        kill -STOP "$c" 2>/dev/null || continue
+                        st=$(cat "/proc/$c/stat" 2>/dev/null) ppid=
+                        read -r _ ppid _ <<<"${st##*) }"        # after "(comm) ": state, ppid
+                        if [ "$ppid" = "${pids[$i]}" ]; then
+                                pids+=("$c")
+                        else
+                                kill -CONT "$c" 2>/dev/null     # no longer the child listed: not ours
+                        fi
+                done
+                i=$((i + 1))
+        done
+        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -KILL "${pids[$i]}" 2>/dev/null; done
+}
+
 cleanup_trees=()
 cleanup_mounts=
 cleanup() {
@@ -187,6 +227,13 @@ wait_for() {
         shift
         until "$@"; do [ "$(usec_now)" -ge $deadline ] && return 1; sleep 0.05; done
 }
+# lines_at_least FILE N: FILE holds N whole lines, each ended by its
+# newline. What a program streams into a file (numastatctl monitor: one JSON
+# status a line, flushed as it goes) may be seen half written: a file that
+# is not empty may hold only the start of its first line.
+lines_at_least() { [ "$(wc -l < "$1")" -ge "$2" ]; }
+# whole_lines FILE: FILE's whole lines, not the one still being written.
+whole_lines() { head -n "$(wc -l < "$1")" "$1"; }
 # conforms TYPE DESCRIPTION <<< JSON (not in a pipe: ok counts): the value is TYPE as the interface file
 # declares it (every field declared, types right), else prints what is not.
 conforms() {

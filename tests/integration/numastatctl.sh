@@ -92,10 +92,9 @@ is "$(ctl --json=short readers)" "[]" "readers --json"
 MON="$T/monitor.out"
 ctl --json=short monitor > "$MON" &
 MON_PID=$!
-wait_for 5 test -s "$MON"
+wait_for 5 lines_at_least "$MON" 1
 is "$(wc -l < "$MON")" 1 "monitor prints the status at once"
 ctl set-policy coarse >/dev/null
-lines_at_least() { [ "$(wc -l < "$1")" -ge "$2" ]; }
 wait_for 5 lines_at_least "$MON" 2
 is "$(sed -n 2p "$MON" | json_get kernel_mode)" coarse "monitor prints the change"
 ctl status >/dev/null

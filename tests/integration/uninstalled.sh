@@ -10,6 +10,12 @@ unset NUMASTATD_KNOWN_READERS_PATH
 
 T=$(make_tree mainline)
 cleanup_trees+=("$T")
+# The administrator's catalogue, looked in first: under configure's
+# sysconfdir, which make check passes (/usr/local/etc with the default
+# prefix, /etc as scripts/build.sh configures); run alone, the directory of
+# the default configuration file the daemon's --help names.
+sysconfdir=${TEST_SYSCONFDIR:-$("$NUMASTATD" --help | sed -n 's|.*(default \(/[^ )]*\)/numastatd\.conf).*|\1|p')}
+ETC_READERS=$sysconfdir/numastatd/readers.d
 
 shipped=$(cd "$SRCDIR/conf/readers.d" && ls -- *.conf | sed 's/\.conf$//' | sort)
 is "$(cat "$BUILDDIR/numastatd-uninstalled" 2>/dev/null)" "$SRCDIR/conf/readers.d" \
@@ -38,8 +44,8 @@ ok $? "a daemon whose catalogue directory is empty starts"
 status=$(ctl status)
 contains "$status" "Warning: known readers are on, but no catalogue entry is loaded: every read counts" \
         "  status warns that the catalogue is on but empty"
-contains "$status" "looked in: /etc/numastatd/readers.d, $T/empty" "  saying where it looked"
-contains "$(ctl known-readers)" "No known readers in /etc/numastatd/readers.d, $T/empty" \
+contains "$status" "looked in: $ETC_READERS, $T/empty" "  saying where it looked"
+contains "$(ctl known-readers)" "No known readers in $ETC_READERS, $T/empty" \
         "  known-readers says where it looked"
 is "$(ctl --json=short status | json_get sources.known_readers)" 0 "  GetStatus: known_readers 0"
 stop_daemon

@@ -323,9 +323,12 @@ if [ "$SOAK" -gt 0 ]; then
                         wait_for 10 grep -q "the hold ended" "$STATE/hold.out" &&
                                 wait_for 30 grep -q "counting held on again" "$STATE/hold.out" && wait_for 10 held ||
                                 { hold_missed=$((hold_missed + 1)); sed 's/^/#   /' "$STATE/hold.out" >"$OUT"; }
+                        # Its command first, found by parent pid while the
+                        # client is alive (then the client ends with it), not
+                        # any "sleep 600" by name.
+                        pkill -P "$HP" -x sleep 2>/dev/null
                         kill "$HP" 2>/dev/null
                         wait "$HP" 2>/dev/null
-                        pkill -f "^sleep 600$" 2>/dev/null
                 fi
         done
         wait_for 30 answers
