@@ -420,9 +420,8 @@ static bool output_over(Varlink *v, size_t len) {
         return varlink_limits_output_over(&v->server->limits, v->ucred.uid, output_queued(v), of_uid, of_others, len);
 }
 
-static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
-        _cleanup_(sd_json_variant_unrefp) sd_json_variant *p = NULL;
-        size_t len;
+/* Sends p (len bytes as text) to the current call. */
+static int varlink_send_sd(Varlink *v, const char *error_id, sd_json_variant *p, size_t len, bool continues) {
         int r;
 
         if (!v->link)
@@ -431,9 +430,6 @@ static int varlink_send(Varlink *v, const char *error_id, json_object *parameter
                 return -EBUSY;
         if (continues && !v->call_more)
                 return -EPROTO;
-        r = json_c_to_sd_json(parameters, &p, &len);
-        if (r < 0)
-                return r;
         if (output_over(v, len)) {
                 log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
                             "disconnecting.", v->ucred.pid, (unsigned) v->ucred.uid, output_queued(v) / 1024);
@@ -456,6 +452,19 @@ static int varlink_send(Varlink *v, const char *error_id, json_object *parameter
         return 0;
 }
 
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_(sd_json_variant_unrefp) sd_json_variant *p = NULL;
+        size_t len;
+        int r;
+
+        if (!v->link)
+                return -ENOTCONN;
+        r = json_c_to_sd_json(parameters, &p, &len);
+        if (r < 0)
+                return r;
+        return varlink_send_sd(v, error_id, p, len, continues);
+}
+
 int varlink_reply(Varlink *v, json_object *parameters) {
         return varlink_send(v, NULL, parameters, false);
 }
@@ -475,6 +484,49 @@ int varlink_error_invalid_parameter(Varlink *v, const char *name) {
                 return -ENOMEM;
         json_object_object_add(p, "parameter", json_object_new_string(name));
         return varlink_error(v, VARLINK_ERROR_INVALID_PARAMETER, p);
+}
+
+/* The parameters converted to sd-json once: sd-varlink still prints
+ * them for each call (it takes no text), but the json-c printing and the
+ * parsing back are done once. */
+struct VarlinkReply {
+        unsigned n_ref;
+        sd_json_variant *parameters;
+        size_t len;             /* as text, for the output bound */
+};
+
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret) {
+        VarlinkReply *r = calloc(1, sizeof *r);
+        int k;
+
+        if (!r)
+                return -ENOMEM;
+        k = json_c_to_sd_json(parameters, &r->parameters, &r->len);
+        if (k < 0) {
+                free(r);
+                return k;
+        }
+        r->n_ref = 1;
+        *ret = r;
+        return 0;
+}
+
+VarlinkReply *varlink_reply_ref(VarlinkReply *r) {
+        if (r)
+                r->n_ref++;
+        return r;
+}
+
+VarlinkReply *varlink_reply_unref(VarlinkReply *r) {
+        if (r && --r->n_ref == 0) {
+                sd_json_variant_unref(r->parameters);
+                free(r);
+        }
+        return NULL;
+}
+
+int varlink_reply_send(Varlink *v, VarlinkReply *r) {
+        return varlink_send_sd(v, NULL, r->parameters, r->len, false);
 }
 
 /* ---- the peer's input, handed on whole ---- */

@@ -422,15 +422,10 @@ static bool output_over(const Varlink *v, size_t len) {
         return varlink_limits_output_over(&v->server->limits, v->ucred.uid, output_queued(v), of_uid, of_others, len);
 }
 
-static int varlink_enqueue(Varlink *v, json_object *message) {
-        const char *text;
-        size_t len;
+/* Queues len bytes of text (a message and its NUL) and sends what the
+ * socket takes. */
+static int varlink_enqueue_text(Varlink *v, const char *text, size_t len) {
         int r;
-
-        text = varlink_message_format(message);
-        if (!text)
-                return -ENOMEM;
-        len = strlen(text) + 1;
 
         if (output_over(v, len)) {
                 log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
@@ -463,6 +458,14 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
         return r;
 }
 
+static int varlink_enqueue(Varlink *v, json_object *message) {
+        const char *text = varlink_message_format(message);
+
+        if (!text)
+                return -ENOMEM;
+        return varlink_enqueue_text(v, text, strlen(text) + 1);
+}
+
 static void varlink_arm_idle(Varlink *v);
 
 static void varlink_call_done(Varlink *v) {
@@ -474,33 +477,47 @@ static void varlink_call_done(Varlink *v) {
                 sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
 }
 
-static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
-        _cleanup_json_ json_object *m = NULL;
-        int r;
-
+/* What every reply, error and notification begins with: 1 to send it, 0
+ * if the call was oneway (answered by saying nothing), or an error. */
+static int varlink_send_check(Varlink *v, bool continues) {
         if (v->state == VARLINK_DISCONNECTED)
                 return -ENOTCONN;
         if (v->state != VARLINK_CALL)
                 return -EBUSY;  /* no call to answer */
         if (continues && !(v->call_flags & VARLINK_METHOD_MORE))
                 return -EPROTO;
-
         if (v->call_flags & VARLINK_METHOD_ONEWAY) {
                 if (!continues)
                         varlink_call_done(v);
                 return 0;
         }
+        return 1;
+}
 
-        m = json_object_new_object();
+static json_object *varlink_message_new(const char *error_id, json_object *parameters, bool continues) {
+        json_object *m = json_object_new_object();
+
         if (!m)
-                return -ENOMEM;
+                return NULL;
         if (error_id)
                 json_object_object_add(m, "error", json_object_new_string(error_id));
         json_object_object_add(m, "parameters",
                                parameters ? json_object_get(parameters) : json_object_new_object());
         if (continues)
                 json_object_object_add(m, "continues", json_object_new_boolean(true));
+        return m;
+}
 
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_json_ json_object *m = NULL;
+        int r;
+
+        r = varlink_send_check(v, continues);
+        if (r <= 0)
+                return r;
+        m = varlink_message_new(error_id, parameters, continues);
+        if (!m)
+                return -ENOMEM;
         if (!continues)
                 varlink_call_done(v);
         r = varlink_enqueue(v, m);
@@ -529,6 +546,53 @@ static int varlink_error_with_string(Varlink *v, const char *error_id, const cha
 
 int varlink_error_invalid_parameter(Varlink *v, const char *name) {
         return varlink_error_with_string(v, VARLINK_ERROR_INVALID_PARAMETER, "parameter", name);
+}
+
+/* The whole message, its NUL included: sending it is a copy. */
+struct VarlinkReply {
+        unsigned n_ref;
+        size_t len;
+        char text[];
+};
+
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret) {
+        _cleanup_json_ json_object *m = varlink_message_new(NULL, parameters, false);
+        const char *text = m ? varlink_message_format(m) : NULL;
+        size_t len = text ? strlen(text) + 1 : 0;
+        VarlinkReply *r;
+
+        if (!text)
+                return -ENOMEM;
+        r = malloc(sizeof *r + len);
+        if (!r)
+                return -ENOMEM;
+        r->n_ref = 1;
+        r->len = len;
+        memcpy(r->text, text, len);
+        *ret = r;
+        return 0;
+}
+
+VarlinkReply *varlink_reply_ref(VarlinkReply *r) {
+        if (r)
+                r->n_ref++;
+        return r;
+}
+
+VarlinkReply *varlink_reply_unref(VarlinkReply *r) {
+        if (r && --r->n_ref == 0)
+                free(r);
+        return NULL;
+}
+
+int varlink_reply_send(Varlink *v, VarlinkReply *reply) {
+        int r = varlink_send_check(v, false);
+
+        if (r <= 0)
+                return r;
+        varlink_call_done(v);
+        r = varlink_enqueue_text(v, reply->text, reply->len);
+        return r == -ENOBUFS ? 0 : r;   /* a dropped peer is not the method's failure */
 }
 
 /* ---- org.varlink.service ---- */

@@ -102,9 +102,23 @@ int varlink_notify(Varlink *link, json_object *parameters);
 int varlink_error(Varlink *link, const char *error_id, json_object *parameters);
 int varlink_error_invalid_parameter(Varlink *link, const char *name);
 
+/* A reply serialized once, for an answer many calls share (a status that
+ * does not change between them): each call then costs a copy of its
+ * text, not a rendering. Reference-counted; the parameters are not kept. */
+typedef struct VarlinkReply VarlinkReply;
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret);
+VarlinkReply *varlink_reply_ref(VarlinkReply *r);
+VarlinkReply *varlink_reply_unref(VarlinkReply *r);
+/* The final reply to the current call: what varlink_reply() with the
+ * parameters r was made from sends, byte for byte. */
+int varlink_reply_send(Varlink *link, VarlinkReply *r);
+
 static inline void varlink_unrefp(Varlink **l) {
         varlink_unref(*l);
 }
 static inline void varlink_server_unrefp(VarlinkServer **s) {
         varlink_server_unref(*s);
+}
+static inline void varlink_reply_unrefp(VarlinkReply **r) {
+        varlink_reply_unref(*r);
 }

@@ -43,15 +43,22 @@ typedef struct Ctx {
 } Ctx;
 
 static unsigned echo_calls;     /* Echo calls served, to count them per loop turn */
+static bool echo_prepared;      /* answer with varlink_reply_send() */
 
 static int method_echo(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         _cleanup_json_ json_object *r = json_object_new_object();
+        _cleanup_(varlink_reply_unrefp) VarlinkReply *prepared = NULL;
         json_object *v = NULL;
+
         echo_calls++;
         if (json_object_object_get_ex(p, "value", &v))
                 json_object_object_add(r, "value", json_object_get(v));
         json_object_object_add(r, "n_params", json_object_new_int(json_object_object_length(p)));
-        return varlink_reply(link, r);
+        if (!echo_prepared)
+                return varlink_reply(link, r);
+        if (varlink_reply_new(r, &prepared) < 0)
+                return -ENOMEM;
+        return varlink_reply_send(link, prepared);
 }
 
 static int method_stream(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
@@ -595,6 +602,35 @@ static void test_half_close(void) {
         ctx_done(&c);
 }
 
+/* A reply made once (varlink_reply_new()) is sent as varlink_reply() would
+ * send its parameters, byte for byte, to any number of calls. */
+static void test_prepared_reply(void) {
+        /* Non-ASCII, a slash and an escaped quote: printed as json-c prints them. */
+        const char *call = "{\"method\":\"org.example.test.Echo\","
+                           "\"parameters\":{\"value\":\"\u00e9t\u00e9 / \\\" 1.5\"}}";
+        Replies plain = {}, kept = {};
+        Ctx c;
+        int fd;
+
+        ctx_init(&c);
+        fd = connect_client(&c);
+        send_msg(fd, call);
+        collect(&c, fd, 1, &plain);
+        echo_prepared = true;
+        for (int i = 0; i < 3; i++)
+                send_msg(fd, call);
+        collect(&c, fd, 3, &kept);
+        echo_prepared = false;
+        is_int(kept.n, 3, "a prepared reply answers each of three calls");
+        ok(plain.n == 1 && kept.len == 3 * plain.len && memcmp(kept.buf, plain.buf, plain.len) == 0 &&
+                   memcmp(kept.buf + plain.len, plain.buf, plain.len) == 0,
+           "  with what varlink_reply() sends, byte for byte: %.*s", (int) plain.len, plain.buf ? plain.buf : "");
+        replies_free(&plain);
+        replies_free(&kept);
+        close(fd);
+        ctx_done(&c);
+}
+
 static void test_framing_helpers(void) {
         is_int(varlink_frame_find("abc", 3), -EAGAIN, "no NUL: incomplete");
         is_int(varlink_frame_find("ab\0cd", 5), 2, "first NUL found");
@@ -866,5 +902,6 @@ int main(void) {
         test_disconnects();
         test_limits();
         test_half_close();
+        test_prepared_reply();
         return tap_done();
 }
