@@ -19,7 +19,8 @@
  *
  * Children drop to uid/gid 65534 when started as root (unless
  * FLOOD_KEEP_IDS is set; FLOOD_UIDS=FIRST:COUNT gives connection i the
- * uid FIRST + i % COUNT) and set their comm to "readflood". Prints how many
+ * uid FIRST + i % COUNT) and set their comm to "readflood" ("callflood"
+ * for calls). Prints how many
  * reads were made, or for calls: "sent S answered A in_time W errors E
  * closed C last L": A replies to the S calls, W of them within SECONDS, E
  * of them errors, C connections closed by the daemon, the last reply L s
@@ -189,6 +190,8 @@ static int calls(int n, double seconds, const char *path, int batch, int batches
                 if (pid > 0)
                         continue;
                 become_nobody(i);
+                /* Not "readflood": the storm's end kills those by name. */
+                (void) prctl(PR_SET_NAME, "callflood", 0, 0, 0);
                 close(gate[1]);
                 /* Connected before the start: the flood is N at once. */
                 fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
