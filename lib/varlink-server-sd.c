@@ -17,7 +17,10 @@
  *    reach the unit's MemoryMax=), so we read the socket ourselves and
  *    hand sd-varlink, through a pipe, only whole messages of at most
  *    varlink_server_set_buffer_max()'s bytes; a longer one closes the
- *    connection, as the hand-written server does.
+ *    connection, as the hand-written server does;
+ *  - the call budget of uids other than root (varlink-budget.h): each
+ *    message is paid for before it is handed on, and while a peer waits
+ *    for its turn nothing more is read from it.
  *
  * Parameters cross between json-c, which the service uses, and sd-json as
  * text (lib/json-sd.c). */
@@ -36,6 +39,8 @@
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
+#include "time-util.h"
+#include "varlink-budget.h"
 #include "varlink-limits.h"
 #include "varlink-server.h"
 #include "varlink-socket.h"
@@ -60,6 +65,9 @@ struct Varlink {
         sd_event_source *input, *pipe_ready;
         char *in;                       /* read, not handed on yet: whole messages, then a part of one */
         size_t in_len, in_size, in_max;         /* in_size grows, as a message needs it, to in_max */
+        bool in_eof;                    /* the peer is done sending: sd-varlink's end once all is handed on */
+        unsigned paid;                  /* whole messages in `in` the budget granted */
+        bool waiting;                   /* for the budget's grant: nothing is read or handed on */
         void *userdata;
         Varlink *next, *prev;
 };
@@ -83,9 +91,11 @@ struct VarlinkServer {
         Varlink *connections;
         unsigned n_connections;
         VarlinkLimits limits;
+        VarlinkBudget *budget;
 };
 
 static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *userdata);
+static void server_granted(void *conn, unsigned n, void *userdata);
 
 static int server_accept(void *userdata, int fd) {
         return varlink_server_add_connection(userdata, fd, NULL);
@@ -110,6 +120,14 @@ int varlink_server_new(VarlinkServer **ret) {
                 free(s);
                 return r;
         }
+        r = varlink_budget_new(server_granted, s, &s->budget);
+        if (r < 0) {
+                sd_varlink_server_unref(s->sd);
+                free(s);
+                return r;
+        }
+        varlink_budget_set(s->budget, VARLINK_CALLS_PER_UID_RATE_DEFAULT, VARLINK_CALLS_PER_UID_BURST_DEFAULT,
+                           VARLINK_CALLS_OTHERS_RATE_DEFAULT, VARLINK_CALLS_OTHERS_BURST_DEFAULT);
         s->n_ref = 1;
         varlink_limits_init(&s->limits);
         varlink_listeners_init(&s->listeners, server_accept, s);
@@ -128,6 +146,7 @@ VarlinkServer *varlink_server_unref(VarlinkServer *s) {
                 return NULL;
         varlink_server_shutdown(s);
         sd_varlink_server_unref(s->sd);
+        varlink_budget_free(s->budget);
         sd_event_unref(s->event);
         for (size_t i = 0; i < s->n_bindings; i++)
                 free(s->bindings[i].method);
@@ -176,6 +195,11 @@ void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsign
 
 void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n) {
         s->limits.connections_root_reserved = n;
+}
+
+void varlink_server_set_calls_max(VarlinkServer *s, unsigned per_uid_rate, unsigned per_uid_burst,
+                                  unsigned others_rate, unsigned others_burst) {
+        varlink_budget_set(s->budget, per_uid_rate, per_uid_burst, others_rate, others_burst);
 }
 
 unsigned varlink_server_current_connections(VarlinkServer *s) {
@@ -350,6 +374,9 @@ static void on_sd_disconnect(sd_varlink_server *sd, sd_varlink *link, void *user
 
         if (!v || v->link != link)
                 return;
+        if (v->waiting)
+                varlink_budget_forget(s->budget, v);
+        v->waiting = false;
         v->idle = sd_event_source_disable_unref(v->idle);
         v->resume = sd_event_source_disable_unref(v->resume);
         input_done(v);
@@ -378,7 +405,8 @@ void varlink_close(Varlink *v) {
 static void varlink_arm_idle(Varlink *v) {
         if (!v->idle)
                 return;
-        if (v->in_call) {
+        /* Waiting for its budget is waiting for us, not idling. */
+        if (v->in_call || v->waiting) {
                 (void) sd_event_source_set_enabled(v->idle, SD_EVENT_OFF);
                 return;
         }
@@ -420,9 +448,8 @@ static bool output_over(Varlink *v, size_t len) {
         return varlink_limits_output_over(&v->server->limits, v->ucred.uid, output_queued(v), of_uid, of_others, len);
 }
 
-static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
-        _cleanup_(sd_json_variant_unrefp) sd_json_variant *p = NULL;
-        size_t len;
+/* Sends p (len bytes as text) to the current call. */
+static int varlink_send_sd(Varlink *v, const char *error_id, sd_json_variant *p, size_t len, bool continues) {
         int r;
 
         if (!v->link)
@@ -431,9 +458,6 @@ static int varlink_send(Varlink *v, const char *error_id, json_object *parameter
                 return -EBUSY;
         if (continues && !v->call_more)
                 return -EPROTO;
-        r = json_c_to_sd_json(parameters, &p, &len);
-        if (r < 0)
-                return r;
         if (output_over(v, len)) {
                 log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
                             "disconnecting.", v->ucred.pid, (unsigned) v->ucred.uid, output_queued(v) / 1024);
@@ -454,6 +478,19 @@ static int varlink_send(Varlink *v, const char *error_id, json_object *parameter
                 varlink_arm_idle(v);
         }
         return 0;
+}
+
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_(sd_json_variant_unrefp) sd_json_variant *p = NULL;
+        size_t len;
+        int r;
+
+        if (!v->link)
+                return -ENOTCONN;
+        r = json_c_to_sd_json(parameters, &p, &len);
+        if (r < 0)
+                return r;
+        return varlink_send_sd(v, error_id, p, len, continues);
 }
 
 int varlink_reply(Varlink *v, json_object *parameters) {
@@ -477,16 +514,93 @@ int varlink_error_invalid_parameter(Varlink *v, const char *name) {
         return varlink_error(v, VARLINK_ERROR_INVALID_PARAMETER, p);
 }
 
+/* The parameters converted to sd-json once: sd-varlink still prints
+ * them for each call (it takes no text), but the json-c printing and the
+ * parsing back are done once. */
+struct VarlinkReply {
+        unsigned n_ref;
+        sd_json_variant *parameters;
+        size_t len;             /* as text, for the output bound */
+};
+
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret) {
+        VarlinkReply *r = calloc(1, sizeof *r);
+        int k;
+
+        if (!r)
+                return -ENOMEM;
+        k = json_c_to_sd_json(parameters, &r->parameters, &r->len);
+        if (k < 0) {
+                free(r);
+                return k;
+        }
+        r->n_ref = 1;
+        *ret = r;
+        return 0;
+}
+
+VarlinkReply *varlink_reply_ref(VarlinkReply *r) {
+        if (r)
+                r->n_ref++;
+        return r;
+}
+
+VarlinkReply *varlink_reply_unref(VarlinkReply *r) {
+        if (r && --r->n_ref == 0) {
+                sd_json_variant_unref(r->parameters);
+                free(r);
+        }
+        return NULL;
+}
+
+int varlink_reply_send(Varlink *v, VarlinkReply *r) {
+        return varlink_send_sd(v, NULL, r->parameters, r->len, false);
+}
+
 /* ---- the peer's input, handed on whole ---- */
 
-/* Hands sd-varlink what is whole (up to the last NUL). Returns whether all
- * of it went: if not, the pipe is full, and reading waits for it. */
-static bool input_forward(Varlink *v) {
-        char *end = memrchr(v->in, '\0', v->in_len);
-        size_t whole = end ? (size_t) (end - v->in) + 1 : 0, done = 0;
+static unsigned count_messages(const char *p, size_t len) {
+        unsigned n = 0;
 
-        while (done < whole) {
-                ssize_t n = write(v->pipe_w, v->in + done, whole - done);
+        for (const char *e; len > 0 && (e = memchr(p, '\0', len)); len -= (size_t) (e + 1 - p), p = e + 1)
+                n++;
+        return n;
+}
+
+/* The length of the first n messages in v->in (n of them are whole). */
+static size_t messages_length(const Varlink *v, unsigned n) {
+        const char *p = v->in, *end = v->in + v->in_len;
+
+        while (n-- > 0)
+                p = (const char *) memchr(p, '\0', (size_t) (end - p)) + 1;
+        return (size_t) (p - v->in);
+}
+
+/* Pays for the whole messages read (the budget may make v wait), and
+ * hands sd-varlink those paid, as far as the pipe takes them. Then reads
+ * on only once all that is whole went on: a peer waiting for its turn,
+ * or for sd-varlink, is not read. */
+static void input_flush(Varlink *v) {
+        unsigned whole = count_messages(v->in, v->in_len), sent;
+        size_t len, done = 0;
+
+        /* Until all is paid or v waits: a part granted, the rest is asked for. */
+        while (whole > v->paid && !v->waiting) {
+                uint64_t now;
+                unsigned g;
+
+                if (sd_event_now(v->server->event, CLOCK_MONOTONIC, &now) < 0)
+                        now = now_usec(CLOCK_MONOTONIC);
+                g = varlink_budget_take(v->server->budget, v, v->ucred.uid, whole - v->paid, now);
+                v->paid += g;
+                if (g == 0) {
+                        v->waiting = true;
+                        varlink_arm_idle(v);
+                }
+        }
+        len = messages_length(v, v->paid);
+        while (done < len) {
+                ssize_t n = write(v->pipe_w, v->in + done, len - done);
 
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -494,14 +608,29 @@ static bool input_forward(Varlink *v) {
                         break;
                 done += (size_t) n;
         }
+        sent = count_messages(v->in, done);
+        v->paid -= sent;
+        whole -= sent;
         memmove(v->in, v->in + done, v->in_len - done);
         v->in_len -= done;
-        return done == whole;
+
+        /* Paid but not taken by the pipe: on when it is writable again. */
+        (void) sd_event_source_set_enabled(v->pipe_ready, v->paid > 0 ? SD_EVENT_ON : SD_EVENT_OFF);
+        if (v->input)
+                (void) sd_event_source_set_enabled(v->input, whole == 0 ? SD_EVENT_ON : SD_EVENT_OFF);
+        if (v->in_eof && whole == 0)
+                v->pipe_w = safe_close(v->pipe_w);      /* sd-varlink sees the end of its input */
 }
 
-static void input_pause(Varlink *v, bool paused) {
-        (void) sd_event_source_set_enabled(v->input, paused ? SD_EVENT_OFF : SD_EVENT_ON);
-        (void) sd_event_source_set_enabled(v->pipe_ready, paused ? SD_EVENT_ON : SD_EVENT_OFF);
+static void server_granted(void *conn, unsigned n, void *userdata) {
+        Varlink *v = conn;
+
+        v->waiting = false;
+        v->paid += n;
+        varlink_arm_idle(v);
+        /* Handed on from the loop (the budget's grant must not take): the
+         * pipe is writable unless sd-varlink is behind. */
+        (void) sd_event_source_set_enabled(v->pipe_ready, SD_EVENT_ON);
 }
 
 static int on_pipe_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -511,8 +640,7 @@ static int on_pipe_ready(sd_event_source *s, int fd, uint32_t revents, void *use
                 varlink_close(v);       /* sd-varlink closed its end */
                 return 0;
         }
-        if (input_forward(v))
-                input_pause(v, false);
+        input_flush(v);
         return 0;
 }
 
@@ -537,17 +665,14 @@ static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata
         if (n <= 0) {
                 /* The peer is done sending: what is whole goes on, then
                  * sd-varlink sees the end of its input. */
-                (void) input_forward(v);
+                v->in_eof = true;
                 v->input = sd_event_source_disable_unref(v->input);
-                v->pipe_w = safe_close(v->pipe_w);
+                input_flush(v);
                 return 0;
         }
         v->in_len += (size_t) n;
-        if (!input_forward(v)) {
-                input_pause(v, true);
-                return 0;
-        }
-        if (v->in_len == v->in_max) {
+        input_flush(v);
+        if (v->in_len == v->in_max && !memchr(v->in, '\0', v->in_len)) {
                 log_debug("varlink: peer pid " PID_FMT " (uid %u) sent a message over %zu KiB, disconnecting.",
                           v->ucred.pid, (unsigned) v->ucred.uid, v->in_max / 1024);
                 varlink_close(v);
@@ -662,6 +787,9 @@ int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t prior
                 return r;
         s->event = sd_event_ref(event);
         s->priority = priority;
+        r = varlink_budget_attach_event(s->budget, event, priority);
+        if (r < 0)
+                return r;
         return varlink_listeners_attach(&s->listeners, event, priority);
 }
 

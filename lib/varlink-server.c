@@ -12,6 +12,7 @@
 #include "log.h"
 #include "macro.h"
 #include "time-util.h"
+#include "varlink-budget.h"
 #include "varlink-limits.h"
 #include "varlink-server.h"
 #include "varlink-socket.h"
@@ -34,6 +35,8 @@ struct Varlink {
         VarlinkMethodFlags call_flags;
         bool got_eof;
         bool backlog;                   /* whole calls wait in the input for the next turn: read no more */
+        bool waiting;                   /* ...for its uid's call budget (varlink-budget.h): read no more */
+        unsigned paid;                  /* calls the budget granted, not yet taken */
 
         char *in;
         size_t in_len, in_alloc;
@@ -75,6 +78,7 @@ struct VarlinkServer {
         unsigned n_connections;
         size_t buffer_max;
         VarlinkLimits limits;
+        VarlinkBudget *budget;
 };
 
 static const char service_interface_description[] =
@@ -122,10 +126,18 @@ static int server_accept(void *userdata, int fd) {
         return varlink_server_add_connection(userdata, fd, NULL);
 }
 
+static void server_granted(void *conn, unsigned n, void *userdata);
+
 int varlink_server_new(VarlinkServer **ret) {
         VarlinkServer *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
+        if (varlink_budget_new(server_granted, s, &s->budget) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        varlink_budget_set(s->budget, VARLINK_CALLS_PER_UID_RATE_DEFAULT, VARLINK_CALLS_PER_UID_BURST_DEFAULT,
+                           VARLINK_CALLS_OTHERS_RATE_DEFAULT, VARLINK_CALLS_OTHERS_BURST_DEFAULT);
         s->n_ref = 1;
         s->buffer_max = VARLINK_BUFFER_MAX_DEFAULT;
         varlink_limits_init(&s->limits);
@@ -142,6 +154,7 @@ VarlinkServer *varlink_server_ref(VarlinkServer *s) {
 
 static void varlink_server_free(VarlinkServer *s) {
         varlink_server_shutdown(s);
+        varlink_budget_free(s->budget);
         sd_event_unref(s->event);
         free(s->vendor);
         free(s->product);
@@ -276,6 +289,11 @@ void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n) 
         s->limits.connections_root_reserved = n;
 }
 
+void varlink_server_set_calls_max(VarlinkServer *s, unsigned per_uid_rate, unsigned per_uid_burst,
+                                  unsigned others_rate, unsigned others_burst) {
+        varlink_budget_set(s->budget, per_uid_rate, per_uid_burst, others_rate, others_burst);
+}
+
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid) {
         s->limits.connections_max = total;
         s->limits.connections_per_uid_max = per_uid;
@@ -350,6 +368,9 @@ void varlink_close(Varlink *v) {
         if (v->state == VARLINK_DISCONNECTED)
                 return;
         v->state = VARLINK_DISCONNECTED;
+        if (v->waiting)
+                varlink_budget_forget(s ? s->budget : NULL, v);
+        v->waiting = false;
         v->io = sd_event_source_disable_unref(v->io);
         v->defer = sd_event_source_disable_unref(v->defer);
         v->idle = sd_event_source_disable_unref(v->idle);
@@ -380,7 +401,7 @@ static int varlink_update_events(Varlink *v) {
 
         if (v->state == VARLINK_DISCONNECTED)
                 return 0;
-        if (!v->got_eof && !v->backlog)
+        if (!v->got_eof && !v->backlog && !v->waiting)
                 events |= EPOLLIN;
         if (v->out_index < v->out_len)
                 events |= EPOLLOUT;
@@ -422,15 +443,10 @@ static bool output_over(const Varlink *v, size_t len) {
         return varlink_limits_output_over(&v->server->limits, v->ucred.uid, output_queued(v), of_uid, of_others, len);
 }
 
-static int varlink_enqueue(Varlink *v, json_object *message) {
-        const char *text;
-        size_t len;
+/* Queues len bytes of text (a message and its NUL) and sends what the
+ * socket takes. */
+static int varlink_enqueue_text(Varlink *v, const char *text, size_t len) {
         int r;
-
-        text = varlink_message_format(message);
-        if (!text)
-                return -ENOMEM;
-        len = strlen(text) + 1;
 
         if (output_over(v, len)) {
                 log_warning("varlink: peer pid " PID_FMT " (uid %u) does not read its replies (%zu KiB queued), "
@@ -463,6 +479,14 @@ static int varlink_enqueue(Varlink *v, json_object *message) {
         return r;
 }
 
+static int varlink_enqueue(Varlink *v, json_object *message) {
+        const char *text = varlink_message_format(message);
+
+        if (!text)
+                return -ENOMEM;
+        return varlink_enqueue_text(v, text, strlen(text) + 1);
+}
+
 static void varlink_arm_idle(Varlink *v);
 
 static void varlink_call_done(Varlink *v) {
@@ -474,33 +498,47 @@ static void varlink_call_done(Varlink *v) {
                 sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
 }
 
-static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
-        _cleanup_json_ json_object *m = NULL;
-        int r;
-
+/* What every reply, error and notification begins with: 1 to send it, 0
+ * if the call was oneway (answered by saying nothing), or an error. */
+static int varlink_send_check(Varlink *v, bool continues) {
         if (v->state == VARLINK_DISCONNECTED)
                 return -ENOTCONN;
         if (v->state != VARLINK_CALL)
                 return -EBUSY;  /* no call to answer */
         if (continues && !(v->call_flags & VARLINK_METHOD_MORE))
                 return -EPROTO;
-
         if (v->call_flags & VARLINK_METHOD_ONEWAY) {
                 if (!continues)
                         varlink_call_done(v);
                 return 0;
         }
+        return 1;
+}
 
-        m = json_object_new_object();
+static json_object *varlink_message_new(const char *error_id, json_object *parameters, bool continues) {
+        json_object *m = json_object_new_object();
+
         if (!m)
-                return -ENOMEM;
+                return NULL;
         if (error_id)
                 json_object_object_add(m, "error", json_object_new_string(error_id));
         json_object_object_add(m, "parameters",
                                parameters ? json_object_get(parameters) : json_object_new_object());
         if (continues)
                 json_object_object_add(m, "continues", json_object_new_boolean(true));
+        return m;
+}
 
+static int varlink_send(Varlink *v, const char *error_id, json_object *parameters, bool continues) {
+        _cleanup_json_ json_object *m = NULL;
+        int r;
+
+        r = varlink_send_check(v, continues);
+        if (r <= 0)
+                return r;
+        m = varlink_message_new(error_id, parameters, continues);
+        if (!m)
+                return -ENOMEM;
         if (!continues)
                 varlink_call_done(v);
         r = varlink_enqueue(v, m);
@@ -529,6 +567,53 @@ static int varlink_error_with_string(Varlink *v, const char *error_id, const cha
 
 int varlink_error_invalid_parameter(Varlink *v, const char *name) {
         return varlink_error_with_string(v, VARLINK_ERROR_INVALID_PARAMETER, "parameter", name);
+}
+
+/* The whole message, its NUL included: sending it is a copy. */
+struct VarlinkReply {
+        unsigned n_ref;
+        size_t len;
+        char text[];
+};
+
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret) {
+        _cleanup_json_ json_object *m = varlink_message_new(NULL, parameters, false);
+        const char *text = m ? varlink_message_format(m) : NULL;
+        size_t len = text ? strlen(text) + 1 : 0;
+        VarlinkReply *r;
+
+        if (!text)
+                return -ENOMEM;
+        r = malloc(sizeof *r + len);
+        if (!r)
+                return -ENOMEM;
+        r->n_ref = 1;
+        r->len = len;
+        memcpy(r->text, text, len);
+        *ret = r;
+        return 0;
+}
+
+VarlinkReply *varlink_reply_ref(VarlinkReply *r) {
+        if (r)
+                r->n_ref++;
+        return r;
+}
+
+VarlinkReply *varlink_reply_unref(VarlinkReply *r) {
+        if (r && --r->n_ref == 0)
+                free(r);
+        return NULL;
+}
+
+int varlink_reply_send(Varlink *v, VarlinkReply *reply) {
+        int r = varlink_send_check(v, false);
+
+        if (r <= 0)
+                return r;
+        varlink_call_done(v);
+        r = varlink_enqueue_text(v, reply->text, reply->len);
+        return r == -ENOBUFS ? 0 : r;   /* a dropped peer is not the method's failure */
 }
 
 /* ---- org.varlink.service ---- */
@@ -707,7 +792,8 @@ static void varlink_arm_idle(Varlink *v) {
 
         if (!v->idle || timeout == 0)
                 return;
-        if (v->state != VARLINK_IDLE) {
+        /* Waiting for its budget is waiting for us, not idling. */
+        if (v->state != VARLINK_IDLE || v->waiting) {
                 (void) sd_event_source_set_enabled(v->idle, SD_EVENT_OFF);
                 return;
         }
@@ -728,6 +814,37 @@ static int varlink_idle_handler(sd_event_source *source, uint64_t usec, void *us
  * between everyone else's turns, and nothing more is read from it until
  * they are: its socket buffer, not the daemon, holds the rest. */
 #define VARLINK_CALLS_PER_TURN 4
+
+/* Pays for the next call in the input, or puts v in the budget's line:
+ * nothing more is read from it, nor taken, until its turn. */
+static bool varlink_pay_call(Varlink *v) {
+        uint64_t now;
+
+        if (v->paid > 0) {
+                v->paid--;
+                return true;
+        }
+        if (v->waiting)
+                return false;
+        if (sd_event_now(v->server->event, CLOCK_MONOTONIC, &now) < 0)
+                now = now_usec(CLOCK_MONOTONIC);
+        if (varlink_budget_take(v->server->budget, v, v->ucred.uid, 1, now) > 0)
+                return true;
+        v->waiting = true;
+        varlink_arm_idle(v);
+        return false;
+}
+
+static void server_granted(void *conn, unsigned n, void *userdata) {
+        Varlink *v = conn;
+
+        v->waiting = false;
+        v->paid += n;
+        /* Its input is taken up from the loop (see varlink_call_done()). */
+        (void) sd_event_source_set_enabled(v->io, SD_EVENT_ON);
+        (void) sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT);
+        varlink_arm_idle(v);
+}
 
 static int varlink_process_input(Varlink *v) {
         bool dispatched = false;
@@ -753,6 +870,8 @@ static int varlink_process_input(Varlink *v) {
                         v->backlog = true;
                         break;
                 }
+                if (!varlink_pay_call(v))
+                        break;  /* the budget's grant resumes it */
                 m = varlink_message_parse(v->in, (size_t) len);
                 memmove(v->in, v->in + len + 1, v->in_len - len - 1);
                 v->in_len -= len + 1;
@@ -834,8 +953,14 @@ static int varlink_io_handler(sd_event_source *source, int fd, uint32_t revents,
         }
         /* Hung up with calls still waiting their turn: serve them first
          * (a oneway call counts even if its sender is gone). */
-        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN) && !v->backlog) {
+        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN) && !v->backlog && !v->waiting && v->paid == 0) {
                 varlink_close(v);
+                return 0;
+        }
+        if ((revents & (EPOLLHUP | EPOLLERR)) && v->waiting) {
+                /* epoll reports a hangup whatever we ask for: quiet until
+                 * the grant, or it would wake the loop each turn. */
+                (void) sd_event_source_set_enabled(v->io, SD_EVENT_OFF);
                 return 0;
         }
         (void) varlink_process_input(v);
@@ -913,10 +1038,15 @@ int varlink_server_add_connection(VarlinkServer *s, int fd, Varlink **ret) {
 }
 
 int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority) {
+        int r;
+
         if (s->event)
                 return -EBUSY;
         s->event = sd_event_ref(event);
         s->priority = priority;
+        r = varlink_budget_attach_event(s->budget, event, priority);
+        if (r < 0)
+                return r;
         return varlink_listeners_attach(&s->listeners, event, priority);
 }
 

@@ -32,6 +32,17 @@ typedef struct Varlink Varlink;
 /* A connection with no call in progress that completes no message this
  * long is closed (µs). */
 #define VARLINK_IDLE_TIMEOUT_DEFAULT (30U * 1000U * 1000U)
+/* Calls (messages) a uid other than root may send a second, and at once;
+ * and all uids but root together (varlink-budget.h). Past them a peer's
+ * calls wait, unread. A GetStatus costs some 5 µs, the dearest call here
+ * (the catalogue, ListKnownReaders) some 200 µs on a 2-vCPU guest: the
+ * shared rate bounds what others make the daemon do to a few percent of
+ * a core, and a uid's rate is far above what a person or a collector
+ * polling the daemon asks. */
+#define VARLINK_CALLS_PER_UID_RATE_DEFAULT 50U
+#define VARLINK_CALLS_PER_UID_BURST_DEFAULT 100U
+#define VARLINK_CALLS_OTHERS_RATE_DEFAULT 200U
+#define VARLINK_CALLS_OTHERS_BURST_DEFAULT 400U
 
 /* parameters is never NULL: a missing, null or {} "parameters" all arrive as
  * an empty object. Return < 0 without having replied and the peer gets
@@ -67,6 +78,10 @@ void varlink_server_set_output_shared_max(VarlinkServer *s, size_t per_uid, size
 void varlink_server_set_connections_max(VarlinkServer *s, unsigned total, unsigned per_uid);
 /* How many of the total only uid 0 may take. */
 void varlink_server_set_connections_root_reserved(VarlinkServer *s, unsigned n);
+/* The call budget: calls a second and at once per uid other than 0, and
+ * for all of them together; a rate of 0 is no limit. */
+void varlink_server_set_calls_max(VarlinkServer *s, unsigned per_uid_rate, unsigned per_uid_burst,
+                                  unsigned others_rate, unsigned others_burst);
 unsigned varlink_server_current_connections(VarlinkServer *s);
 
 int varlink_server_attach_event(VarlinkServer *s, sd_event *event, int64_t priority);
@@ -102,9 +117,23 @@ int varlink_notify(Varlink *link, json_object *parameters);
 int varlink_error(Varlink *link, const char *error_id, json_object *parameters);
 int varlink_error_invalid_parameter(Varlink *link, const char *name);
 
+/* A reply serialized once, for an answer many calls share (a status that
+ * does not change between them): each call then costs a copy of its
+ * text, not a rendering. Reference-counted; the parameters are not kept. */
+typedef struct VarlinkReply VarlinkReply;
+int varlink_reply_new(json_object *parameters, VarlinkReply **ret);
+VarlinkReply *varlink_reply_ref(VarlinkReply *r);
+VarlinkReply *varlink_reply_unref(VarlinkReply *r);
+/* The final reply to the current call: what varlink_reply() with the
+ * parameters r was made from sends, byte for byte. */
+int varlink_reply_send(Varlink *link, VarlinkReply *r);
+
 static inline void varlink_unrefp(Varlink **l) {
         varlink_unref(*l);
 }
 static inline void varlink_server_unrefp(VarlinkServer **s) {
         varlink_server_unref(*s);
+}
+static inline void varlink_reply_unrefp(VarlinkReply **r) {
+        varlink_reply_unref(*r);
 }

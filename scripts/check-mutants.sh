@@ -388,6 +388,14 @@ mutant pipelined-calls-all-at-once lib/varlink-server.c \
         $'#define VARLINK_CALLS_PER_TURN 4' \
         $'#define VARLINK_CALLS_PER_TURN 4096' \
         tests/unit/test-varlink
+mutant calls-never-paced lib/varlink-budget.c \
+        $'        if (uid == 0 || (b->per_uid.interval == 0 && b->others.interval == 0))' \
+        $'        if (true)' \
+        tests/unit/test-varlink-budget tests/unit/test-varlink
+mutant shared-call-budget-ignored lib/varlink-budget.c \
+        $'        unsigned g = MIN(rate_fits(&b->per_uid, mine, now, n), rate_fits(&b->others, b->others_full_at, now, n));' \
+        $'        unsigned g = rate_fits(&b->per_uid, mine, now, n);' \
+        tests/unit/test-varlink-budget
 
 if [ "${1:-}" = --applies ]; then
         echo "1..$n"

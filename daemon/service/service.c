@@ -29,17 +29,20 @@
  * status rendering per change and a queue. */
 #define MONITORS_PER_UID_MAX 8
 
-/* GetStatus replies kept for reuse: while nothing was handled since (the
- * daemon's events, Status.changes) and for at most STATUS_REUSE_USEC (what
- * moves with time alone: the time shares), a caller of the same view gets
- * the same rendering. A client pipelining calls costs a lookup each. */
+/* GetStatus replies kept for reuse, as text: while nothing was handled
+ * since (the daemon's events, Status.changes) and for at most
+ * STATUS_REUSE_USEC (what moves with time alone: the time shares), a
+ * caller of the same kind (status_viewer_kind(): root, a uid the status
+ * names, or anyone else) gets the same reply. A client pipelining calls
+ * costs a lookup and a copy each, and any number of uids the status does
+ * not name share one rendering. */
 #define STATUS_REUSE_USEC (250 * USEC_PER_MSEC)
-#define RENDERED_MAX 4
+#define RENDERED_MAX 8
 
 typedef struct RenderedStatus {
         StatusViewer viewer;
         uint64_t changes, at;
-        json_object *reply;     /* NULL: free */
+        VarlinkReply *reply;    /* NULL: free */
 } RenderedStatus;
 
 struct Service {
@@ -106,25 +109,33 @@ static bool same_viewer(const StatusViewer *a, const StatusViewer *b) {
         return a->all == b->all && (a->all || a->uid == b->uid);
 }
 
-/* The reply for this viewer: kept from before if still true, else made
+/* The reply for this caller: kept from before if still true, else made
  * and kept. Borrowed: valid until the next call. */
-static json_object *status_reply_kept(Service *svc, const StatusViewer *v) {
+static VarlinkReply *status_reply_kept(Service *svc, const StatusViewer *caller) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
+        _cleanup_json_ json_object *r = NULL;
         RenderedStatus *slot;
+        StatusViewer v;
         Status st;
 
         svc->ops->status(svc->manager, now, &st);
+        v = status_viewer_kind(&st, caller);
         for (size_t i = 0; i < RENDERED_MAX; i++) {
                 RenderedStatus *k = &svc->rendered[i];
 
-                if (k->reply && same_viewer(&k->viewer, v) && k->changes == st.changes &&
+                if (k->reply && same_viewer(&k->viewer, &v) && k->changes == st.changes &&
                     now - k->at < STATUS_REUSE_USEC)
                         return k->reply;
         }
         slot = &svc->rendered[svc->next_rendered];
         svc->next_rendered = (svc->next_rendered + 1) % RENDERED_MAX;
-        json_object_put(slot->reply);
-        *slot = (RenderedStatus) { .viewer = *v, .changes = st.changes, .at = now, .reply = status_reply(&st, v) };
+        slot->reply = varlink_reply_unref(slot->reply);
+        r = status_reply(&st, &v);
+        if (!r || varlink_reply_new(r, &slot->reply) < 0)
+                return NULL;
+        slot->viewer = v;
+        slot->changes = st.changes;
+        slot->at = now;
         svc->status_renders++;
         return slot->reply;
 }
@@ -132,14 +143,14 @@ static json_object *status_reply_kept(Service *svc, const StatusViewer *v) {
 static int method_get_status(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         Service *svc = userdata;
         StatusViewer v = link_viewer(link);
-        json_object *r;
+        VarlinkReply *r;
 
         if (check_parameters(link, p, NULL) < 0)
                 return 0;
         r = status_reply_kept(svc, &v);
         if (!r)
                 return -ENOMEM;
-        return varlink_reply(link, r);
+        return varlink_reply_send(link, r);
 }
 
 uint64_t service_status_renders(const Service *svc) {
@@ -465,7 +476,7 @@ Service *service_free(Service *svc) {
                 varlink_unref(svc->monitors[i]);
         free(svc->monitors);
         for (size_t i = 0; i < RENDERED_MAX; i++)
-                json_object_put(svc->rendered[i].reply);
+                varlink_reply_unref(svc->rendered[i].reply);
         holds_free(svc->holds);
         varlink_server_unref(svc->varlink);
         socket_file_remove(&svc->socket_file);

@@ -48,6 +48,50 @@ static ReaderRef view_ref_for(const ReaderRef *r, const void *viewer) {
         return view_ref(viewer, r);
 }
 
+/* Whether the status names uid in a reader, a hold or the decision: only
+ * then does that uid see anything anyone else may not. */
+typedef struct UidSearch {
+        uid_t uid;
+        bool *found;
+} UidSearch;
+
+static bool ref_names(const ReaderRef *r, uid_t uid) {
+        return r->has_uid && r->uid == uid;
+}
+
+static ReaderRef ref_search(const ReaderRef *r, const void *userdata) {
+        const UidSearch *q = userdata;
+
+        if (ref_names(r, q->uid))
+                *q->found = true;
+        return *r;
+}
+
+static bool status_names_uid(const Status *s, uid_t uid) {
+        Decision d = *s->decision;
+        bool found = false;
+
+        if (ref_names(&s->kernel->triggered_by, uid))
+                return true;
+        for (size_t i = 0; i < s->readers->n; i++)
+                if (s->readers->entries[i].has_uid && s->readers->entries[i].uid == uid)
+                        return true;
+        for (size_t i = 0; i < holds_count(s->holds); i++)
+                if (ref_names(&holds_get(s->holds, i)->owner, uid))
+                        return true;
+        for (size_t i = 0; i < s->history->n; i++)
+                if (ref_names(&history_at(s->history, i)->reader, uid))
+                        return true;
+        decision_map_readers(&d, ref_search, &(const UidSearch) { .uid = uid, .found = &found });
+        return found;
+}
+
+StatusViewer status_viewer_kind(const Status *s, const StatusViewer *v) {
+        if (v->all || status_names_uid(s, v->uid))
+                return *v;
+        return STATUS_VIEWER_ANYONE;
+}
+
 static json_object *json_u64(uint64_t v) {
         return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t) v);
 }

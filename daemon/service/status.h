@@ -168,6 +168,11 @@ typedef struct StatusViewer {
 /* Whoever: every reader is another user's (uid -1 is no one's). */
 #define STATUS_VIEWER_ANYONE ((const StatusViewer) { .all = false, .uid = (uid_t) -1 })
 
+/* Whose rendering of s viewer gets, the same text: root's; its own uid's
+ * if s names that uid (a reader, a hold, a transition, the decision);
+ * else STATUS_VIEWER_ANYONE's, which every uid s does not name shares. */
+StatusViewer status_viewer_kind(const Status *s, const StatusViewer *viewer);
+
 /* The io.numastatd status object, as viewer may see it. NULL on OOM. */
 json_object *status_to_json(const Status *s, const StatusViewer *viewer);
 

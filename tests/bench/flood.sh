@@ -8,6 +8,9 @@
 #          on the other CPUs, then on every CPU
 #   fork   N/10 loops of uid 65534 fork a child that reads once and exits
 #   mount  8 user namespaces of uid 65534 mount and unmount a tmpfs in a loop
+#   calls  4 connections of uid 65534 each sending 256 GetStatus calls in
+#          one send, reading the replies, again (the daemon's varlink
+#          socket; also prints the calls answered a second)
 #   storm  600, then 1,200 readers of uid 65534 in a root of their own with
 #          a mount table of almost 1 MiB (see run_storm)
 #
@@ -145,7 +148,7 @@ run_flood() {  # run_flood NAME COMMAND...: the flood in the background for SECO
         shift
         t0=$(mono)
         c0=$(cpu_ticks)
-        "$@" > /dev/null &
+        "$@" > "${FLOOD_OUT:-/dev/null}" &
         local fpid=$!
         PIDS+=($fpid)
         sleep 1
@@ -163,7 +166,7 @@ run_flood() {  # run_flood NAME COMMAND...: the flood in the background for SECO
              "a counted read finds counting on: $found"
 }
 
-# FLOOD_ONLY="read fork mount storm": those floods only.
+# FLOOD_ONLY="read fork mount calls storm": those floods only.
 want() { [ -z "${FLOOD_ONLY:-}" ] || [[ " $FLOOD_ONLY " == *" $1 "* ]]; }
 want read && run_flood "read ($N processes pread())" taskset -c 1-$(($NCPU - 1)) "$FLOOD" read "$N" "$SECONDS_EACH" "$T/proc/vmstat"
 sleep 2
@@ -183,6 +186,17 @@ mount_flood() {
         wait "${p[@]}"
 }
 want mount && run_flood "mount (8 namespaces)" mount_flood
+
+# The calls flood: what one user's pipelined calls cost. It stops at the
+# end (FLOOD_DRAIN=0), leaving what the daemon had not answered yet.
+if want calls; then
+        sleep 2
+        FLOOD_OUT=$T/calls.out run_flood "calls (4 connections of uid 65534, 256 GetStatus calls a send)" \
+                env FLOOD_DRAIN=0 taskset -c 1-$(($NCPU - 1)) "$FLOOD" calls 4 "$SECONDS_EACH" "$SOCK" 256
+        answered=$(awk '{ for (i = 1; i < NF; i++) if ($i == "in_time") print $(i + 1) }' "$T/calls.out")
+        echo "# figure: calls flood: $(python3 -c "print('%.0f' % (${answered:-0} / $SECONDS_EACH))") GetStatus calls" \
+             "answered a second to uid 65534 ($(cat "$T/calls.out"))"
+fi
 
 # The mountinfo storm: N readers of uid 65534's, chrooted in a root of
 # their own (unshare -Urm) whose mount table is just under the 1 MiB the

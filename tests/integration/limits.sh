@@ -4,7 +4,12 @@
 # root's numastatctl status working; a uid gets at most 8 Monitor
 # subscriptions; 32 Monitor calls that never read, plus a churn of readers
 # with random names (a status change each), keep the daemon's memory under
-# a bound, and the stuck subscribers are dropped.
+# a bound, and the stuck subscribers are dropped. What calls cost is
+# bounded: uid 65534 pipelining GetStatus calls on 4 connections has them
+# answered at its budget (50 a second, 100 at once), all of them in the
+# end, while root's status answers at once; 64 uids of a user namespace's
+# range doing the same are held to the budget all uids but root share
+# (200 a second, 400 at once).
 . "$(dirname "$0")/lib.sh"
 
 require_root "the clients run as four other uids"
@@ -160,6 +165,88 @@ is "$?" 0 "  root's status still works"
 rm -f "$IPC/go-65534" "$IPC/ready-65534"
 wait "$HALF"
 
+# ---- calls: pipelined GetStatus floods, paced by the call budget ----
+FLOOD=$BUILDDIR/tests/bench/flood       # a check program: make check builds it
+# calls_field FILE NAME: a figure of flood calls' line ("sent S answered A
+# in_time W errors E closed C last L").
+calls_field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
+# calls_outcome FILE: answered/errors/closed.
+calls_outcome() { echo "$(calls_field "$1" answered)/$(calls_field "$1" errors)/$(calls_field "$1" closed)"; }
+calls_paced() { grep -q "calls of uid $1 wait for their turn" "$T/daemon.log"; }
+if [ ! -x "$FLOOD" ]; then
+        skip "tests/bench/flood is not built (make check builds it)"
+else
+        # uid 65534, 4 connections, 64 GetStatus calls each in one send;
+        # replies counted for 2 s, then until all are in. The budget lets
+        # 100 through at once, then one each 20 ms: by 2 s, 200 at most.
+        "$FLOOD" calls 4 2 "$SOCK" 64 1 > "$T/calls.out" &
+        FLOODER=$!
+        wait_for 10 calls_paced 65534
+        ok $? "uid 65534 pipelining 4 x 64 GetStatus calls is paced (the daemon says its calls wait)"
+        t0=$(usec_now)
+        timeout 10 "$NUMASTATCTL" --socket="$SOCK" status > /dev/null
+        rc=$?
+        ms=$(( ($(usec_now) - t0) / 1000 ))
+        echo "# figure: root's status while uid 65534's calls wait: ${ms} ms"
+        is "$rc" 0 "  root's numastatctl status answers meanwhile (${ms} ms; bound 10 s)"
+        # The flood prints its figures once all its replies are in.
+        check "  while uid 65534's calls still wait" test ! -s "$T/calls.out"
+        wait "$FLOODER"
+        echo "# figure: uid 65534's flood: $(cat "$T/calls.out")"
+        is "$(calls_outcome "$T/calls.out")" "256/0/0" \
+                "  all 256 calls answered in the end, none with an error, no connection closed"
+        W=$(calls_field "$T/calls.out" in_time)
+        ok $([ "${W:-999}" -le $((100 + 50 * 2 + 10)) ]; echo $?) \
+                "  by 2 s, ${W:-?} answered: at most its budget's 100 + 50 x 2 (and 10 to spare)"
+
+        # 64 uids of a user namespace (mapped to 200000-200063, as a user's
+        # subordinate range would be), one connection each with 16 calls:
+        # each uid's own bucket would let all through; the shared one lets
+        # 400 through at once, then one each 5 ms: by 2 s, 800 at most.
+        FLOOD_STARTED=$IPC/calls-many.started python3 - "$FLOOD" "$SOCK" > "$T/calls-many.out" <<'PY' &
+import ctypes, os, sys
+flood, sock = sys.argv[1:3]
+libc = ctypes.CDLL(None, use_errno=True)
+ready_r, ready_w = os.pipe()
+mapped_r, mapped_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    if libc.unshare(0x10000000) != 0:       # CLONE_NEWUSER
+        os._exit(100)
+    os.write(ready_w, b"x")
+    os.read(mapped_r, 1)
+    os.setresgid(0, 0, 0)
+    os.setresuid(0, 0, 0)
+    # Connection i as uid i of the namespace: 200000 + i outside.
+    os.execve(flood, [flood, "calls", "64", "2", sock, "16", "1"], dict(os.environ, FLOOD_UIDS="0:64"))
+os.read(ready_r, 1)
+for m in ("uid_map", "gid_map"):
+    with open("/proc/%d/%s" % (pid, m), "w") as f:
+        f.write("0 200000 64\n")
+os.write(mapped_w, b"x")
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+        MANY=$!
+        wait_for 10 test -e "$IPC/calls-many.started"
+        ok $? "64 uids of a user namespace send 16 GetStatus calls each"
+        t0=$(usec_now)
+        timeout 10 "$NUMASTATCTL" --socket="$SOCK" status > /dev/null
+        rc=$?
+        ms=$(( ($(usec_now) - t0) / 1000 ))
+        echo "# figure: root's status during the 64 uids' flood: ${ms} ms"
+        is "$rc" 0 "  root's numastatctl status answers meanwhile (${ms} ms; bound 10 s)"
+        check "  while their calls still wait" test ! -s "$T/calls-many.out"
+        wait "$MANY"
+        ok $? "  the flood ran in the namespace (uids 200000-200063)"
+        echo "# figure: 64 uids' flood: $(cat "$T/calls-many.out")"
+        is "$(calls_outcome "$T/calls-many.out")" "1024/0/0" \
+                "  all 1024 calls answered in the end, none with an error, no connection closed"
+        W=$(calls_field "$T/calls-many.out" in_time)
+        ok $([ "${W:-9999}" -le $((400 + 200 * 2 + 20)) ]; echo $?) \
+                "  by 2 s, ${W:-?} answered: at most the shared budget's 400 + 200 x 2 (and 20 to spare)"
+fi
+
 # ---- Monitor: 8 per uid; stuck subscribers and a churn of readers ----
 RSS0=$(rss_kib)
 : > "$IPC/go-65534"
@@ -188,6 +275,7 @@ else
 fi
 rm -f "$IPC/go-65534"
 wait "$MON"
+
 stop_daemon
 is "$DAEMON_STATUS" 0 "clean exit"
 done_testing

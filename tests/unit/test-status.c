@@ -204,9 +204,68 @@ static void test_outputs(void) {
         json_object_put(j);
 }
 
+static char *render(const Status *s, const StatusViewer *v) {
+        json_object *j = status_to_json(s, v);
+        char *text = j ? strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN)) : NULL;
+
+        json_object_put(j);
+        return text;
+}
+
+/* GetStatus keeps one rendering per kind of viewer: root, a uid the status
+ * names, everyone else. A uid named anywhere (a reader, what triggered
+ * auto, the decision, a transition) gets its own, which shows it more than
+ * anyone's; a uid named nowhere gets anyone's, and that is exactly what a
+ * rendering for it would be. */
+static void test_viewer_kinds(void) {
+        static const struct {
+                uid_t uid;
+                const char *where;
+        } named[] = {
+                { 1000, "a reader" }, { 4000, "what triggered auto" }, { 5000, "the decision's holder" },
+                { 6000, "a transition's reader" },
+        };
+        Transition t = { .from = KERNEL_MODE_COARSE, .to = KERNEL_MODE_STRICT, .kind = TRANSITION_POLICY,
+                         .cause = CAUSE_READ, .reason = (char *) "a read" };
+        _cleanup_free_ char *anyone = NULL, *mine = NULL;
+        StatusViewer root = STATUS_VIEWER_ALL, k;
+        Fixture f;
+
+        fixture_init(&f);
+        f.readers.entries[0].uid = 1000;
+        f.kernel = (KernelState) { .mode = KERNEL_MODE_AUTO, .auto_state = AUTO_STATE_TRIGGERED,
+                                   .trigger_cause = CAUSE_READ };
+        reader_ref_set(&f.kernel.triggered_by, 4242, true, true, 4000, "trigger", "t.service", "/proc/vmstat");
+        f.decision.rule = RULE_ON_FOR_HOLD;
+        f.decision.cause = CAUSE_HOLD;
+        f.decision.held = true;
+        reader_ref_set(&f.decision.holder, 5050, true, true, 5000, "numastatctl", "h.service", "");
+        reader_ref_set(&t.reader, 6060, true, true, 6000, "reader", "r.service", "/proc/vmstat");
+        (void) history_add(&f.history, &t);
+
+        k = status_viewer_kind(&f.status, &root);
+        ok(k.all, "root's kind: root's");
+        anyone = render(&f.status, &STATUS_VIEWER_ANYONE);
+        for (size_t i = 0; i < ELEMENTSOF(named); i++) {
+                StatusViewer v = { .uid = named[i].uid };
+                _cleanup_free_ char *text = render(&f.status, &v);
+
+                k = status_viewer_kind(&f.status, &v);
+                ok(!k.all && k.uid == named[i].uid, "uid %u, named by %s: a kind of its own", (unsigned) named[i].uid,
+                   named[i].where);
+                ok(text && anyone && !streq(text, anyone), "  which shows it more than anyone's");
+        }
+        k = status_viewer_kind(&f.status, &(StatusViewer) { .uid = 2000 });
+        ok(!k.all && k.uid == STATUS_VIEWER_ANYONE.uid, "uid 2000, named nowhere: anyone's kind");
+        mine = render(&f.status, &(StatusViewer) { .uid = 2000 });
+        ok(mine && anyone && streq(mine, anyone), "  its own rendering is anyone's, byte for byte");
+        history_done(&f.history);
+}
+
 int main(void) {
         test_changes_move_it();
         test_ticks_leave_it();
         test_outputs();
+        test_viewer_kinds();
         return tap_done();
 }

@@ -4,10 +4,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,15 +46,26 @@ typedef struct Ctx {
 } Ctx;
 
 static unsigned echo_calls;     /* Echo calls served, to count them per loop turn */
+static unsigned echo_calls_not_root;
+static bool echo_prepared;      /* answer with varlink_reply_send() */
 
 static int method_echo(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
         _cleanup_json_ json_object *r = json_object_new_object();
+        _cleanup_(varlink_reply_unrefp) VarlinkReply *prepared = NULL;
         json_object *v = NULL;
+        uid_t uid;
+
         echo_calls++;
+        if (varlink_get_peer_uid(link, &uid) >= 0 && uid != 0)
+                echo_calls_not_root++;
         if (json_object_object_get_ex(p, "value", &v))
                 json_object_object_add(r, "value", json_object_get(v));
         json_object_object_add(r, "n_params", json_object_new_int(json_object_object_length(p)));
-        return varlink_reply(link, r);
+        if (!echo_prepared)
+                return varlink_reply(link, r);
+        if (varlink_reply_new(r, &prepared) < 0)
+                return -ENOMEM;
+        return varlink_reply_send(link, prepared);
 }
 
 static int method_stream(Varlink *link, json_object *p, VarlinkMethodFlags flags, void *userdata) {
@@ -595,6 +609,132 @@ static void test_half_close(void) {
         ctx_done(&c);
 }
 
+/* A reply made once (varlink_reply_new()) is sent as varlink_reply() would
+ * send its parameters, byte for byte, to any number of calls. */
+static void test_prepared_reply(void) {
+        /* Non-ASCII, a slash and an escaped quote: printed as json-c prints them. */
+        const char *call = "{\"method\":\"org.example.test.Echo\","
+                           "\"parameters\":{\"value\":\"\u00e9t\u00e9 / \\\" 1.5\"}}";
+        Replies plain = {}, kept = {};
+        Ctx c;
+        int fd;
+
+        ctx_init(&c);
+        fd = connect_client(&c);
+        send_msg(fd, call);
+        collect(&c, fd, 1, &plain);
+        echo_prepared = true;
+        for (int i = 0; i < 3; i++)
+                send_msg(fd, call);
+        collect(&c, fd, 3, &kept);
+        echo_prepared = false;
+        is_int(kept.n, 3, "a prepared reply answers each of three calls");
+        ok(plain.n == 1 && kept.len == 3 * plain.len && memcmp(kept.buf, plain.buf, plain.len) == 0 &&
+                   memcmp(kept.buf + plain.len, plain.buf, plain.len) == 0,
+           "  with what varlink_reply() sends, byte for byte: %.*s", (int) plain.len, plain.buf ? plain.buf : "");
+        replies_free(&plain);
+        replies_free(&kept);
+        close(fd);
+        ctx_done(&c);
+}
+
+/* The call budget of uids other than root (varlink-budget.h), in the
+ * server: a peer of another uid that pipelines past its burst has its
+ * calls answered at its rate, and all of them in the end; root's calls,
+ * meanwhile, are never held. */
+static void test_call_budget(void) {
+        const char *other = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"o\"}}";
+        const char *mine = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"value\":\"r\"}}";
+        char dir[] = "/tmp/test-varlink-XXXXXX", path[64], buf[4096];
+        unsigned root_replies = 0, by_one_second = 0, other_when_root_done = 0;
+        uint64_t first = 0, end;
+        size_t len = 0;
+        int dfd, root, status = -1;
+        pid_t pid;
+        Ctx c;
+
+        if (geteuid() != 0) {
+                tap_skip("the call budget: needs root, for a peer of another uid");
+                return;
+        }
+        ctx_init(&c);
+        varlink_server_set_calls_max(c.server, 10, 5, 0, 0);  /* 10 a second, 5 at once; no shared bucket */
+        if (!mkdtemp(dir) || chmod(dir, 0755) < 0 || (dfd = open(dir, O_DIRECTORY | O_CLOEXEC)) < 0 ||
+            varlink_server_listen_at(c.server, dfd, "s", 0666) < 0)
+                abort();
+        snprintf(path, sizeof path, "%s/s", dir);
+        pid = fork();
+        if (pid == 0) {
+                /* uid 65534: 20 calls in one send, then their replies (10 s at most). */
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                unsigned got = 0;
+                int fd;
+
+                strcpy(sa.sun_path, path);
+                if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                        _exit(101);
+                for (int i = 0; i < 20; i++) {
+                        memcpy(buf + len, other, strlen(other) + 1);
+                        len += strlen(other) + 1;
+                }
+                if (write(fd, buf, len) != (ssize_t) len)
+                        _exit(102);
+                alarm(10);
+                while (got < 20) {
+                        ssize_t n = read(fd, buf, sizeof buf);
+                        if (n <= 0)
+                                _exit(103);
+                        for (ssize_t i = 0; i < n; i++)
+                                got += buf[i] == '\0';
+                }
+                _exit(0);
+        }
+        /* Root pipelines 40 calls once the other's first is answered. */
+        root = connect_client(&c);
+        for (int i = 0; i < 40; i++) {
+                memcpy(buf + len, mine, strlen(mine) + 1);
+                len += strlen(mine) + 1;
+        }
+        echo_calls_not_root = 0;
+        end = now_usec(CLOCK_MONOTONIC) + 10 * USEC_PER_SEC;
+        while (now_usec(CLOCK_MONOTONIC) < end && (status < 0 || root_replies < 40)) {
+                sd_event_run(c.event, 10 * USEC_PER_MSEC);
+                if (!first && echo_calls_not_root > 0) {
+                        first = now_usec(CLOCK_MONOTONIC);
+                        send_raw(root, buf, len);
+                }
+                if (first && !by_one_second && now_usec(CLOCK_MONOTONIC) >= first + USEC_PER_SEC)
+                        by_one_second = echo_calls_not_root;
+                if (first && root_replies < 40 && (root_replies += drain_replies(root)) >= 40)
+                        other_when_root_done = echo_calls_not_root;
+                if (status < 0 && waitpid(pid, &status, WNOHANG) <= 0)
+                        status = -1;
+        }
+        if (first && !by_one_second)
+                by_one_second = echo_calls_not_root;    /* all done within the second */
+        ok(by_one_second >= 5 && by_one_second <= 5 + 10 + 1,
+           "uid 65534, 20 calls in one send: %u answered in its first second (5 at once, then 10 a second)",
+           by_one_second);
+        ok(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && echo_calls_not_root == 20,
+           "  all 20 answered in the end (%u), none dropped (exit %d)", echo_calls_not_root,
+           status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        ok(root_replies == 40 && other_when_root_done < 20,
+           "root's 40 calls, sent meanwhile, answered while the other's still waited (%u of 20 done then)",
+           other_when_root_done);
+        if (status < 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+        }
+        close(root);
+        ctx_done(&c);
+        (void) unlinkat(dfd, "s", 0);
+        close(dfd);
+        (void) rmdir(dir);
+}
+
 static void test_framing_helpers(void) {
         is_int(varlink_frame_find("abc", 3), -EAGAIN, "no NUL: incomplete");
         is_int(varlink_frame_find("ab\0cd", 5), 2, "first NUL found");
@@ -866,5 +1006,7 @@ int main(void) {
         test_disconnects();
         test_limits();
         test_half_close();
+        test_prepared_reply();
+        test_call_budget();
         return tap_done();
 }
