@@ -304,6 +304,10 @@ static bool wait_for_inspection(Manager *m, ReadEvent *ev, ReadJudgement *j) {
                 inspected_read_free(r);
         }
         snprintf(j->known.why, sizeof j->known.why, "counts: %s", refused_why(k));
+        /* A reader whose entry its root was to tell has no verdict of the
+         * catalogue's yet: the refusal is its why. */
+        if (!j->v.why)
+                j->v.why = j->known.why;
         log_debug("No look into process " PID_FMT " for reader " PID_FMT ": %s.", j->known.ask.pid, ev->pid,
                   j->known.why);
         return false;
