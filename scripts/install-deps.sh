@@ -8,7 +8,9 @@
 # started); Go and the varlink project's Go IDL parser, an independent
 # check of the interface file; strace, to see the order of the daemon's
 # writes and its READY; stress-ng, to run the suite with both cores busy
-# (docs/testing.md). (The VM tests' own needs are
+# (docs/testing.md); uidmap's newuidmap, for a user's subordinate uids in
+# the attacks of tests/integration/looks.sh; libc6-dev's static libc for
+# that test's helper. (The VM tests' own needs are
 # scripts/install-vm-deps.sh.)
 set -eu
 
@@ -19,7 +21,7 @@ python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
 snmpd zabbix-agent zabbix-agent2 collectl munin-node munin-plugins-core dstat glances
-golang-go golang-github-varlink-go-dev strace stress-ng"
+golang-go golang-github-varlink-go-dev strace stress-ng uidmap"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;

@@ -2,20 +2,21 @@
  * (tests/integration/looks.sh). Linked statically: a copy of it runs in a
  * root of its own as a catalogued reader's binary.
  *
- *   attacker stop-children PID SECONDS
- *      For SECONDS, stops (SIGSTOP) every child of PID it may signal, each
- *      once, as soon as it appears (the daemon's children file is
- *      world-readable); prints "stopped CHILD" for each.
+ *   attacker stop-children PID SECONDS [kill]
+ *      For SECONDS, stops (SIGSTOP; with kill, kills) every child of PID it
+ *      may signal, each once, as soon as it appears (the daemon's children
+ *      file is world-readable); prints "stopped CHILD" for each.
  *   attacker namespaces N MOUNTERS READY
  *      N processes, each alone in a user and mount namespace of its own
  *      (its uid mapped to 0 there); the first MOUNTERS of them mount and
  *      unmount a tmpfs in a loop (every 100 ms). Creates READY once all
  *      are made, then waits; its children die with it.
- *   attacker readers N ROOT FILE PERIOD_MS READY
+ *   attacker readers N ROOT FILE PERIOD_MS READY [SPACING_MS]
  *      As root of a user namespace with a range of uids: N readers, each
  *      as uid 1..N there, chrooted into ROOT, running ROOT's /bin/node_exporter
- *      (a copy of this program) to read FILE every PERIOD_MS; creates READY
- *      once all run, then waits; they die with it.
+ *      (a copy of this program) to read FILE every PERIOD_MS, the i-th
+ *      starting (i - 1) * SPACING_MS from now; creates READY once all are
+ *      forked, then waits; they die with it.
  *   attacker read FILE PERIOD_MS
  *      Reads FILE every PERIOD_MS, for ever (0: once, and exits).
  *
@@ -76,32 +77,41 @@ static int cmd_read(const char *path, long period) {
         }
 }
 
-static int cmd_stop_children(pid_t pid, double seconds) {
-        char path[64];
+static int cmd_stop_children(pid_t pid, double seconds, int sig) {
+        char path[64], buf[65536];
         pid_t stopped[4096];
         size_t n = 0;
         double end = now() + seconds;
+        int fd;
 
+        /* Reread through one fd, as fast as it goes: a look lives a
+         * millisecond. */
         snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int) pid, (int) pid);
-        while (now() < end) {
-                FILE *f = fopen(path, "re");
-                int child;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;       /* the daemon is gone */
+        for (unsigned long turn = 0; (turn & 1023) != 0 || now() < end; turn++) {
+                ssize_t l = pread(fd, buf, sizeof buf - 1, 0);
 
-                if (!f)
-                        return 0;       /* the daemon is gone */
-                while (fscanf(f, "%d", &child) == 1) {
+                if (l < 0)
+                        break;
+                buf[l] = '\0';
+                for (char *p = buf, *q; *p; p = q) {
+                        long child = strtol(p, &q, 10);
                         bool seen = false;
 
+                        if (q == p)
+                                break;
                         for (size_t i = 0; i < n && !seen; i++)
                                 seen = stopped[i] == child;
-                        if (!seen && n < sizeof stopped / sizeof stopped[0] && kill(child, SIGSTOP) == 0) {
-                                stopped[n++] = child;
-                                printf("stopped %d\n", child);
+                        if (!seen && n < sizeof stopped / sizeof stopped[0] && kill((pid_t) child, sig) == 0) {
+                                stopped[n++] = (pid_t) child;
+                                printf("stopped %ld\n", child);
                                 fflush(stdout);
                         }
                 }
-                fclose(f);
         }
+        close(fd);
         return 0;
 }
 
@@ -189,13 +199,16 @@ static int cmd_namespaces(long n, long mounters, const char *ready) {
                 pause();
 }
 
-static int cmd_readers(long n, const char *root, const char *file, const char *period, const char *ready) {
+static int cmd_readers(long n, const char *root, const char *file, const char *period, const char *ready,
+                       long spacing) {
         for (long i = 1; i <= n; i++) {
                 pid_t pid = child_of_ours();
 
                 if (pid < 0)
                         return 1;
                 if (pid == 0) {
+                        if (spacing > 0)
+                                sleep_ms(spacing * (i - 1));
                         if (chroot(root) < 0 || chdir("/") < 0 || setgroups(0, NULL) < 0 ||
                             setresgid((gid_t) i, (gid_t) i, (gid_t) i) < 0 || setresuid((uid_t) i, (uid_t) i, (uid_t) i) < 0)
                                 _exit(2);
@@ -211,13 +224,13 @@ static int cmd_readers(long n, const char *root, const char *file, const char *p
 int main(int argc, char **argv) {
         if (argc == 4 && strcmp(argv[1], "read") == 0)
                 return cmd_read(argv[2], atol(argv[3]));
-        if (argc == 4 && strcmp(argv[1], "stop-children") == 0)
-                return cmd_stop_children((pid_t) atol(argv[2]), atof(argv[3]));
+        if ((argc == 4 || (argc == 5 && strcmp(argv[4], "kill") == 0)) && strcmp(argv[1], "stop-children") == 0)
+                return cmd_stop_children((pid_t) atol(argv[2]), atof(argv[3]), argc == 5 ? SIGKILL : SIGSTOP);
         if (argc == 5 && strcmp(argv[1], "namespaces") == 0)
                 return cmd_namespaces(atol(argv[2]), atol(argv[3]), argv[4]);
-        if (argc == 7 && strcmp(argv[1], "readers") == 0)
-                return cmd_readers(atol(argv[2]), argv[3], argv[4], argv[5], argv[6]);
-        fprintf(stderr, "usage: attacker read FILE MS | stop-children PID SECONDS | namespaces N MOUNTERS READY |"
-                        " readers N ROOT FILE MS READY\n");
+        if ((argc == 7 || argc == 8) && strcmp(argv[1], "readers") == 0)
+                return cmd_readers(atol(argv[2]), argv[3], argv[4], argv[5], argv[6], argc == 8 ? atol(argv[7]) : 0);
+        fprintf(stderr, "usage: attacker read FILE MS | stop-children PID SECONDS [kill] | namespaces N MOUNTERS READY |"
+                        " readers N ROOT FILE MS READY [SPACING_MS]\n");
         return 2;
 }
