@@ -147,21 +147,33 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         ok $? "  the reader gone: counting off again"
 
         # The same overlay as the root of the only process of a mount
-        # namespace: the container scan looks into that namespace through
-        # it, and its lookup of /proc there waits on the server for ever.
-        # Scans go on, status answers, and root's container is found.
-        O2=$(mktemp -d /tmp/numastatd-fuse-ovl-XXXXXX)
-        cleanup_trees+=("$O2")
-        chown 65534:65534 "$O2"
-        chmod 755 "$O2"
+        # namespace, twice: the container scan looks into each through it,
+        # and its lookup of /proc there waits on the server for ever, in the
+        # kernel, where no signal ends it. Both its places for uid 65534
+        # held so, scans go on, status answers, and root's container is
+        # found (in a place of root's); each stuck child lingers, counted,
+        # until its server goes.
         scans() { bctl --json=short | json_get sources.scans; }
-        as_nobody unshare -Urm "$STALL" overlay-ns "$O2" "$O2/ready" > "$U/overlay-ns.log" 2>&1 &
-        SERVER=$!
-        wait_for 10 test -e "$O2/ready"
-        ok $? "uid 65534: the overlay on its FUSE server, the root of a namespace's only process"
-        stalled_once() { [ "$(grep -c '^stalled' "$U/overlay-ns.log")" -ge 1 ]; }
-        wait_for 10 stalled_once
-        ok $? "  the container scan's look into it reached the server, and was left waiting"
+        lingering() { bctl --json=short | json_get sources.scan_looks.lingering; }
+        SERVERS=()
+        for i in 1 2; do
+                O2=$(mktemp -d /tmp/numastatd-fuse-ovl-XXXXXX)
+                cleanup_trees+=("$O2")
+                chown 65534:65534 "$O2"
+                chmod 755 "$O2"
+                O2S+=("$O2")
+                as_nobody unshare -Urm "$STALL" overlay-ns "$O2" "$O2/ready" > "$U/overlay-ns$i.log" 2>&1 &
+                SERVERS+=($!)
+        done
+        both_ready() { [ -e "${O2S[0]}/ready" ] && [ -e "${O2S[1]}/ready" ]; }
+        wait_for 10 both_ready
+        ok $? "uid 65534: overlays on its FUSE servers, each the root of a namespace's only process"
+        stalled() { [ "$(cat "$U"/overlay-ns?.log | grep -c '^stalled')" -ge 1 ]; }
+        wait_for 10 stalled
+        ok $? "  the container scan's looks into them reached the servers, and were left waiting ($(cat "$U"/overlay-ns?.log | grep -c '^stalled'))"
+        some_linger() { [ "$(lingering)" -ge 1 ]; }
+        wait_for 10 some_linger
+        ok $? "  past their deadline, stuck in the kernel: their places given back, the children kept ($(lingering) lingering)"
         n=$(scans)
         more_scans() { [ "$(scans)" -ge $((n + 3)) ]; }
         wait_for 15 more_scans
@@ -173,11 +185,14 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         rootc_listed() { CTL=bctl instance_listed "$(pgrep -P "$ROOTC" | head -1)"; }
         wait_for 10 rootc_listed
         ok $? "  a container root starts then is found and watched"
-        is "$(asked_by_daemon overlay-ns)" 0 "  the daemon itself asked the server nothing"
+        is "$(cat "$U"/overlay-ns?.log | grep -c " pid $DAEMON_PID\$")" 0 "  the daemon itself asked the servers nothing"
         kill -KILL "$ROOTC" 2>/dev/null
         wait "$ROOTC" 2>/dev/null
-        kill_tree "$SERVER"
-        wait "$SERVER" 2>/dev/null
+        for p in "${SERVERS[@]}"; do kill_tree "$p"; done
+        wait "${SERVERS[@]}" 2>/dev/null
+        none_linger() { [ "$(lingering)" = 0 ]; }
+        wait_for 10 none_linger
+        ok $? "  the servers gone, the stuck children end and are reaped"
         chmod "$FUSE_MODE" /dev/fuse
 fi
 
