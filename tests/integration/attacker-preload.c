@@ -3,7 +3,10 @@
  * ATTACK_EXEC (a set-user-ID program, su) with ATTACK_ARG as its argument,
  * in the same process: same pid, same start time, another binary and
  * other ids by the time the daemon looks into it. Its standard input is
- * left as it is (a pipe nobody writes keeps su waiting for a password). */
+ * left as it is (a pipe nobody writes keeps su waiting for a password).
+ * With ATTACK_EVERY_MS instead, it reads ATTACK_READ that often, for ever:
+ * a reader the catalogue knows by its binary, whose command line a look
+ * must check. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,6 +18,20 @@ __attribute__((constructor)) static void attack(void) {
         char buf[4096];
         int fd;
 
+        if (file && getenv("ATTACK_EVERY_MS")) {
+                long ms = atol(getenv("ATTACK_EVERY_MS"));
+                struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+                for (;;) {
+                        fd = open(file, O_RDONLY | O_CLOEXEC);
+                        if (fd < 0)
+                                _exit(1);
+                        while (read(fd, buf, sizeof buf) > 0)
+                                ;
+                        close(fd);
+                        nanosleep(&t, NULL);
+                }
+        }
         if (!file || !prog || !arg)
                 return;
         unsetenv("LD_PRELOAD");         /* su would not load it anyway */

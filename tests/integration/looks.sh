@@ -128,13 +128,26 @@ kill -KILL "$OTHER" "$TWO" "$STOPPER" "$ROOTC" 2> /dev/null
 wait "$OTHER" "$TWO" "$STOPPER" "$ROOTC" 2> /dev/null
 
 # ---- stopped children: a reader's look ----
-# uid 65534's catalogued reader in a root of its own needs a look; its
-# user stops the look's child. The look times out, and the reader's later
-# reads count, as they would after any other way a look ends without an
-# answer. A look lives about a millisecond, which the stopper may miss
+# uid 65534 runs Debian's node_exporter (known by its binary; whether its
+# command line exports numa_* needs a look), made to read the tree's vmstat
+# every 3 s; its user stops the look's child. The look times out, and the
+# reader's later reads count, as they would after any other way a look
+# ends without an answer. (Where node_exporter is missing, a copy of ours
+# in a root of its own: its look finds which entry it is.) A look lives about a millisecond, which the stopper may miss
 # (then the look answers: no count), so three readers are tried at once,
 # again until a look has ended so; those whose look answered count none of
 # their reads, so counting goes on only for those whose look did not.
+# exporter_reader NAME PERIOD: that node_exporter, READER_LAUNCHER its pid.
+NE=/usr/bin/prometheus-node-exporter
+cp "$PRELOAD" "$U/preload.so"
+chmod 644 "$U/preload.so"
+exporter_reader() {
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- env LD_PRELOAD="$U/preload.so" \
+                ATTACK_READ="$T/proc/vmstat" ATTACK_EVERY_MS="$2" "$NE" > "$U/$1.log" 2>&1 &
+        READER_LAUNCHER=$!
+        READER=$READER_LAUNCHER
+}
+some_reader() { if [ -x "$NE" ]; then exporter_reader "$@"; else nobody_reader "$@"; fi; }
 # try_readers NAME STAT: three readers at a time (each reading every 3 s)
 # until the reader looks' STAT (timed_out, failed) rises (up to 10 times);
 # READERS: their launchers.
@@ -145,7 +158,7 @@ try_readers() {
                 before=$(looks "reader_looks.$2")
                 READERS=()
                 for i in 1 2 3; do
-                        nobody_reader "$1$i" 3000
+                        some_reader "$1$i" 3000
                         READERS+=("$READER_LAUNCHER")
                 done
                 raised() { [ "$(looks "reader_looks.$1")" -gt "$2" ]; }
@@ -244,7 +257,6 @@ stop_daemon
 # it reads as kingpin does) with a library that reads the tree's vmstat
 # and then runs su @FILE in the same process, FILE being root's alone,
 # its first line a marker. 20 times, the exec a little later each time.
-NE=/usr/bin/prometheus-node-exporter
 if [ ! -x "$NE" ]; then
         skip "prometheus-node-exporter is not installed (scripts/install-deps.sh --test installs it)"
 elif [ ! -u /bin/su ]; then
@@ -258,8 +270,6 @@ else
         MARK=numastatdSECRET$$MARK
         echo "--collector.vmstat.fields=$MARK(" > "$S/args"
         chmod 600 "$S/args"
-        cp "$PRELOAD" "$U/preload.so"
-        chmod 644 "$U/preload.so"
         DAEMON_WRAP=$UNIT_CAPS_WRAP NUMASTATD_TEST_LOG_LEVEL=debug start_daemon "$T" --config="$T/conf"
         wait_for 15 sysctl_is 0
         # su waits for a password on a pipe nobody writes.
