@@ -241,8 +241,8 @@ mutant verdict-of-gone-by-pid-alone daemon/sources/known-probe.c \
         $'        return 1 ? 1 : rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&' \
         tests/unit/test-known
 mutant look-as-root daemon/sources/inspector.c \
-        $'        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)' \
-        $'        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(0, 0, 0) < 0)' \
+        $'            setresuid(uid, uid, uid) < 0)' \
+        $'            setresuid(0, 0, 0) < 0)' \
         tests/unit/test-inspector
 mutant look-without-deadline daemon/sources/inspector.h \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)' \
@@ -269,7 +269,7 @@ mutant status-rendered-per-call daemon/service/service.c \
         $'                    0)' \
         tests/unit/test-manager
 mutant scan-looks-again-each-time daemon/sources/container-watch.c \
-        $'        if (memo_stands(w, w->queue[w->n_queue])) {' \
+        $'        if (memo_stands(w, it)) {' \
         $'        if (0) {' \
         tests/unit/test-container-watch
 mutant rewatch-by-flush daemon/sources/readers-watch.c \
@@ -285,20 +285,20 @@ mutant mount-scans-not-held-back daemon/sources/container-watch.c \
         $'        if (0)' \
         tests/unit/test-container-watch
 mutant mount-scan-looks-everywhere daemon/sources/container-watch.c \
-        $'                if (m->pid != it->pid || m->start != it->start || w->scan_dirty_all ||' \
-        $'                if (m->pid != it->pid || m->start != it->start || w->for_mount_scan ||' \
+        $'                if (m->pid != it->pid || m->start != it->start || dirty_covers(w, &w->scan_dirty, it->ns, it->owner) ||' \
+        $'                if (m->pid != it->pid || m->start != it->start || w->scanning ||' \
         tests/unit/test-container-watch
 mutant remount-not-marked daemon/sources/container-watch.c \
         $'        mark = changed || found_open_files(&found);' \
         $'        mark = changed;' \
         tests/unit/test-container-watch
 mutant mounts-not-told-apart daemon/sources/mountwatch.c \
-        $'                        if (mnt_id != 0 && !mount_resolve(w, hint, mnt_id, &budget, &x))' \
+        $'                        if (mnt_id != 0 && !mount_resolve(g, hint, mnt_id, &budget, &x))' \
         $'                        if (0)' \
         tests/integration/hostile.sh
 mutant looks-not-rate-limited daemon/sources/inspector.c \
-        $'        if (in->rate == 0 || uid == 0)' \
-        $'        if (1)' \
+        $'        if (owner == 0)\n                return 0;\n        before_all' \
+        $'        if (1)\n                return 0;\n        before_all' \
         tests/unit/test-inspector
 mutant look-reads-mount-table daemon/sources/inspector.c \
         $'        if (p->root_magic != 0)\n                return p->root_magic == FUSE_SUPER_MAGIC;' \
@@ -396,6 +396,48 @@ mutant shared-call-budget-ignored lib/varlink-budget.c \
         $'        unsigned g = MIN(rate_fits(&b->per_uid, mine, now, n), rate_fits(&b->others, b->others_full_at, now, n));' \
         $'        unsigned g = rate_fits(&b->per_uid, mine, now, n);' \
         tests/unit/test-varlink-budget
+
+# Issue 53: the looks bound to the reader, root's first, every owner's share.
+mutant timed-out-look-not-counted daemon/manager-reads.c \
+        $'        r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = true, .failed = true };' \
+        $'        r->answer = (KnownAnswer) { .reader = r->ask.reader, .file = r->ask.file, .counts = false, .failed = true };' \
+        tests/integration/looks.sh
+mutant child-ids-unchecked daemon/sources/inspector.c \
+        $'        if (proc_status_ids(status, &now) < 0 || memcmp(now.uid, t->ids.uid, sizeof now.uid) != 0 ||' \
+        $'        if (proc_status_ids(status, &now) < 0 || (0 && memcmp(now.uid, t->ids.uid, sizeof now.uid) != 0) ||' \
+        tests/unit/test-inspector
+mutant answer-not-verified daemon/sources/inspector.c \
+        $'            !target_unchanged(&q->target)) {' \
+        $'            !(target_unchanged(&q->target) || 1)) {' \
+        tests/unit/test-inspector
+mutant death-signal-not-rearmed daemon/sources/inspector.c \
+        $'        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)\n                _exit(11);\n        if (work(' \
+        $'        if (work(' \
+        tests/unit/test-inspector
+mutant lingering-child-not-held daemon/sources/inspector.c \
+        $'                if (in->children[i] && in->children[i]->overdue && in->children[i]->target.owner == owner)' \
+        $'                if (in->children[i] && in->children[i]->overdue && in->children[i]->target.owner == owner && 0)' \
+        tests/unit/test-inspector
+mutant no-place-for-root-alone daemon/sources/inspector.c \
+        $'                if (others_running >= l->slots - l->root_slots ||' \
+        $'                if (others_running >= l->slots ||' \
+        tests/unit/test-inspector
+mutant owner-by-uid daemon/sources/owner.c \
+        $'        r = userns_owner(fd, ret);\n        if (r == -ENOENT) {\n                *ret = uid;' \
+        $'        r = -ENOENT;\n        if (r == -ENOENT) {\n                *ret = uid;' \
+        tests/integration/looks.sh
+mutant owner-share-unbounded daemon/sources/container-watch.c \
+        $'        if (owner != 0 && rank >= SCAN_OWNER_MAX) {' \
+        $'        if (0) {' \
+        tests/integration/hostile.sh
+mutant unknown-mount-dirties-all daemon/sources/container-watch.c \
+        $'        if (x->ns != 0 && (x->ns == w->host_mntns[0] || x->ns == w->host_mntns[1]))' \
+        $'        if (x->ns == 0 || x->ns == w->host_mntns[0] || x->ns == w->host_mntns[1])' \
+        tests/integration/looks.sh
+mutant why-echoes-argument daemon/core/known.c \
+        $'                        return verdict(true, buf, size, "counts: %s is not a regular expression we can check", f->arg);' \
+        $'                        return verdict(true, buf, size, "counts: %s \'%s\' is not a regular expression we can check", f->arg, value ?: "");' \
+        tests/unit/test-known
 
 if [ "${1:-}" = --applies ]; then
         echo "1..$n"
