@@ -672,6 +672,22 @@ static void print_catalogue_warning(json_object *sources) {
                 printf("     Warning: known readers: cannot read %s\n", jsafe(json_object_array_get_idx(unreadable, i)));
 }
 
+/* Children that looked into other users' processes and outlived their
+ * deadline: what a FUSE server that never answers leaves (their users'
+ * reads count meanwhile). */
+static void print_stuck_looks(json_object *sources) {
+        int64_t n = 0;
+
+        if (!sources)
+                return;
+        n += jint(jget(sources, "reader_looks"), "lingering");
+        n += jint(jget(sources, "scan_looks"), "lingering");
+        if (n > 0)
+                printf("     Warning: %" PRId64 " %s into other users' processes outlived %s deadline (stuck in the "
+                       "kernel: a FUSE server that never answers?); their users' reads count meanwhile\n",
+                       n, plural(n, "look", "looks"), n == 1 ? "its" : "their");
+}
+
 static void print_status_sources(json_object *s) {
         json_object *sources = jget(s, "sources");
 
@@ -705,6 +721,7 @@ static void print_status_sources(json_object *s) {
         if (jstr(sources, "uevents_error"))
                 printf("     Warning: %s\n", jstr(sources, "uevents_error"));
         print_catalogue_warning(sources);
+        print_stuck_looks(sources);
 }
 
 static void print_status_nodes(json_object *s) {

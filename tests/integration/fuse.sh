@@ -174,6 +174,7 @@ print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == "fuse-stall" 
         some_linger() { [ "$(lingering)" -ge 1 ]; }
         wait_for 10 some_linger
         ok $? "  past their deadline, stuck in the kernel: their places given back, the children kept ($(lingering) lingering)"
+        contains "$(bctl status)" "outlived" "  numastatctl status says so"
         n=$(scans)
         more_scans() { [ "$(scans)" -ge $((n + 3)) ]; }
         wait_for 15 more_scans
