@@ -86,10 +86,10 @@ nobody_reader() {
                 mount --bind "$2/proc" "$1/proc" && exec chroot "$1" /bin/node_exporter read /proc/vmstat "$3"' \
                 _ "$r" "$T" "$period" > "$U/$name.log" 2>&1 &
         READER_LAUNCHER=$!
+        # The launcher becomes the reader (each step execs the next).
+        READER=
         for _ in $(seq 1 200); do
-                READER=$(pgrep -P "$READER_LAUNCHER" | head -1)
-                [ -z "$READER" ] && [ "$(readlink "/proc/$READER_LAUNCHER/exe")" = "$r/bin/node_exporter" ] && READER=$READER_LAUNCHER
-                [ -n "$READER" ] && break
+                [ "$(readlink "/proc/$READER_LAUNCHER/exe")" = "$r/bin/node_exporter" ] && READER=$READER_LAUNCHER && break
                 sleep 0.05
         done
 }
