@@ -241,8 +241,8 @@ mutant verdict-of-gone-by-pid-alone daemon/sources/known-probe.c \
         $'        return 1 ? 1 : rd->has_uid && e->has_uid && rd->began > 0 && e->began > 0 &&' \
         tests/unit/test-known
 mutant look-as-root daemon/sources/inspector.c \
-        $'            setresuid(uid, uid, uid) < 0)' \
-        $'            setresuid(0, 0, 0) < 0)' \
+        $'        if (setresuid(uid, uid, uid) < 0)' \
+        $'        if (setresuid(0, 0, 0) < 0)' \
         tests/unit/test-inspector
 mutant look-without-deadline daemon/sources/inspector.h \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)' \
@@ -411,8 +411,8 @@ mutant answer-not-verified daemon/sources/inspector.c \
         $'            !(target_unchanged(&q->target) || 1)) {' \
         tests/unit/test-inspector
 mutant death-signal-not-rearmed daemon/sources/inspector.c \
-        $'        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)\n                _exit(11);\n        if (work(' \
-        $'        if (work(' \
+        $'        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)\n                return -errno;\n        if (getppid() != parent)' \
+        $'        if (0)\n                return -errno;\n        if (getppid() != parent)' \
         tests/unit/test-inspector
 mutant lingering-child-not-held daemon/sources/inspector.c \
         $'                if (in->children[i] && in->children[i]->overdue && in->children[i]->target.owner == owner)' \

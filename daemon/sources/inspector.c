@@ -95,8 +95,13 @@ static int read_at(int dirfd, const char *name, char **ret) {
 
 /* Becomes the process as it was seen: its uid and gid (as all four), its
  * groups, no capabilities, not dumpable (it could ptrace us otherwise: we
- * are a copy of the daemon). */
-static int become(const ProcIds *ids) {
+ * are a copy of the daemon), with a death signal. Changing the effective
+ * ids clears the death signal; the user may signal us once our real or
+ * saved uid is theirs. So the effective uid goes first, the signal is set
+ * again, and only then the rest: no moment where that user may stop us
+ * before our death signal is back (stopped then, we would outlive the
+ * daemon). */
+static int become(const ProcIds *ids, pid_t parent) {
         struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct none[2] = {};
         uid_t uid = ids->uid[0];
@@ -105,7 +110,14 @@ static int become(const ProcIds *ids) {
         if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 return -errno;
         if (setgroups(ids->n_groups, ids->groups) < 0 || setresgid(gid, gid, gid) < 0 ||
-            setresuid(uid, uid, uid) < 0)
+            setresuid(0, uid, 0) < 0)
+                return -errno;
+        /* (The daemon may signal us: CAP_KILL.) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                return -errno;
+        if (getppid() != parent)
+                return -ESRCH;
+        if (setresuid(uid, uid, uid) < 0)
                 return -errno;
         /* uid 0 keeps its capabilities through setresuid(): dropped here. */
         if (syscall(SYS_capset, &header, none) < 0)
@@ -120,7 +132,7 @@ static int become(const ProcIds *ids) {
  * its uid), checks it is the process asked for and still has the ids it
  * was seen with (a set-user-ID program run since is not taken for it),
  * and becomes it. */
-static int take_process(const InspectTarget *t, InspectedProcess *p) {
+static int take_process(const InspectTarget *t, pid_t parent, InspectedProcess *p) {
         _cleanup_close_ int dirfd = -1, nsfd = -1;
         _cleanup_free_ char *stat = NULL, *status = NULL;
         uint64_t start;
@@ -157,7 +169,7 @@ static int take_process(const InspectTarget *t, InspectedProcess *p) {
         nsfd = openat(dirfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
         if (p->rootfd >= 0 && nsfd >= 0 && mount_magic_of(p->rootfd, mntns_id(nsfd), &p->root_magic) < 0)
                 p->root_magic = 0;
-        return become(&t->ids);
+        return become(&t->ids, parent);
 }
 
 const char *inspected_mountinfo(const InspectedProcess *p) {
@@ -224,13 +236,8 @@ _Noreturn static void child_main(const InspectTarget *t, InspectWork work, const
         /* Not the daemon's real-time priority (systemd's
          * CPUSchedulingResetOnFork= does the same). */
         (void) sched_setscheduler(0, SCHED_OTHER, &normal);
-        if (take_process(t, &p) < 0)
+        if (take_process(t, parent, &p) < 0)
                 _exit(12);
-        /* The change of ids cleared the death signal: again, and our
-         * parent may have died meanwhile. (The daemon may signal us:
-         * CAP_KILL.) */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-                _exit(11);
         if (work(&p, request, answer, sizeof answer, fds, &n_fds) < 0 || n_fds > INSPECT_FDS_MAX)
                 _exit(13);
         if (send_answer(3, answer, sizeof answer, fds, n_fds) < 0)
