@@ -6,9 +6,10 @@
  * left as it is (a pipe nobody writes keeps su waiting for a password).
  * With ATTACK_EVERY_MS instead, it reads ATTACK_READ that often, for ever:
  * a reader the catalogue knows by its binary, whose command line a look
- * must check. */
+ * must check; ATTACK_NAME, its comm, tells it apart from others. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@ __attribute__((constructor)) static void attack(void) {
         char buf[4096];
         int fd;
 
+        if (getenv("ATTACK_NAME"))
+                (void) prctl(PR_SET_NAME, getenv("ATTACK_NAME"));
         if (file && getenv("ATTACK_EVERY_MS")) {
                 long ms = atol(getenv("ATTACK_EVERY_MS"));
                 struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };

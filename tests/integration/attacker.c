@@ -18,7 +18,8 @@
  *      starting (i - 1) * SPACING_MS from now; creates READY once all are
  *      forked, then waits; they die with it.
  *   attacker read FILE PERIOD_MS
- *      Reads FILE every PERIOD_MS, for ever (0: once, and exits).
+ *      Reads FILE every PERIOD_MS, for ever (0: once, and exits); as
+ *      ATTACK_NAME (its comm), if set.
  *
  * A library of this project (attacker-preload.so) is the last attack: a
  * catalogued program that runs a set-user-ID one just after its read. */
@@ -68,6 +69,8 @@ static int read_once(const char *path) {
 }
 
 static int cmd_read(const char *path, long period) {
+        if (getenv("ATTACK_NAME"))
+                (void) prctl(PR_SET_NAME, getenv("ATTACK_NAME"));
         for (;;) {
                 if (read_once(path) < 0)
                         return 1;

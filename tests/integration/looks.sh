@@ -51,12 +51,6 @@ reads() {
 print(sum(r["count"] for r in json.load(sys.stdin) if r["comm"] == sys.argv[1] and r["path"] == sys.argv[2]))' "$1" "$2"
 }
 reads_are() { [ "$(reads "$1" "$2")" = "$3" ]; }
-# reader_field PID FIELD: a field of the reader table's entry for PID.
-reader_field() {
-        ctl --json=short readers | python3 -c 'import json, sys
-r = [r for r in json.load(sys.stdin) if r["pid"] == int(sys.argv[1])]
-print(r[0][sys.argv[2]] if r else "none")' "$1" "$2"
-}
 # dead PID...: each gone, or a zombie waiting for its reaper.
 dead() {
         local p s
@@ -83,8 +77,8 @@ nobody_reader() {
         cp "$ATTACKER" "$r/bin/node_exporter"
         chown -R 65534:65534 "$r"
         setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urm --propagation private sh -c '
-                mount --bind "$2/proc" "$1/proc" && exec chroot "$1" /bin/node_exporter read /proc/vmstat "$3"' \
-                _ "$r" "$T" "$period" > "$U/$name.log" 2>&1 &
+                mount --bind "$2/proc" "$1/proc" && ATTACK_NAME=$4 exec chroot "$1" /bin/node_exporter read /proc/vmstat "$3"' \
+                _ "$r" "$T" "$period" "$name" > "$U/$name.log" 2>&1 &
         READER_LAUNCHER=$!
         # The launcher becomes the reader (each step execs the next).
         READER=
@@ -143,36 +137,46 @@ cp "$PRELOAD" "$U/preload.so"
 chmod 644 "$U/preload.so"
 exporter_reader() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- env LD_PRELOAD="$U/preload.so" \
-                ATTACK_READ="$T/proc/vmstat" ATTACK_EVERY_MS="$2" "$NE" > "$U/$1.log" 2>&1 &
+                ATTACK_READ="$T/proc/vmstat" ATTACK_EVERY_MS="$2" ATTACK_NAME="$1" "$NE" > "$U/$1.log" 2>&1 &
         READER_LAUNCHER=$!
         READER=$READER_LAUNCHER
 }
 some_reader() { if [ -x "$NE" ]; then exporter_reader "$@"; else nobody_reader "$@"; fi; }
-# try_readers NAME STAT: three readers at a time (each reading every 3 s)
-# until the reader looks' STAT (timed_out, failed) rises (up to 10 times);
-# READERS: their launchers.
+# says COMM WHY: whether a reader entry of comm COMM has a why with WHY.
+says() {
+        ctl --json=short readers | python3 -c 'import json, sys
+sys.exit(0 if any(r["comm"] == sys.argv[1] and sys.argv[2] in (r["why"] or "") for r in json.load(sys.stdin)) else 1)' "$1" "$2"
+}
+# try_readers NAME WHY: three readers at a time (each reading every 3 s, as
+# comm NAME1..3) until one's why says WHY (up to 10 times); READER_LAUNCHER
+# is that one, the others are ended.
 try_readers() {
-        local before i
-        for _ in $(seq 1 10); do
+        local i pids
+        for try in $(seq 1 10); do
                 wait_for 10 sysctl_is 0
-                before=$(looks "reader_looks.$2")
-                READERS=()
+                pids=()
                 for i in 1 2 3; do
-                        some_reader "$1$i" 3000
-                        READERS+=("$READER_LAUNCHER")
+                        some_reader "$1$try$i" 3000
+                        pids+=("$READER_LAUNCHER")
                 done
-                raised() { [ "$(looks "reader_looks.$1")" -gt "$2" ]; }
-                wait_for 3 raised "$2" "$before" && return 0
-                kill -KILL "${READERS[@]}" 2> /dev/null
-                wait "${READERS[@]}" 2> /dev/null
+                one_says() { for i in 1 2 3; do says "$1$try$i" "$2" && FOUND=$i && return 0; done; return 1; }
+                FOUND=
+                # A try that failed is tried again: its wait is not stretched.
+                WAIT_FOR_MIN=10 wait_for 10 one_says "$1" "$2"
+                for i in 1 2 3; do
+                        if [ "$i" = "$FOUND" ]; then READER_LAUNCHER=${pids[$((i - 1))]}; continue; fi
+                        kill -KILL "${pids[$((i - 1))]}" 2> /dev/null
+                        wait "${pids[$((i - 1))]}" 2> /dev/null
+                done
+                [ -n "$FOUND" ] && return 0
         done
         return 1
 }
 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 300 \
         > "$U/stopper-reads.log" 2>&1 &
 STOPPER=$!
-try_readers stopped timed_out
-ok $? "uid 65534's catalogued readers, their looks' children stopped by their user: a look times out ($(looks reader_looks.timed_out))"
+try_readers stop "took too long"
+ok $? "uid 65534's catalogued reader, its look's child stopped by its user: the look times out ($(looks reader_looks.timed_out))"
 wait_for 10 sysctl_is 0
 ok $? "  linger over: counting off"
 wait_for 10 sysctl_is 1
@@ -180,14 +184,15 @@ ok $? "  its reader's next read counts (a look that timed out is no verdict)"
 wait_for 10 sysctl_is 0
 wait_for 10 sysctl_is 1
 ok $? "  and the next"
-kill -KILL "${READERS[@]}" 2> /dev/null
-wait "${READERS[@]}" 2> /dev/null
+kill -KILL "$READER_LAUNCHER" 2> /dev/null
+wait "$READER_LAUNCHER" 2> /dev/null
 # Its user's looks are held now: a new reader of theirs counts at once.
 wait_for 10 sysctl_is 0
 nobody_reader held 3000
 wait_for 5 sysctl_is 1
 ok $? "a new reader of the same user, its looks held after that timeout: its read counts"
-contains "$(reader_field "$READER" why)" "took too long lately" "  saying why"
+says held "took too long lately"
+ok $? "  saying why"
 kill -KILL "$READER_LAUNCHER" "$STOPPER" 2> /dev/null
 wait "$READER_LAUNCHER" "$STOPPER" 2> /dev/null
 stop_daemon
@@ -216,13 +221,13 @@ DAEMON_WRAP=$UNIT_CAPS_WRAP start_daemon "$T" --config="$T/conf"
 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 300 kill \
         > "$U/killer.log" 2>&1 &
 KILLER=$!
-try_readers killed failed
-ok $? "readers whose looks' children their user kills: a look ends without an answer ($(looks reader_looks.failed) failed)"
+try_readers kill "could not be looked into"
+ok $? "a reader whose look's child its user kills: the look ends without an answer ($(looks reader_looks.failed) failed)"
 wait_for 10 sysctl_is 0
 wait_for 10 sysctl_is 1
 ok $? "  its reader's next read counts"
-kill -KILL "$KILLER" "${READERS[@]}" 2> /dev/null
-wait "$KILLER" "${READERS[@]}" 2> /dev/null
+kill -KILL "$KILLER" "$READER_LAUNCHER" 2> /dev/null
+wait "$KILLER" "$READER_LAUNCHER" 2> /dev/null
 stop_daemon
 
 # ---- 4,200 namespaces, mounts in 300 of them ----
