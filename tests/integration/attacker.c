@@ -8,8 +8,8 @@
  *      file is world-readable); prints "stopped CHILD" for each.
  *   attacker namespaces N MOUNTERS READY
  *      N processes, each alone in a user and mount namespace of its own
- *      (its uid mapped to 0 there); the first MOUNTERS of them mount and
- *      unmount a tmpfs in a loop (every 100 ms). Creates READY once all
+ *      (its uid mapped to 0 there); the first MOUNTERS of them mount a
+ *      tmpfs every 100 ms, stacked, unmounting them 50 at a time. Creates READY once all
  *      are made, then waits; its children die with it.
  *   attacker readers N ROOT FILE PERIOD_MS READY [SPACING_MS]
  *      As root of a user namespace with a range of uids: N readers, each
@@ -181,12 +181,15 @@ static int cmd_namespaces(long n, long mounters, const char *ready) {
                                 _exit(2);
                         (void) write(pipefd[1], "x", 1);
                         close(pipefd[1]);
-                        if (i < mounters)
-                                for (;;) {
-                                        if (mount("t", "/tmp", "tmpfs", 0, NULL) == 0)
-                                                (void) umount("/tmp");
-                                        sleep_ms(100);
-                                }
+                        /* Stacked, so that each mount is still there when
+                         * the daemon asks where it is; 50 at a time. */
+                        for (unsigned k = 1; i < mounters; k++) {
+                                (void) mount("t", "/tmp", "tmpfs", 0, NULL);
+                                if (k % 50 == 0)
+                                        while (umount("/tmp") == 0)
+                                                ;
+                                sleep_ms(100);
+                        }
                         for (;;)
                                 pause();
                 }
