@@ -39,31 +39,8 @@ die() { echo "bench-flood: $*" >&2; exit 1; }
 for b in "$NUMASTATD" "$NUMASTATCTL" "$FLOOD"; do [ -x "$b" ] || die "$b is not built (make bench-flood builds it)"; done
 [ "$NCPU" -ge 2 ] || die "needs 2 CPUs: the daemon's, and the flood's"
 
-T=$(mktemp -d /dev/shm/numastatd-flood-XXXXXX)
-chmod 755 "$T"
-PIDS=()
-# kill_tree PID: PID, which this script started, and every process under it
-# (the floods' readers), found by parent pid: never another's by its name
-# or uid. As tests/integration/lib.sh's: each is stopped first, from the
-# top, so that none forks one the walk misses, then all are killed.
-kill_tree() {
-        local pids=("$1") i=0 c st ppid
-        kill -STOP "$1" 2>/dev/null || return 0
-        while [ "$i" -lt "${#pids[@]}" ]; do
-                for c in $(pgrep -P "${pids[$i]}"); do
-                        kill -STOP "$c" 2>/dev/null || continue
-                        st=$(cat "/proc/$c/stat" 2>/dev/null) ppid=
-                        read -r _ ppid _ <<<"${st##*) }"        # after "(comm) ": state, ppid
-                        if [ "$ppid" = "${pids[$i]}" ]; then
-                                pids+=("$c")
-                        else
-                                kill -CONT "$c" 2>/dev/null     # no longer the child listed: not ours
-                        fi
-                done
-                i=$((i + 1))
-        done
-        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -KILL "${pids[$i]}" 2>/dev/null; done
-}
+# kill_tree PID: every process under PID, which this script started, by pid.
+. "$SRCDIR/tests/kill-tree.sh"
 cleanup() {
         for p in "${PIDS[@]}"; do kill_tree "$p"; done
         wait 2>/dev/null

@@ -158,6 +158,21 @@ UNIT_CAPS=-all$(sed -n 's/^CapabilityBoundingSet=//p' "$SRCDIR/systemd/numastatd
         tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/,+\L\1/p' | tr -d '\n')
 UNIT_CAPS_WRAP="setpriv --bounding-set=$UNIT_CAPS --"
 
+# require_user_namespaces: the whole script is skipped, saying why, unless
+# util-linux's unshare, setpriv and nsenter are here and uid 65534 may make
+# a user and mount namespace of its own.
+require_user_namespaces() {
+        local c
+        for c in unshare setpriv nsenter; do
+                command -v $c > /dev/null || { skip "$c (util-linux) is missing"; done_testing; exit 0; }
+        done
+        if ! as_nobody unshare -Urm true 2> /dev/null; then
+                skip "unprivileged user namespaces are off here (kernel.unprivileged_userns_clone or a sysctl of AppArmor)"
+                done_testing
+                exit 0
+        fi
+}
+
 # Runs a command as an unprivileged user.
 as_nobody() {
         setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
@@ -178,30 +193,8 @@ nobody_copy() {
         printf -v "$1" '%s' "$d/${2##*/}"
 }
 
-# kill_tree PID: kills PID, which this script started, and every process
-# under it, found by parent pid from PID (a program started through a
-# function, setpriv and unshare, and what it forked): never another's
-# process by its name. Each is stopped first, from the top, so that none
-# forks one the walk misses (a pid is kept only while its parent is still
-# the one walked from), then all are killed, the deepest first.
-kill_tree() {
-        local pids=("$1") i=0 c st ppid
-        kill -STOP "$1" 2>/dev/null || return 0
-        while [ "$i" -lt "${#pids[@]}" ]; do
-                for c in $(pgrep -P "${pids[$i]}"); do
-                        kill -STOP "$c" 2>/dev/null || continue
-                        st=$(cat "/proc/$c/stat" 2>/dev/null) ppid=
-                        read -r _ ppid _ <<<"${st##*) }"        # after "(comm) ": state, ppid
-                        if [ "$ppid" = "${pids[$i]}" ]; then
-                                pids+=("$c")
-                        else
-                                kill -CONT "$c" 2>/dev/null     # no longer the child listed: not ours
-                        fi
-                done
-                i=$((i + 1))
-        done
-        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -KILL "${pids[$i]}" 2>/dev/null; done
-}
+# kill_tree PID: in tests/kill-tree.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/../kill-tree.sh"
 
 cleanup_trees=()
 cleanup_mounts=
