@@ -12,14 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root "fanotify_init needs CAP_SYS_ADMIN; the attacker is uid 65534"
-for c in unshare setpriv nsenter; do
-        command -v $c >/dev/null || { skip "$c (util-linux) is missing"; done_testing; exit 0; }
-done
-if ! as_nobody unshare -Urm true 2>/dev/null; then
-        skip "unprivileged user namespaces are off here (kernel.unprivileged_userns_clone or a sysctl of AppArmor)"
-        done_testing
-        exit 0
-fi
+require_user_namespaces
 fake_kernel_tree hostile
 U=$(mktemp -d /tmp/numastatd-hostile-XXXXXX)
 cleanup_trees+=("$U")

@@ -22,14 +22,7 @@
 require_root "fanotify needs CAP_SYS_ADMIN; the attacks are uid 65534's"
 ATTACKER=$BUILDDIR/tests/integration/attacker
 PRELOAD=$BUILDDIR/tests/integration/attacker-preload.so
-for c in unshare setpriv nsenter; do
-        command -v $c > /dev/null || { skip "$c (util-linux) is missing"; done_testing; exit 0; }
-done
-if ! as_nobody unshare -Urm true 2> /dev/null; then
-        skip "unprivileged user namespaces are off here"
-        done_testing
-        exit 0
-fi
+require_user_namespaces
 fake_kernel_tree looks
 # Where uid 65534 may reach what it runs, wherever the build tree is.
 U=$(mktemp -d /tmp/numastatd-looks-XXXXXX)
@@ -60,6 +53,14 @@ dead() {
         done
 }
 stopped_pids() { awk '/^stopped/ { print $2 }' "$1"; }
+# stopper LOG [kill]: uid 65534 stops (kills) the daemon's children as they
+# come, into LOG; STOPPER its pid. stopped_some LOG: one was, at least.
+stopper() {
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 300 ${2:+"$2"} \
+                > "$1" 2>&1 &
+        STOPPER=$!
+}
+stopped_some() { [ "$(stopped_pids "$1" | wc -l)" -ge 1 ]; }
 # A container of root's, started now: ROOTC; rootc_leaf its process.
 root_container() {
         unshare --pid --fork --kill-child --mount-proc sleep 300 &
@@ -94,11 +95,8 @@ setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" namespaces 2
 TWO=$!
 wait_for 10 test -e "$U/nobody/two"
 ok $? "uid 65534 makes two namespaces of its own"
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 60 \
-        > "$U/stopper.log" 2>&1 &
-STOPPER=$!
-one_stopped() { [ "$(stopped_pids "$U/stopper.log" | wc -l)" -ge 1 ]; }
-wait_for 15 one_stopped
+stopper "$U/stopper.log"
+wait_for 15 stopped_some "$U/stopper.log"
 ok $? "  and stops the daemon's children that look into them ($(stopped_pids "$U/stopper.log" | wc -l) stopped)"
 root_container
 wait_for 15 rootc_listed
@@ -172,9 +170,7 @@ try_readers() {
         done
         return 1
 }
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 300 \
-        > "$U/stopper-reads.log" 2>&1 &
-STOPPER=$!
+stopper "$U/stopper-reads.log"
 try_readers stop "took too long"
 ok $? "uid 65534's catalogued reader, its look's child stopped by its user: the look times out ($(looks reader_looks.timed_out))"
 wait_for 10 sysctl_is 0
@@ -203,11 +199,8 @@ wait_for 15 sysctl_is 0
 setpriv --reuid=65534 --regid=65534 --clear-groups -- unshare -Urpf --kill-child --mount-proc sleep 300 \
         > /dev/null 2>&1 &
 ONE=$!
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 60 \
-        > "$U/stopper2.log" 2>&1 &
-STOPPER=$!
-one_stopped() { [ "$(stopped_pids "$U/stopper2.log" | wc -l)" -ge 1 ]; }
-wait_for 15 one_stopped
+stopper "$U/stopper2.log"
+wait_for 15 stopped_some "$U/stopper2.log"
 ok $? "a look's child stopped by its user (pid $(stopped_pids "$U/stopper2.log" | head -1))"
 stop_daemon KILL
 wait_for 10 dead $(stopped_pids "$U/stopper2.log")
@@ -218,9 +211,8 @@ for p in $(stopped_pids "$U/stopper2.log"); do kill -KILL "$p" 2> /dev/null; don
 
 # ---- a child its user kills ----
 DAEMON_WRAP=$UNIT_CAPS_WRAP start_daemon "$T" --config="$T/conf"
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$U/attacker" stop-children "$DAEMON_PID" 300 kill \
-        > "$U/killer.log" 2>&1 &
-KILLER=$!
+stopper "$U/killer.log" kill
+KILLER=$STOPPER
 try_readers kill "could not be looked into"
 ok $? "a reader whose look's child its user kills: the look ends without an answer ($(looks reader_looks.failed) failed)"
 wait_for 10 sysctl_is 0
