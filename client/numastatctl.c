@@ -16,6 +16,7 @@
 
 #include "hold-limits.h"
 #include "macro.h"
+#include "missing.h"
 #include "strutil.h"
 #include "varlink-client.h"
 

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-internal.h"
+#include "missing.h"
 #include "rootfs.h"
 #include "service.h"
 #include "time-util.h"

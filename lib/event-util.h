@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
+
+#if !HAVE_DECL_SD_EVENT_SOURCE_SET_RATELIMIT
+/* Before libsystemd 248 (Debian 11 has 247) a source is dispatched at each
+ * wakeup: callers that ask for a limit do without. */
+static inline int sd_event_source_set_ratelimit(sd_event_source *s, uint64_t interval, unsigned burst) {
+        return -EOPNOTSUPP;
+}
+#endif
 
 /* A one-shot timer due at when (CLOCK_MONOTONIC µs); UINT64_MAX: off. */
 static inline void event_timer_at(sd_event_source *s, uint64_t when) {

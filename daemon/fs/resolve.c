@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "missing.h"
 #include "rootfs.h"
 #include "resolve.h"
 #include "strutil.h"

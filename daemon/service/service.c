@@ -442,7 +442,8 @@ int service_new(const ServiceOps *ops, Manager *m, sd_event *event, Service **re
         svc = calloc(1, sizeof *svc);
         if (!svc)
                 return log_oom();
-        *svc = (Service) { .ops = ops, .manager = m, .socket_file = SOCKET_FILE_NULL };
+        *svc = (Service) { .ops = ops, .manager = m };
+        svc->socket_file = SOCKET_FILE_NULL;   /* apart: gcc 10 takes a compound literal here for missing fields */
         r = holds_new(event, on_holds_changed, svc, &svc->holds);
         if (r >= 0)
                 r = varlink_server_new(&svc->varlink);

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -25,6 +24,7 @@
 #include "inspector.h"
 #include "log.h"
 #include "macro.h"
+#include "missing.h"
 #include "owner.h"
 #include "parsers.h"
 #include "readers.h"

@@ -10,11 +10,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "missing.h"
 #include "readers.h"
-
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
 
 #define FANOTIFY_FLAGS (FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK)
 #define FANOTIFY_EVENT_FLAGS (O_RDONLY | O_CLOEXEC | O_LARGEFILE)

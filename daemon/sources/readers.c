@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <systemd/sd-event.h>
 
+#include "event-util.h"
 #include "log.h"
 #include "strutil.h"
 #include "time-util.h"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "missing.h"
 #include "resolve.h"
 #include "rootfs.h"
 #include "strutil.h"
