@@ -17,6 +17,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "event-util.h"
 #include "log.h"
 #include "macro.h"
 #include "nl-util.h"
@@ -64,31 +65,38 @@ struct Taskstats {
  * carries it (fields are only ever appended). */
 #define FIELD_END(f) (offsetof(struct taskstats, f) + sizeof(((struct taskstats *) 0)->f))
 
+#if TASKSTATS_VERSION >= 12
+_Static_assert(offsetof(TaskstatsRecord, v12.ac_tgid) == offsetof(struct taskstats, ac_tgid), "v12 layout");
+_Static_assert(offsetof(TaskstatsRecord, v12.ac_exe_dev) == offsetof(struct taskstats, ac_exe_dev), "v12 layout");
+_Static_assert(TASKSTATS_V12_END == FIELD_END(ac_exe_inode), "v12 layout");
+#endif
+
 int taskstats_parse_stats(const void *data, size_t len, TaskExit *ret) {
-        struct taskstats ts = {};
+        TaskstatsRecord r = {};
+        const struct taskstats *ts = &r.header;
         TaskExit e = {};
 
         if (!data || len < FIELD_END(ac_btime))
                 return -EBADMSG;
-        /* Newer kernels send more than this header's struct: copy what we know. */
-        memcpy(&ts, data, MIN(len, sizeof ts));
-        if (ts.version == 0)
+        /* Newer kernels send more than we know: copy what we know. */
+        memcpy(&r, data, MIN(len, sizeof r));
+        if (ts->version == 0)
                 return -EBADMSG;
 
-        e.version = ts.version;
-        e.pid = (pid_t) ts.ac_pid;
-        e.ppid = (pid_t) ts.ac_ppid;
-        e.uid = (uid_t) ts.ac_uid;
-        e.began = ts.ac_btime;
-        memcpy(e.comm, ts.ac_comm, MIN(sizeof ts.ac_comm, sizeof e.comm - 1));
-        if (ts.version >= 12) {
-                if (len < FIELD_END(ac_exe_inode))
+        e.version = ts->version;
+        e.pid = (pid_t) ts->ac_pid;
+        e.ppid = (pid_t) ts->ac_ppid;
+        e.uid = (uid_t) ts->ac_uid;
+        e.began = ts->ac_btime;
+        memcpy(e.comm, ts->ac_comm, MIN(sizeof ts->ac_comm, sizeof e.comm - 1));
+        if (ts->version >= 12) {
+                if (len < TASKSTATS_V12_END)
                         return -EBADMSG;
-                e.tgid = (pid_t) ts.ac_tgid;
+                e.tgid = (pid_t) r.v12.ac_tgid;
                 /* Zero for kernel threads: no binary. */
-                e.has_exe = ts.ac_exe_dev != 0 || ts.ac_exe_inode != 0;
-                e.exe_dev = ts.ac_exe_dev;
-                e.exe_ino = ts.ac_exe_inode;
+                e.has_exe = r.v12.ac_exe_dev != 0 || r.v12.ac_exe_inode != 0;
+                e.exe_dev = r.v12.ac_exe_dev;
+                e.exe_ino = r.v12.ac_exe_inode;
         }
         *ret = e;
         return 0;

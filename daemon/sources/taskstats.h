@@ -16,8 +16,10 @@
  * none of the records it was behind on. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/taskstats.h>
 #include <systemd/sd-event.h>
 
 #define TASKSTATS_RECENT 8192
@@ -35,6 +37,23 @@ typedef struct TaskExit {
         uint64_t exe_dev, exe_ino;      /* as stat() reports the binary */
         uint64_t received;      /* CLOCK_MONOTONIC µs, set by the listener */
 } TaskExit;
+
+/* A record as far as we read it, whatever version these headers are
+ * (Debian 11's are version 10): their struct taskstats, and version 12's
+ * fields (Linux 5.19) at their place after version 10's ac_btime64. Fields
+ * are only ever appended, so each keeps its offset in every later version. */
+#define TASKSTATS_V10_END (offsetof(struct taskstats, ac_btime64) + sizeof(uint64_t))
+typedef union TaskstatsRecord {
+        struct taskstats header;
+        struct {
+                unsigned char through_v10[TASKSTATS_V10_END];
+                uint64_t compact_count, compact_delay_total;    /* v11 */
+                uint32_t ac_tgid;                               /* v12 */
+                uint64_t ac_tgetime __attribute__((aligned(8)));
+                uint64_t ac_exe_dev, ac_exe_inode;
+        } v12;
+} TaskstatsRecord;
+#define TASKSTATS_V12_END (offsetof(TaskstatsRecord, v12.ac_exe_inode) + sizeof(uint64_t))
 
 /* Parses one struct taskstats of any version >= 1 (newer kernels send a
  * longer one: the fields we read keep their offsets). Pure; -EBADMSG if it

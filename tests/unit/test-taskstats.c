@@ -20,26 +20,25 @@
 
 #define FAMILY 27       /* any id: the parser only compares it */
 
-static struct taskstats record(uint16_t version, pid_t pid, pid_t tgid, const char *comm) {
-        struct taskstats ts = {
-                .version = version,
-                .ac_pid = (uint32_t) pid,
-                .ac_ppid = 1,
-                .ac_uid = 1000,
-                .ac_btime = 1764900000,
-                .ac_tgid = (uint32_t) tgid,
-                .ac_exe_dev = 0x803,
-                .ac_exe_inode = 424242,
-        };
+static TaskstatsRecord record(uint16_t version, pid_t pid, pid_t tgid, const char *comm) {
+        TaskstatsRecord r = {};
 
-        strncpy(ts.ac_comm, comm, sizeof ts.ac_comm - 1);
-        return ts;
+        r.header.version = version;
+        r.header.ac_pid = (uint32_t) pid;
+        r.header.ac_ppid = 1;
+        r.header.ac_uid = 1000;
+        r.header.ac_btime = 1764900000;
+        r.v12.ac_tgid = (uint32_t) tgid;
+        r.v12.ac_exe_dev = 0x803;
+        r.v12.ac_exe_inode = 424242;
+        strncpy(r.header.ac_comm, comm, sizeof r.header.ac_comm - 1);
+        return r;
 }
 
 /* One netlink message as the kernel sends an exit: AGGR_PID {PID, STATS}
  * and, for the last thread of a group, AGGR_TGID {TGID, STATS}. len: of
  * the STATS payload (a kernel's struct may be shorter or longer). */
-static struct nl_msg *exit_message(const struct taskstats *ts, size_t len, bool with_tgid) {
+static struct nl_msg *exit_message(const TaskstatsRecord *ts, size_t len, bool with_tgid) {
         struct nl_msg *msg = nlmsg_alloc();
         struct nlattr *nest;
         unsigned char payload[sizeof *ts + 64] = {};
@@ -47,13 +46,15 @@ static struct nl_msg *exit_message(const struct taskstats *ts, size_t len, bool 
         memcpy(payload, ts, MIN(len, sizeof *ts));
         genlmsg_put(msg, 0, 0, FAMILY, 0, 0, TASKSTATS_CMD_NEW, TASKSTATS_VERSION);
         nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_PID);
-        nla_put_u32(msg, TASKSTATS_TYPE_PID, ts->ac_pid);
+        nla_put_u32(msg, TASKSTATS_TYPE_PID, ts->header.ac_pid);
         nla_put(msg, TASKSTATS_TYPE_STATS, (int) len, payload);
         nla_nest_end(msg, nest);
         if (with_tgid) {
-                struct taskstats agg = { .version = ts->version };
+                TaskstatsRecord agg = {};
+
+                agg.header.version = ts->header.version;
                 nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_TGID);
-                nla_put_u32(msg, TASKSTATS_TYPE_TGID, ts->ac_tgid);
+                nla_put_u32(msg, TASKSTATS_TYPE_TGID, ts->v12.ac_tgid);
                 nla_put(msg, TASKSTATS_TYPE_STATS, (int) sizeof agg, &agg);
                 nla_nest_end(msg, nest);
         }
@@ -82,9 +83,9 @@ static int parse_exact(const void *buf, size_t len, Collected *c) {
 }
 
 static void test_parse(void) {
-        struct taskstats ts = record(13, 4242, 4242, "cat");
+        TaskstatsRecord ts = record(13, 4242, 4242, "cat");
         struct nl_msg *a = exit_message(&ts, sizeof ts, true), *b;
-        struct taskstats thread = record(13, 4243, 4242, "worker");
+        TaskstatsRecord thread = record(13, 4243, 4242, "worker");
         unsigned char two[8192];
         size_t la, lb;
         Collected c;
@@ -110,7 +111,7 @@ static void test_parse(void) {
         nlmsg_free(b);
 
         /* A newer kernel's longer struct (6.18 sends version 16, 560 bytes). */
-        ts.version = 16;
+        ts.header.version = 16;
         b = exit_message(&ts, sizeof ts + 64, false);
         is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "version 16, longer: parses");
         is_str(c.e[0].comm, "cat", "  comm at the same place");
@@ -118,7 +119,7 @@ static void test_parse(void) {
 
         /* 5.10 sends version 10: no tgid, no exe. */
         ts = record(10, 777, 0, "sadc");
-        b = exit_message(&ts, offsetof(struct taskstats, ac_tgid), false);
+        b = exit_message(&ts, offsetof(TaskstatsRecord, v12.ac_tgid), false);
         is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "version 10 (5.10): parses");
         ok(c.e[0].tgid == 0 && !c.e[0].has_exe, "  without tgid and exe");
         ok(task_exit_is_process(&c.e[0]), "  and is taken as the process's (single-threaded one-off readers)");
@@ -126,7 +127,7 @@ static void test_parse(void) {
 
         /* Version 12 claimed, too short for its exe fields. */
         ts = record(12, 5, 5, "x");
-        b = exit_message(&ts, offsetof(struct taskstats, ac_exe_dev), false);
+        b = exit_message(&ts, offsetof(TaskstatsRecord, v12.ac_exe_dev), false);
         is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), -EBADMSG, "version 12, truncated: rejected");
         nlmsg_free(b);
 
@@ -137,7 +138,7 @@ static void test_parse(void) {
 
         /* comm exactly TS_COMM_LEN bytes, no NUL: still terminated. */
         ts = record(13, 9, 9, "");
-        memset(ts.ac_comm, 'a', sizeof ts.ac_comm);
+        memset(ts.header.ac_comm, 'a', sizeof ts.header.ac_comm);
         b = exit_message(&ts, sizeof ts, false);
         is_int(parse_exact(nlmsg_hdr(b), nlmsg_hdr(b)->nlmsg_len, &c), 1, "comm without NUL: parses");
         is_int(strlen(c.e[0].comm), TASKSTATS_COMM_MAX, "  terminated at 32 bytes");
