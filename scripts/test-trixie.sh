@@ -6,8 +6,10 @@
 # copied in afresh each run (the files git tracks, or the tree without build
 # directories). Prints make check's output; exits with its status.
 #
-#   scripts/test-trixie.sh [--root-only | --deb OUT]
+#   scripts/test-trixie.sh [--suite=bullseye] [--root-only | --deb OUT]
 #
+# --suite=bullseye does the same in a Debian 11 root (gcc 10, glibc 2.31,
+# libsystemd 247, 5.10's headers), cached beside the trixie one.
 # --root-only makes (or checks) the cached root and stops. --deb OUT builds
 # the trixie package there instead (scripts/build-deb.sh, run in the root,
 # lintian from trixie) and copies it to OUT; prints its path last. Needs root,
@@ -22,6 +24,10 @@ SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}
 MIRROR=${NUMASTATD_VM_MIRROR:-http://deb.debian.org/debian}
 SUITE=trixie
+case "${1:-}" in
+--suite=trixie | --suite=bullseye) SUITE=${1#--suite=}; shift ;;
+--suite=*) echo "$PROG: error: no such suite here: ${1#--suite=} (trixie or bullseye)" >&2; exit 1 ;;
+esac
 # What scripts/install-deps.sh installs on Debian 12, as trixie names it,
 # and what the integration tests use (setpriv and unshare are util-linux's).
 PACKAGES="build-essential,autoconf,automake,libtool,pkg-config,libsystemd-dev,libnl-3-dev,libnl-genl-3-dev"
@@ -29,7 +35,9 @@ PACKAGES="$PACKAGES,libinih-dev,libnuma-dev,libjson-c-dev,python3,util-linux,pro
 # What scripts/build-deb.sh needs, for the trixie package (--deb): trixie
 # keeps systemd.pc in systemd-dev; perl-openssl-defaults provides the
 # virtual package lintian's perl modules need (debootstrap resolves none).
-PACKAGES="$PACKAGES,dpkg-dev,debhelper,lintian,fakeroot,systemd-dev,perl-openssl-defaults"
+PACKAGES="$PACKAGES,dpkg-dev,debhelper,lintian,fakeroot"
+[ "$SUITE" = bullseye ] || PACKAGES="$PACKAGES,systemd-dev"     # bullseye: systemd.pc is systemd's
+PACKAGES="$PACKAGES,perl-openssl-defaults"
 ROOT=$CACHE/buildroot-$SUITE
 KEY=$(printf '%s\n' "$SUITE" "$MIRROR" minbase "$PACKAGES" 1 | sha256sum | cut -c1-16)
 
