@@ -710,6 +710,10 @@ static void print_status_sources(json_object *s) {
                 }
                 printf("\n");
         }
+        for (size_t i = 0; jget(sources, "fallbacks") && i < json_object_array_length(jget(sources, "fallbacks"));
+             i++)
+                printf("    Fallback: %s\n",
+                       json_object_get_string(json_object_array_get_idx(jget(sources, "fallbacks"), i)));
         if (jstr(sources, "readers_error"))
                 printf("     Warning: %s\n", jstr(sources, "readers_error"));
         if (jstr(sources, "metrics_error"))

@@ -5,6 +5,7 @@
 
 #include "manager.h"
 #include "manager-internal.h"
+#include "resolve.h"
 #include "status.h"
 
 void status_build(const Manager *m, uint64_t now, Status *ret) {
@@ -96,6 +97,8 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .topology_reloads = nodes_reloads(nodes),
                         .topology_changed_at = hotplug_changed_at(hotplug),
                         .samples = sampler_samples(sampler),
+                        .kernel_tells_mounts = resolve_kernel_tells_mounts(),
+                        .event_ratelimit = EVENT_SOURCE_RATELIMIT,
                 },
                 .counters = {
                         .nodes = tracks,

@@ -379,6 +379,19 @@ int mount_magic_of(int fd, uint64_t ns_id, uint64_t *ret) {
         return 0;
 }
 
+bool resolve_kernel_tells_mounts(void) {
+        static int works = -1;
+
+        if (works < 0) {
+                _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
+                                    ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+                uint64_t magic;
+
+                works = root >= 0 && ns >= 0 && mount_magic_of(root, mntns_id(ns), &magic) >= 0;
+        }
+        return works;
+}
+
 bool resolve_path_mounts_on(const char *mountinfo, unsigned major, unsigned minor, const char *path) {
         if (!mountinfo || !path || path[0] != '/')
                 return false;

@@ -63,3 +63,7 @@ int mount_attached_in(uint64_t mnt_id, uint64_t ns_id);
  * mount table is read. -EOPNOTSUPP where the kernel cannot tell (before
  * 6.11); the same permissions as mount_attached_in(). */
 int mount_magic_of(int fd, uint64_t ns_id, uint64_t *ret);
+/* Whether the kernel tells a mount's file system this way here (Linux
+ * 6.11, and a seccomp filter that lets statmount() through): asked once,
+ * of our own root. Else a look reads the process's mount table. */
+bool resolve_kernel_tells_mounts(void);

@@ -416,6 +416,37 @@ static json_object *looks_json(const InspectStats *l) {
         return o;
 }
 
+/* What this kernel, C library or libsystemd lacks that the daemon does
+ * without, and what that costs (numastatd(8), OLDER SYSTEMS). */
+static json_object *fallbacks_json(const StatusSources *src) {
+        json_object *a = json_object_new_array();
+        char text[256];
+
+        if (src->readers && !src->readers_pidfd)
+                json_object_array_add(a, json_object_new_string(
+                        "fanotify without pidfds (Linux 5.15): a reader's /proc is read unverified, so a pid "
+                        "reused meanwhile could be taken for the reader"));
+        if (src->exit_records && src->exit_records_version > 0 && src->exit_records_version < 12) {
+                snprintf(text, sizeof text,
+                         "exit records of version %u (12 in Linux 5.19): a reader gone before it was looked at "
+                         "is named by comm and uid, without its binary",
+                         (unsigned) src->exit_records_version);
+                json_object_array_add(a, json_object_new_string(text));
+        }
+        if (src->container_scan > 0 && !src->mount_events)
+                json_object_array_add(a, json_object_new_string(
+                        "no mount events (Linux 6.14): a procfs mounted in a container is found at the next scan"));
+        if (!src->kernel_tells_mounts)
+                json_object_array_add(a, json_object_new_string(
+                        "no statmount() (Linux 6.11, or filtered): a look reads the process's mount table to tell "
+                        "whether its root may wait on a FUSE server"));
+        if (!src->event_ratelimit)
+                json_object_array_add(a, json_object_new_string(
+                        "no event source rate limit (libsystemd 248): each read event and exit record wakes the "
+                        "daemon"));
+        return a;
+}
+
 static json_object *sources_json(const Status *s, const StatusViewer *v) {
         const StatusSources *src = &s->sources;
         json_object *o = json_object_new_object(), *w = json_object_new_array();
@@ -452,6 +483,7 @@ static json_object *sources_json(const Status *s, const StatusViewer *v) {
         json_object_object_add(o, "uevents", json_object_new_boolean(src->uevents));
         json_object_object_add(o, "uevents_error", json_string_or_null(src->uevents_error));
         json_object_object_add(o, "kernel_log", json_object_new_boolean(src->kernel_log));
+        json_object_object_add(o, "fallbacks", fallbacks_json(src));
         json_object_object_add(o, "topology_changes", json_u64(src->topology_changes));
         json_object_object_add(o, "topology_reloads", json_u64(src->topology_reloads));
         json_object_object_add(o, "topology_changed_at", json_u64_or_null(src->topology_changed_at));

@@ -16,6 +16,18 @@ is "$(echo "$S" | json_get backend)" numa_stat "backend detected: numa_stat"
 is "$(echo "$S" | json_get kernel_mode)" strict "kernel_mode strict"
 is "$(echo "$S" | json_get policy)" strict "policy strict from config"
 is "$(echo "$S" | json_get dry_run)" false "not a dry run"
+# Fallbacks: what this kernel and the libsystemd built against lack, each
+# listed where it is lacking and only there.
+FB=$(echo "$S" | json_get sources.fallbacks)
+kernel_at_least() { printf '%s\n%s\n' "$1" "$(uname -r | cut -d- -f1)" | sort -V -C; }
+want() { if "$@"; then echo 0; else echo 1; fi; }
+is "$(grep -c 'no event source rate limit' <<< "$FB")" "$(want pkg-config --atleast-version=248 libsystemd)" \
+   "fallbacks: no event rate limit, only before libsystemd 248 (built with $(pkg-config --modversion libsystemd))"
+is "$(grep -c 'no statmount()' <<< "$FB")" "$(want kernel_at_least 6.11)" \
+   "  no statmount(), only before Linux 6.11 ($(uname -r))"
+is "$(grep -c 'fanotify without pidfds' <<< "$FB")" "$(want kernel_at_least 5.15)" "  no pidfds, only before Linux 5.15"
+is "$(ctl status | grep -c '^ *Fallback: ')" "$(python3 -c 'import json, sys; print(len(json.loads(sys.argv[1])))' "$FB")" \
+   "  numastatctl status prints each on a line"
 is "$(echo "$S" | json_get nodes.1.cpus)" "[2, 3]" "node1's cpus from the tree"
 is "$(echo "$S" | json_get nodes.0.memory_total_bytes)" 1073741824 "node0's memory from the tree"
 is "$(echo "$S" | json_get transitions_total)" 0 "no switch needed at start"
