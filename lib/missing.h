@@ -9,6 +9,7 @@
  * libsystemd lacks is in event-util.h.) */
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +33,6 @@
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
-#include <linux/magic.h>
 #ifndef FUSE_SUPER_MAGIC
 #define FUSE_SUPER_MAGIC 0x65735546  /* Linux 5.11's headers */
 #endif
