@@ -180,7 +180,10 @@ ROOTC=$!
 rootc_listed() { instance_listed "$(pgrep -P "$ROOTC" | head -1)" ours; }
 wait_for 10 rootc_listed
 ok $? "  a container root starts then is watched all the same"
-is "$(theirs)" 128 "  theirs stay within their share (128)"
+# At most their share, not exactly: instances are kept 256 in all, and
+# other tests' containers beside this one may take some of the places.
+n=$(theirs)
+ok $([ "$n" -le 128 ]; echo $?) "  theirs stay within their share ($n, at most 128)"
 kill -KILL "${CROWD[@]}" 2>/dev/null
 wait "${CROWD[@]}" 2>/dev/null
 few_of_theirs() { [ "$(ctl --json=short | json_get sources.proc_instances | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" -lt 20 ]; }
