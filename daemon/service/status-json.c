@@ -438,8 +438,12 @@ static json_object *fallbacks_json(const StatusSources *src) {
                         "no mount events (Linux 6.14): a procfs mounted in a container is found at the next scan"));
         if (!src->kernel_tells_mounts)
                 json_object_array_add(a, json_object_new_string(
-                        "no statmount() (Linux 6.11, or filtered): a look reads the process's mount table to tell "
-                        "whether its root may wait on a FUSE server"));
+                        src->container_scan > 0 && src->mount_events
+                                ? "no statmount() (Linux 6.11, or filtered): a look reads the process's mount "
+                                  "table to tell whether its root may wait on a FUSE server, and a mount event's "
+                                  "namespace cannot be told, so all of its owner's namespaces are looked into again"
+                                : "no statmount() (Linux 6.11, or filtered): a look reads the process's mount "
+                                  "table to tell whether its root may wait on a FUSE server"));
         if (!src->event_ratelimit)
                 json_object_array_add(a, json_object_new_string(
                         "no event source rate limit (libsystemd 248): each read event and exit record wakes the "

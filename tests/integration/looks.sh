@@ -326,6 +326,8 @@ else
         }
         wait_for 15 all_listed
         ok $? "statmount() filtered: root's 8 containers are found, uid 65533 mounting in a loop"
+        is "$(looks fallbacks | grep -c "no statmount().*namespace cannot be told")" 1 \
+           "  status names the fallback and its cost: a mount event's namespace cannot be told"
         # Each namespace once in 5 scans, uid 65533's at most once a scan,
         # over 20 scans. Root's own mounts elsewhere on the host (tests
         # beside this one) rightly have root's namespaces looked into
