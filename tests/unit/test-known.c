@@ -24,6 +24,11 @@
 #include "tap.h"
 #include "verdict.h"
 
+/* How long a file's verdict stands in the checks that outlive it: long
+ * enough that a loaded machine judges within it (1 ms was not, beside a
+ * package build), and slept past. */
+#define SHORT_VERDICT_USEC (200 * 1000)
+
 static int parse(const char *text, KnownReader *ret, char **error) {
         FILE *f = fmemopen((void *) text, strlen(text), "r");
         int r = known_reader_parse(f, "/x/e.conf", "e", ret, error);
@@ -792,20 +797,20 @@ static void test_judge(void) {
          * change, and the process read it again. One from the argv alone
          * stands. */
         known_cache_clear(&cache);
-        cache.file_verdict_usec = 1000;
+        cache.file_verdict_usec = SHORT_VERDICT_USEC;
         known_judge(&c, &cache, &rd, &v);
         look_here(&cache, &v.ask);
-        usleep(2000);
+        usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && !v.pending, "a verdict from the argv alone stands past the files' time");
         f.arg_files = true;     /* the section reads @FILE arguments */
         known_cache_clear(&cache);
-        cache.file_verdict_usec = 1000;
+        cache.file_verdict_usec = SHORT_VERDICT_USEC;
         known_judge(&c, &cache, &rd, &v);
         look_here(&cache, &v.ask);
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && !v.pending, "one a file may decide stands at first");
-        usleep(2000);
+        usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts && v.pending, "  past its time the process is looked into again (the read counts meanwhile)");
         look_here(&cache, &v.ask);
@@ -1011,13 +1016,13 @@ static void test_ancestry(void) {
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && v.reader == &k, "  it is the entry's script: known, through its fork");
         known_cache_clear(&cache);
-        cache.file_verdict_usec = 1000;
+        cache.file_verdict_usec = SHORT_VERDICT_USEC;
         known_judge(&c, &cache, &rd, &v);
         known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = SIZE_MAX, .file = SIZE_MAX, .counts = true,
                                                             .failed = true });
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts && !v.pending, "a look that failed: counts, for now");
-        usleep(2000);
+        usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts && v.pending && v.ask.pid == getppid(), "  and the process is looked into again later");
         known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
