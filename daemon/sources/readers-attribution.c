@@ -166,19 +166,23 @@ void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned fields) {
                 char exe[64];
                 struct statx sx;
 
-                r = get_exe(pid, &a->exe);
-                if (r < 0)
-                        log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
-                /* The binary itself, for exe= rules written with another
-                 * path to it (/bin/cat for /usr/bin/cat). */
+                /* The binary itself first, for exe= rules written with
+                 * another path to it (/bin/cat for /usr/bin/cat), and its
+                 * path after: a reader that exits between the two is then
+                 * known by its binary alone, as its exit record will name
+                 * it, and joins the same line; a path without the binary
+                 * would start another. Cached attributes: the binary may
+                 * be on a FUSE mount whose server never answers. */
                 snprintf(exe, sizeof exe, "/proc/" PID_FMT "/exe", pid);
-                /* Cached attributes: the binary may be on a FUSE mount
-                 * whose server never answers. */
-                if (r >= 0 && statx(AT_FDCWD, exe, AT_STATX_DONT_SYNC, STATX_INO, &sx) >= 0) {
+                if (statx(AT_FDCWD, exe, AT_STATX_DONT_SYNC, STATX_INO, &sx) >= 0) {
                         a->has_exe_id = true;
                         a->exe_dev = (uint64_t) makedev(sx.stx_dev_major, sx.stx_dev_minor);
                         a->exe_ino = (uint64_t) sx.stx_ino;
-                }
+                        r = get_exe(pid, &a->exe);
+                        if (r < 0)
+                                log_debug_errno(r, "Cannot read exe of reader " PID_FMT ": %m", pid);
+                } else
+                        log_debug_errno(-errno, "Cannot stat exe of reader " PID_FMT ": %m", pid);
         }
         if (want & ATTRIBUTE_UID) {
                 r = get_uid(pid, &a->uid);

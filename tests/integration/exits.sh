@@ -55,12 +55,18 @@ print(sum(x["count"] for x in r) >= 200, all(x["ignored"] for x in r), len(r))')
 for _ in $(seq 200); do "$T/loudcat" "$T/proc/vmstat" > /dev/null; done
 sleep 0.3
 R=$(ctl --json=short readers)
-is "$(echo "$R" | python3 -c 'import json,sys
+got=$(echo "$R" | python3 -c 'import json,sys
 r = json.load(sys.stdin)
 loud = [x for x in r if x["comm"] == "loudcat"]
 print(sum(x["count"] for x in loud) >= 200, all(not x["ignored"] for x in loud),
-      len([x for x in r if not x["comm"]]), len(loud))')" "True True 0 1" \
+      len([x for x in r if not x["comm"]]), len(loud))')
+is "$got" "True True 0 1" \
    "200 one-off reads by a counted program: each named loudcat, counted, none unattributed, one line"
+[ "$got" = "True True 0 1" ] ||
+        echo "$R" | python3 -c 'import json, sys
+for x in json.load(sys.stdin):
+    if x["comm"] in ("loudcat", None):
+        print("#   " + json.dumps({k: x.get(k) for k in ("comm", "exe", "unit", "uid", "count", "ignored", "why", "source", "verdict")}))'
 contains "$(ctl history)" "loudcat" "  and the switch it caused names it"
 stop_daemon
 
