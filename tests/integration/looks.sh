@@ -106,8 +106,12 @@ wait_for 15 reads_are rootcat /proc/vmstat 20
 ok $? "  and all 20 reads in it are seen ($(reads rootcat /proc/vmstat))"
 wait_for 15 dead $(stopped_pids "$U/stopper.log")
 ok $? "  each stopped child is killed by its deadline (1 s), stopped as it is"
-timed_out=$(looks scan_looks.timed_out)
-ok $([ "$timed_out" -ge 1 ]; echo $?) "  status counts them: scan looks timed out: $timed_out"
+# A child stopped just after it answered was answered, not timed out (seen
+# on a loaded machine): the stopper goes on, and one of its stops lands
+# before an answer.
+timed_out_some() { [ "$(looks scan_looks.timed_out)" -ge 1 ]; }
+wait_for 15 timed_out_some
+ok $? "  status counts them: scan looks timed out: $(looks scan_looks.timed_out)"
 # A second user, whose namespace is looked into meanwhile: one user's
 # attack costs that user alone.
 setpriv --reuid=65533 --regid=65533 --clear-groups -- unshare -Urpf --kill-child --mount-proc sleep 300 \
