@@ -1,14 +1,15 @@
 #!/bin/sh
 # Builds the Debian package (as root) for this machine's release, or with
-# --suite=trixie for Debian 13 on a Debian 12 machine (in the cached trixie
-# root of scripts/test-trixie.sh, with trixie's lintian). Installs the build
+# --suite=trixie for Debian 13 or --suite=bullseye for Debian 11 on a
+# Debian 12 machine (in the cached root of scripts/test-trixie.sh for that
+# suite, with its own lintian). Installs the build
 # dependencies debian/control names, copies the checkout's files (what git
 # tracks, or the whole tree outside git, without build directories) to
 # $OUT/numastatd-VERSION, runs dpkg-buildpackage -us -uc -b there, and
 # checks the .deb with lintian (no error, no warning). Prints the .deb's
 # path last.
 #
-#   scripts/build-deb.sh [--suite=bookworm|trixie] [OUT]
+#   scripts/build-deb.sh [--suite=bookworm|trixie|bullseye] [OUT]
 #                                   (default: this machine's; build/deb, or build/deb-SUITE)
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,13 +19,16 @@ here=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 suite=$here
 case "${1:-}" in
 --suite=*) suite=${1#--suite=}; shift ;;
--*) say "unknown option $1 (usage: scripts/build-deb.sh [--suite=bookworm|trixie] [OUT])"; exit 2 ;;
+-*) say "unknown option $1 (usage: scripts/build-deb.sh [--suite=bookworm|trixie|bullseye] [OUT])"; exit 2 ;;
 esac
 
 [ "$(id -u)" -eq 0 ] || { say "run as root (apt-get build-dep)"; exit 1; }
 if [ "$suite" != "$here" ]; then
-        [ "$suite" = trixie ] || { say "cannot build for $suite on ${here:-this machine} (only trixie, in a root)"; exit 2; }
-        exec scripts/test-trixie.sh --deb "${1:-$top/build/deb-$suite}"
+        case $suite in
+        trixie | bullseye) ;;
+        *) say "cannot build for $suite on ${here:-this machine} (only trixie or bullseye, in a root)"; exit 2 ;;
+        esac
+        exec scripts/test-trixie.sh --suite="$suite" --deb "${1:-$top/build/deb-$suite}"
 fi
 OUT=${1:-$top/build/deb}
 export DEBIAN_FRONTEND=noninteractive
