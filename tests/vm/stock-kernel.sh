@@ -2,7 +2,7 @@
 # Prints the path of Debian 12's stock 6.1 kernel, unpacked (not installed) from
 # the linux-image-6.1.0-*-amd64 .deb that scripts/install-vm-deps.sh cached.
 #
-#   tests/vm/stock-kernel.sh [--suite=trixie] [--elf]
+#   tests/vm/stock-kernel.sh [--suite=trixie|bullseye] [--elf]
 #
 #   tests/vm/stock-kernel.sh          the compressed bzImage (boot/vmlinuz-*)
 #   tests/vm/stock-kernel.sh --elf    the uncompressed ELF vmlinux (made once from
@@ -13,9 +13,11 @@
 #   --suite=trixie                    Debian 13's stock 6.12 instead, from the
 #                                     linux-image-6.12.*-amd64 .deb that
 #                                     tests/vm/systemd/build-rootfs.sh trixie cached
+#   --suite=bullseye                  Debian 11's stock 5.10 (linux-image-5.10.0-*-amd64),
+#                                     which build-rootfs.sh bullseye cached
 #
 # Unpacked with dpkg-deb -x into ${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}/stock/PACKAGE_VERSION/
-# (stock-trixie/ for trixie's).
+# (stock-trixie/ and stock-bullseye/ for those suites').
 set -euo pipefail
 
 PROG=stock-kernel.sh
@@ -27,8 +29,8 @@ ELF= SUITE=bookworm
 for arg; do
         case $arg in
         --elf) ELF=1 ;;
-        --suite=bookworm | --suite=trixie) SUITE=${arg#--suite=} ;;
-        *) die "usage: $PROG [--suite=trixie] [--elf]" ;;
+        --suite=bookworm | --suite=trixie | --suite=bullseye) SUITE=${arg#--suite=} ;;
+        *) die "usage: $PROG [--suite=trixie|bullseye] [--elf]" ;;
         esac
 done
 
@@ -37,6 +39,10 @@ if [ "$SUITE" = trixie ]; then
         DEB=$(ls "$CACHE"/debs/linux-image-6.12.*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
         [ -n "$DEB" ] && [ -s "$DEB" ] || die "no linux-image-6.12.*-amd64 .deb in $CACHE/debs: run tests/vm/systemd/build-rootfs.sh trixie"
         STOCK=$CACHE/stock-trixie
+elif [ "$SUITE" = bullseye ]; then
+        DEB=$(ls "$CACHE"/debs/linux-image-5.10.*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
+        [ -n "$DEB" ] && [ -s "$DEB" ] || die "no linux-image-5.10.*-amd64 .deb in $CACHE/debs: run tests/vm/systemd/build-rootfs.sh bullseye"
+        STOCK=$CACHE/stock-bullseye
 else
         [ -e "$CACHE/debs/stock-6.1.deb" ] && DEB=$(readlink -f "$CACHE/debs/stock-6.1.deb")
         [ -n "$DEB" ] || DEB=$(ls "$CACHE"/debs/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)

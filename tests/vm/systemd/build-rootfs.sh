@@ -3,12 +3,14 @@
 # and packs it as one uncompressed newc cpio for the kernel to unpack as its
 # initramfs; prints the cpio's path on stdout.
 #
-#   tests/vm/systemd/build-rootfs.sh [collectors | trixie]
+#   tests/vm/systemd/build-rootfs.sh [collectors | trixie | bullseye]
 #
 # The variant "trixie" is Debian 13 (rootfs-trixie): systemd 257 with its
 # varlinkctl, and, downloaded beside the tree into $CACHE/debs, trixie's
 # stock kernel package (linux-image-6.12.*-amd64) for
-# tests/vm/stock-kernel.sh --suite=trixie.
+# tests/vm/stock-kernel.sh --suite=trixie. The variant "bullseye" is
+# Debian 11 (rootfs-bullseye): systemd 247 and, the same way, its stock
+# 5.10 kernel package (linux-image-5.10.0-*-amd64).
 #
 # The variant "collectors" adds the monitoring programs the known-readers
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
@@ -51,15 +53,15 @@ VARIANT=${1:-}
 NEXT_PACKAGES=
 case $VARIANT in
 "") NAME=$SUITE ;;
-trixie)
-        SUITE=trixie NAME=trixie ;;
+trixie | bullseye)
+        SUITE=$VARIANT NAME=$VARIANT ;;
 collectors)
         NAME=$SUITE-collectors
         PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata"
         # Installed with apt in the tree: debootstrap alone fails to order
         # their (perl) dependencies' configuration.
         NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances" ;;
-*) echo "$PROG: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
+*) echo "$PROG: unknown variant '$VARIANT' (expected collectors, trixie or bullseye)" >&2; exit 2 ;;
 esac
 # Left out of the cpio (the directories themselves stay).
 EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
@@ -135,15 +137,17 @@ configure_tree() {
                         "$root"/var/cache/apt/archives/python3-pcp*.deb "$root/var/lib/numastatd-vmtest/debs/"
                 chroot "$root" apt-get clean
         fi
-        if [ "$VARIANT" = trixie ]; then
-                # The stock kernel the guest boots, as a package beside the tree.
-                local pkg
+        if [ "$VARIANT" = trixie ] || [ "$VARIANT" = bullseye ]; then
+                # The stock kernel the guest boots, as a package beside the
+                # tree (trixie's 6.12, bullseye's 5.10).
+                local pkg series
+                series=$([ "$VARIANT" = trixie ] && echo 6.12 || echo 5.10)
                 chroot "$root" apt-get update -qq >"$CACHE/apt-$NAME.log" 2>&1 &&
                         pkg=$(chroot "$root" apt-cache depends linux-image-amd64 | sed -n 's/^  Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1) &&
                         [ -n "$pkg" ] && (cd "$root/tmp" && chroot "$root" sh -c "cd /tmp && apt-get download -qq $pkg") \
-                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download trixie's kernel"; }
+                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download $VARIANT's kernel"; }
                 mkdir -p "$CACHE/debs"
-                rm -f "$CACHE"/debs/linux-image-6.12.*-amd64_*.deb
+                rm -f "$CACHE"/debs/linux-image-"$series".*-amd64_*.deb
                 mv "$root"/tmp/linux-image-*.deb "$CACHE/debs/"
                 chroot "$root" apt-get clean
         fi

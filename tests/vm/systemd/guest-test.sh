@@ -66,6 +66,7 @@ if [ "$state" = degraded ]; then
         systemctl --failed --no-legend --plain 2>&1 | sed 's/^/# failed unit: /' >"$OUT"
 fi
 diag "kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), up $(cut -d' ' -f1 /proc/uptime) s"
+diag "uname -r: $(uname -r); systemctl --version: $(systemctl --version | head -1)"
 is "$(readlink /proc/1/exe)" /usr/lib/systemd/systemd "PID 1 is systemd"
 is "$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)" 2 "the VM has 2 NUMA nodes"
 is "$(numa_stat)" 1 "the kernel counts NUMA statistics at boot (vm.numa_stat=1)"
@@ -97,6 +98,17 @@ else
         is "$(systemctl is-enabled "$UNIT" 2>&1)" disabled "numastatd.service is installed and not enabled yet"
 fi
 
+# The units as this systemd reads them: no option it does not know, and
+# systemd-analyze verify finds nothing to say (--man=no: the image has no
+# man pages for Documentation= to find).
+systemd-analyze verify --man=no "$UNIT" "$SOCKET_UNIT" >"$STATE/verify.txt" 2>&1
+rc=$?
+ok "$([ $rc -eq 0 ] && ! grep -q . "$STATE/verify.txt"; echo $?)" \
+        "systemd-analyze verify --man=no $UNIT $SOCKET_UNIT: nothing to say (rc $rc)"
+sed 's/^/#   /' "$STATE/verify.txt" >"$OUT"
+is "$(journalctl -b -o cat --no-pager | grep -E 'numastatd\.(service|socket):[0-9]+: ' | head -5)" "" \
+   "systemd loaded the units without a warning (no unknown option)"
+
 # ---- 1. enable --now; status answers ---------------------------------------------
 systemctl enable --now "$UNIT" >/dev/null 2>&1
 ok $? "systemctl enable --now numastatd"
@@ -111,6 +123,18 @@ is "$(echo "$S" | field pid)" "$(main_pid)" "status pid is the unit's MainPID"
 is "$(echo "$S" | field backend)" numa_stat "backend numa_stat (Debian's stock kernel)"
 is "$(echo "$S" | field kernel_mode)" strict "kernel_mode strict"
 is "$(echo "$S" | field policy)" auto "policy auto (the shipped configuration)"
+# What this kernel and libsystemd lack, as status names it: exactly the
+# fallbacks run.sh expects here (NUMASTATD_FALLBACKS, "|"-separated).
+if [ -n "${NUMASTATD_FALLBACKS:-}" ]; then
+        ctl status | grep '^ *Fallback: ' | sed 's/^ */# /' >"$OUT"
+        fb=$(echo "$S" | jq -r '.sources.fallbacks[]')
+        missing=
+        IFS='|' read -r -a want_fb <<<"$NUMASTATD_FALLBACKS"
+        for w in "${want_fb[@]}"; do grep -qF -- "$w" <<<"$fb" || missing="$missing${missing:+, }$w"; done
+        ok "$([ -z "$missing" ] && [ "$(grep -c . <<<"$fb")" = "${#want_fb[@]}" ]; echo $?)" \
+                "numastatctl status names this system's ${#want_fb[@]} fallbacks, and no other${missing:+ (missing: $missing)}"
+        is "$(ctl status | grep -c '^ *Fallback: ')" "${#want_fb[@]}" "  a Fallback: line each"
+fi
 # sd_notify: READY=1 made the start job finish (Type=notify); STATUS= is shown.
 st=$(systemctl show -p StatusText --value "$UNIT")
 diag "StatusText: $st"
@@ -387,6 +411,62 @@ wait_for 15 numa_stat_is 0
 ok $? "  and counting goes off under load again"
 kill "$MARKS_LOAD" 2>/dev/null
 cp -p "$STATE/numastatd.conf.marks" "$NUMASTATD_CONF"
+systemctl restart "$UNIT"
+wait_for 30 answers && wait_for 15 numa_stat_is 0
+ok $? "the daemon runs on (policy coarse again)"
+
+# ---- 4d. policy auto: off under load, on at once at a counted read, containers ------
+# Counting off is proven by numa_hit standing still while the allocator
+# hands out pages; a read by a reader nobody knows (uid 65534's cat) turns
+# it on at once; a container's own procfs is found by the scan and its
+# reads count the same. The test reads numa_hit with a probe the
+# configuration ignores (comm vmtest-probe, a copy of mawk).
+cp /usr/bin/mawk "$STATE/vmtest-probe"
+probe_hit() { "$STATE/vmtest-probe" '$1 == "numa_hit" { s += $2 } END { print s + 0 }' /sys/devices/system/node/node*/numastat; }
+cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.auto"
+printf '# numastatd-vmtest auto\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\ncontainer_scan=1s\nignore = comm=vmtest-probe\n' \
+        >"$NUMASTATD_CONF"
+/usr/lib/numastatd-vmtest/alloc-load load 600 0 >/dev/null 2>&1 &
+AUTO_LOAD=$!
+systemctl restart "$UNIT"
+wait_for 30 sighted && wait_for 15 numa_stat_is 0
+ok $? "policy auto under an allocation load: counting goes off"
+h0=$(probe_hit)
+pages=$(/usr/lib/numastatd-vmtest/alloc-load load 1 0 | sed -n 's/^pages=//p')
+h1=$(probe_hit)
+ok "$([ "${pages:-0}" -gt 1000 ] && [ "$h1" = "$h0" ]; echo $?)" \
+        "  numa_hit stands at $h0 ($h1) while ${pages:-no} pages are allocated and freed"
+t_read=$(uptime_cs)
+setpriv --reuid=65534 --regid=65534 --clear-groups -- cat /proc/vmstat >/dev/null
+wait_for 5 numa_stat_is 1
+ok $? "a read of /proc/vmstat by uid 65534's cat turns counting on at once ($(($(uptime_cs) - t_read))0 ms)"
+wait_for 30 numa_stat_is 0
+ok $? "  and off again past linger (1 s)"
+# A container: a pid namespace with a procfs of its own, found by the scan.
+unshare --pid --fork --mount-proc sh -c "while [ ! -e $STATE/container-read ]; do sleep 0.1; done; cat /proc/zoneinfo >/dev/null; sleep 600" &
+CONTAINER=$!
+cdev=
+container_listed() {
+        local child
+        child=$(pgrep -P "$CONTAINER" | head -1)
+        # stat, not mountpoint -d (which resolves the path to the host's
+        # /proc); %d, as bullseye's stat has no %Hd:%Ld.
+        [ -n "$child" ] && d=$(stat -c %d "/proc/$child/root/proc" 2>/dev/null) &&
+                cdev=$(((d >> 8) & 0xfff)):$(((d & 0xff) | ((d >> 12) & 0xfff00))) &&
+                status_json | jq -e --arg d "$cdev" '.sources.proc_instances[] | select(.device == $d)' >/dev/null
+}
+wait_for 30 container_listed
+ok $? "a container's own procfs (device ${cdev:-?}) is found by the scan"
+wait_for 15 numa_stat_is 0
+touch "$STATE/container-read"
+t_read=$(uptime_cs)
+wait_for 5 numa_stat_is 1
+ok $? "  its read of /proc/zoneinfo turns counting on ($(($(uptime_cs) - t_read))0 ms)"
+# Its init ignores a TERM from outside: KILL, which ends the namespace.
+kill -KILL "$(pgrep -P "$CONTAINER" | head -1)" 2>/dev/null
+wait "$CONTAINER" 2>/dev/null
+kill "$AUTO_LOAD" 2>/dev/null
+cp -p "$STATE/numastatd.conf.auto" "$NUMASTATD_CONF"
 systemctl restart "$UNIT"
 wait_for 30 answers && wait_for 15 numa_stat_is 0
 ok $? "the daemon runs on (policy coarse again)"

@@ -6,7 +6,7 @@
 # status, socket activation, reload, kill -9 (ExecStopPost= restore, restart),
 # the journal's transition entries, systemd-analyze security, a clean stop.
 #
-#   tests/vm/systemd/run.sh [collectors | trixie]
+#   tests/vm/systemd/run.sh [collectors | trixie | bullseye]
 #
 # With "collectors" the root filesystem has Debian's monitoring programs too
 # (build-rootfs.sh collectors) and the guest runs guest-collectors.sh: the
@@ -18,7 +18,11 @@
 # asks for one: with two CPUs under TCG it has panicked the stock 6.12
 # kernel; the one kill -9 and its restart are checked all the same, and
 # Debian 12's VM soaks) and, since the guest has it, systemd's own varlink
-# client varlinkctl.
+# client varlinkctl. With "bullseye" it is Debian 11 (systemd 247) on
+# Debian 11's stock 5.10 kernel, where the NUMA counters are still the
+# costly shared ones: the package (NUMASTATD_VM_DEB_BULLSEYE, from
+# scripts/build-deb.sh --suite=bullseye; required) installed with dpkg, the
+# same guest-test.sh, a short soak by default (NUMASTATD_SOAK, 10 kills).
 #
 # Prints TAP on stdout (the guest's checks, renumbered, plus this script's own;
 # figures as "# figure:" lines); progress goes to stderr. Exit status 0 iff
@@ -64,6 +68,10 @@ BUILDDIR=${TEST_BUILDDIR:-$SRCDIR/build}
 CACHE=${NUMASTATD_VM_CACHE:-/var/cache/numastatd-vm}
 VARIANT=${1:-}
 SUITE=bookworm SUITE_NAME="Debian 12" SOAK_DEFAULT=100 INSTALL_WITH=dpkg SECURITY_MAX=3.0
+# The fallbacks numastatctl status must list there, and only those (each a
+# phrase of its line): stock 6.1 has no mount events (6.14) and systemd
+# 252's filter refuses statmount().
+FALLBACKS="no mount events|no statmount()"
 case $VARIANT in
 "") GUEST=guest-test.sh MEM=1024 ;;
 collectors) GUEST=guest-collectors.sh MEM=2048 TIMEOUT_DEFAULT=1500 ;;
@@ -74,8 +82,16 @@ trixie)
         # other CPU has hit that int3 in get_page_from_freelist and panicked
         # ("Oops: int3"). One CPU online (node 1 keeps its memory) avoids it.
         KERNEL_APPEND=maxcpus=1
+        FALLBACKS="no mount events"
         NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_TRIXIE:-} ;;
-*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors or trixie)" >&2; exit 2 ;;
+bullseye)
+        GUEST=guest-test.sh MEM=1024 SUITE=bullseye SUITE_NAME="Debian 11" SOAK_DEFAULT=10 SECURITY_MAX=2.4
+        # 5.10.223 has fanotify's pidfds (backported to 5.10's stable
+        # series), not taskstats' version 12, mount events or statmount();
+        # libsystemd 247 has no event source rate limit.
+        FALLBACKS="exit records of version 10|no mount events|no statmount()|no event source rate limit"
+        NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_BULLSEYE:-} ;;
+*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors, trixie or bullseye)" >&2; exit 2 ;;
 esac
 TIMEOUT=${NUMASTATD_VM_TIMEOUT:-${TIMEOUT_DEFAULT:-900}}
 
@@ -113,7 +129,7 @@ trap cleanup EXIT
 T0=$(now)
 ROOTFS_CPIO=$("$HERE/build-rootfs.sh" $VARIANT) || bail "cannot build the $SUITE_NAME rootfs (build-rootfs.sh $VARIANT)"
 case $VARIANT in
-trixie) ROOTFS_DIR=$CACHE/rootfs-trixie ;;
+trixie | bullseye) ROOTFS_DIR=$CACHE/rootfs-$VARIANT ;;
 *) ROOTFS_DIR=$CACHE/rootfs-bookworm${VARIANT:+-$VARIANT} ;;
 esac
 [ -s "$ROOTFS_CPIO.dirs" ] && [ -d "$ROOTFS_DIR" ] || bail "$ROOTFS_CPIO.dirs or $ROOTFS_DIR missing"
@@ -123,7 +139,8 @@ T1=$(now)
 STAGE=$WORK/stage
 mkdir -p "$STAGE"
 DEB=${NUMASTATD_VM_DEB:-}
-[ "$SUITE" = bookworm ] || [ -n "$DEB" ] || bail "the $SUITE_NAME VM needs its package: NUMASTATD_VM_DEB_TRIXIE (scripts/build-deb.sh --suite=trixie)"
+[ "$SUITE" = bookworm ] || [ -n "$DEB" ] ||
+        bail "the $SUITE_NAME VM needs its package: NUMASTATD_VM_DEB_${SUITE^^} (scripts/build-deb.sh --suite=$SUITE)"
 if [ -n "$DEB" ]; then
         # The Debian package (scripts/build-deb.sh): the guest installs it
         # with dpkg, as a user would, instead of a staged make install.
@@ -167,8 +184,11 @@ mkdir -p "$STAGE/usr/lib/numastatd-vmtest" "$STAGE/etc/systemd/system/multi-user
 install -m 755 "$HERE/$GUEST" "$STAGE/usr/lib/numastatd-vmtest/$GUEST"
 install -m 644 "$HERE/guest-lib.sh" "$STAGE/usr/lib/numastatd-vmtest/guest-lib.sh"
 # The allocation load under which counting may go off.
-[ -x "$BUILDDIR/tests/vm/alloc-load" ] || bail "$BUILDDIR/tests/vm/alloc-load is not built (make check-vm builds it)"
-install -m 755 "$BUILDDIR/tests/vm/alloc-load" "$STAGE/usr/lib/numastatd-vmtest/alloc-load"
+# Linked statically for Debian 11, whose C library is older than ours.
+ALLOC_LOAD=alloc-load
+[ "$SUITE" = bullseye ] && ALLOC_LOAD=alloc-load-static
+[ -x "$BUILDDIR/tests/vm/$ALLOC_LOAD" ] || bail "$BUILDDIR/tests/vm/$ALLOC_LOAD is not built (make check-vm builds it)"
+install -m 755 "$BUILDDIR/tests/vm/$ALLOC_LOAD" "$STAGE/usr/lib/numastatd-vmtest/alloc-load"
 install -m 644 "$VMDIR/guest/tap.sh" "$STAGE/usr/lib/numastatd-vmtest/tap.sh"
 cat >"$STAGE/etc/numastatd-vmtest.env" <<EOF
 NUMASTATD_CONF=${conf#$STAGE}
@@ -177,6 +197,7 @@ NUMASTATD_BIN=$(dirname "${bin#$STAGE}")
 NUMASTATD_DEB=${DEB_GUEST:-}
 NUMASTATD_INSTALL_WITH=$INSTALL_WITH
 NUMASTATD_SECURITY_MAX=$SECURITY_MAX
+NUMASTATD_FALLBACKS='${FALLBACKS:-}'
 NUMASTATD_SOAK=${NUMASTATD_SOAK:-$SOAK_DEFAULT}
 EOF
 cat >"$STAGE/etc/systemd/system/numastatd-vmtest.service" <<EOF
