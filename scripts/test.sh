@@ -8,11 +8,12 @@
 # and integration tests (make check, out of tree, which also replays each
 # fuzz harness's corpus); make distcheck, which rebuilds from the release
 # tarball and runs its unit and static checks; make check once more built
-# with ASan+UBSan (build-asan/); the Debian 12 and 13 packages (built,
-# lintian, the file list); the real kernels in qemu (make check-vm: every
-# kernel booted at least once with its scenario checks; the Debian 12 and 13
-# VMs install those packages); and make check again in a Debian 13 (trixie)
-# root (scripts/test-trixie.sh).
+# with ASan+UBSan (build-asan/); the Debian 12, 13 and 11 packages (built,
+# lintian, the file list); make check again in Debian 13 (trixie) and
+# Debian 11 (bullseye) roots (scripts/test-trixie.sh); the real kernels in
+# qemu (make check-vm: every kernel booted at least once with its scenario
+# checks; the Debian 12, 13 and 11 VMs install those packages, Debian 11's
+# on its own stock 5.10).
 #
 # --full adds the long studies and soaks: each libFuzzer harness for
 # FUZZ_SECONDS (60 s; build-fuzz/, clang) and make check-vm-full (the kill
@@ -41,11 +42,14 @@ vm_deps() {
         [ "$vm_deps_status" -eq 0 ] || { cat vm-deps.out; return 1; }
 }
 
-# trixie_ready WHAT: whether a Debian 13 stage may run; if not, says why
-# and counts it (a skip, or a failure to install debootstrap).
-trixie_ready() {
-        if [ -n "${NUMASTATD_SKIP_TRIXIE:-}" ]; then
-                echo "SKIP: $1 (NUMASTATD_SKIP_TRIXIE is set)"
+# trixie_ready WHAT, bullseye_ready WHAT: whether a Debian 13 (Debian 11)
+# stage may run; if not, says why and counts it (a skip, or a failure to
+# install debootstrap).
+trixie_ready() { root_ready NUMASTATD_SKIP_TRIXIE "$1"; }
+bullseye_ready() { root_ready NUMASTATD_SKIP_BULLSEYE "$1"; }
+root_ready() {
+        if [ -n "${!1:-}" ]; then
+                echo "SKIP: $2 ($1 is set)"
                 skipped=$((skipped + 1))
                 return 1
         fi
@@ -64,8 +68,8 @@ stage() {
 }
 stage_name="install and build" stage_start=0
 
-# The caches the VM and Debian 13 stages need (two kernels, three
-# debootstrapped roots), made in the background while make check and the
+# The caches the VM, Debian 13 and Debian 11 stages need (two kernels,
+# five debootstrapped roots, six in the full run), made in the background while make check and the
 # sanitizer and fuzz builds run: cold, that is about 30 core-minutes of
 # downloading, unpacking and compiling the later stages would otherwise
 # wait for. Each builder holds its cache's lock, so a stage that gets there
@@ -76,17 +80,18 @@ stage_name="install and build" stage_start=0
 # and the tests hold under heavier load than that (two nice-0 CPU hogs).
 PREFETCH_NICE=5
 prefetch() {
-        local vm=${NUMASTATD_SKIP_VM:-} trixie=${NUMASTATD_SKIP_TRIXIE:-}
-        local nice=(nice -n "$PREFETCH_NICE")
-        [ -z "$vm" ] || [ -z "$trixie" ] || return 0
+        local vm=${NUMASTATD_SKIP_VM:-} trixie=${NUMASTATD_SKIP_TRIXIE:-} bullseye=${NUMASTATD_SKIP_BULLSEYE:-}
+        local nice=(nice -n "$PREFETCH_NICE") rc=0
+        [ -z "$vm" ] || [ -z "$trixie" ] || [ -z "$bullseye" ] || return 0
         vm_deps || return 1
         prefetch_start=$SECONDS
         # Roots: mostly downloads and dpkg.
-        { [ -n "$trixie" ] || "${nice[@]}" ../scripts/test-trixie.sh --root-only
-          [ -n "$vm" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh
-          [ -n "$vm" ] || [ -z "$full" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh collectors
-          [ -n "$vm" ] || [ -n "$trixie" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh trixie
-          rc=$?
+        { [ -n "$trixie" ] || "${nice[@]}" ../scripts/test-trixie.sh --root-only || rc=1
+          [ -n "$bullseye" ] || "${nice[@]}" ../scripts/test-trixie.sh --suite=bullseye --root-only || rc=1
+          [ -n "$vm" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh || rc=1
+          [ -n "$vm" ] || [ -z "$full" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh collectors || rc=1
+          [ -n "$vm" ] || [ -n "$trixie" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh trixie || rc=1
+          [ -n "$vm" ] || [ -n "$bullseye" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh bullseye || rc=1
           echo "roots done after $((SECONDS - prefetch_start)) s"
           exit $rc
         } > prefetch-roots.out 2>&1 &
@@ -223,6 +228,29 @@ if trixie_ready "the Debian 13 package"; then
         fi
 fi
 
+# The Debian 11 package: built in the bullseye root (made here if not
+# cached), lintian 2.104 from bullseye; the bullseye VM test installs it.
+stage "Debian 11 package (scripts/build-deb.sh --suite=bullseye, bullseye's lintian)"
+if bullseye_ready "the Debian 11 package"; then
+        if deb11=$(../scripts/build-deb.sh --suite=bullseye "$PWD/deb-bullseye" 2>deb-bullseye.err | tail -n 1) && [ -f "$deb11" ]; then
+                echo "PASS: $(basename "$deb11") builds in the bullseye root, and bullseye's lintian reports no error and no warning"
+                passed=$((passed + 1))
+                if dpkg-deb -c "$deb11" | grep ' \./lib/systemd/system/numastatd\.service$' > /dev/null; then
+                        echo "PASS: its units are in /lib/systemd/system, where bullseye's systemd 247 keeps them"
+                        passed=$((passed + 1))
+                else
+                        dpkg-deb -c "$deb11" | grep -F numastatd.service
+                        echo "FAIL: the bullseye package's units are not in /lib/systemd/system"
+                        failed=$((failed + 1))
+                fi
+                export NUMASTATD_VM_DEB_BULLSEYE=$deb11
+        else
+                tail -n 40 deb-bullseye.err
+                echo "FAIL: building the Debian 11 package (scripts/build-deb.sh --suite=bullseye)"
+                failed=$((failed + 1))
+        fi
+fi
+
 # Debian 13 (trixie): make check, built with trixie's gcc 14 and
 # libsystemd 257 (the daemon and client on sd-varlink), in a trixie root
 # (debootstrap, cached) on this kernel. The quick run takes the checks
@@ -242,6 +270,26 @@ if trixie_ready "Debian 13 make check"; then
         if [ $trixie_status -ne 0 ] && [ "$count_failed" -eq 0 ]; then
                 tail -40 trixie.out
                 echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
+                failed=$((failed + 1))
+        fi
+fi
+
+# Debian 11 (bullseye): make check's quick set and the varlink service's
+# integration tests, built with gcc 10 against glibc 2.31, libsystemd 247
+# and 5.10's headers (the fallbacks numastatd(8) OLDER SYSTEMS lists), on
+# this kernel; the full run all of them. The bullseye VM runs the package
+# on Debian 11's own kernel.
+bullseye_tests=$trixie_tests
+stage "make check in a Debian 11 (bullseye) root${bullseye_tests:+ (its quick set)}"
+if bullseye_ready "Debian 11 make check"; then
+        NUMASTATD_TRIXIE_TESTS=$bullseye_tests ../scripts/test-trixie.sh --suite=bullseye > bullseye.out 2> bullseye.err
+        bullseye_status=$?
+        grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' bullseye.out | grep -vE '^PASS: ' || true
+        cat bullseye.err
+        count bullseye.out
+        if [ $bullseye_status -ne 0 ] && [ "$count_failed" -eq 0 ]; then
+                tail -40 bullseye.out
+                echo "FAIL: the Debian 11 root, its build or its make check stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
 fi
