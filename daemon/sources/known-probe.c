@@ -568,7 +568,20 @@ static int read_arg_file(const char *path, char **ret, void *userdata) {
 }
 
 /* Judges file f for the process, from its own facts. */
-static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, char *why, size_t size) {
+/* Whether kingpin would read a file of argv's ("@FILE"). */
+static bool argv_names_file(char **argv) {
+        for (char **a = argv; a && *a; a++)
+                if ((*a)[0] == '@')
+                        return true;
+        return false;
+}
+
+/* Judges f's conditions in p as it runs now; *ret_from_files: whether the
+ * verdict rests on files (its config, a config directory, what is
+ * installed or absent, an @FILE it named), which may change while it
+ * runs. One from its command line and environment alone stands. */
+static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, bool *ret_from_files, char *why,
+                       size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_free_ char *config = NULL, *config_dir = NULL, *environ_text = NULL;
         RootRead rr = { .rootfd = p->rootfd, .refused = refused };
@@ -580,6 +593,8 @@ static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refus
         r = read_argv(p->cmdlinefd, &argv, &facts.argc);
         if (r < 0)
                 log_debug_errno(r, "Cannot read the command line of reader " PID_FMT ": %m", p->pid);
+        *ret_from_files = f->config || f->config_dir || f->absent || f->installed ||
+                          (f->arg_files && (!argv || argv_names_file(argv)));
         /* Kingpin reads "@FILE" as more arguments: as the process would. */
         if (argv && f->arg_files && known_expand_arg_files(&argv, &facts.argc, read_arg_file, &rr, &u) < 0) {
                 format_to(unread, sizeof unread, "%s", u ?: "?");
@@ -647,7 +662,7 @@ int known_inspect(const InspectedProcess *p, const void *request, void *answer, 
         if (!known_file_conditional(f))
                 ans->counts = false;
         else
-                ans->counts = judge_live(f, p, refused, ans->why, sizeof ans->why);
+                ans->counts = judge_live(f, p, refused, &ans->from_files, ans->why, sizeof ans->why);
         return 0;
 }
 
@@ -705,7 +720,6 @@ static KnownCacheEntry *cache_find(KnownCache *c, const KnownRead *rd, bool have
 }
 
 void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans) {
-        const KnownFile *f = NULL;
         KnownCacheEntry *e, *set;
 
         if (a->generation != c->generation)
@@ -717,11 +731,13 @@ void known_cache_store(KnownCache *c, const KnownAsk *a, const KnownAnswer *ans)
         *e = (KnownCacheEntry) { .pid = a->pid, .start = a->start, .began = began_from_start(a->start),
                                  .has_uid = a->has_uid, .uid = a->uid, .reader = ans->reader, .file = ans->file,
                                  .counts = ans->counts, .stored = ++c->stores };
-        if (ans->reader < a->cat->n && ans->file < a->cat->readers[ans->reader].n_files)
-                f = &a->cat->readers[ans->reader].files[ans->file];
         /* A look that failed (too slow on a loaded host) is not the last
-         * word on a process that may run for months (munin-node). */
-        if (ans->failed || (f && known_file_reads_files(f)))
+         * word on a process that may run for months (munin-node), nor is
+         * a file it read. Its command line is: node_exporter's verdict
+         * stands while it runs, and its reads never wait on a look again
+         * (under TCG a look took longer than a read's patience, and the
+         * read counted). */
+        if (ans->failed || ans->from_files)
                 e->expires = now_usec(CLOCK_MONOTONIC) + c->file_verdict_usec;
         format_to(e->why, sizeof e->why, "%s", ans->why);
 }

@@ -72,6 +72,7 @@ typedef struct KnownAnswer {
         size_t file;                    /* SIZE_MAX: its entry has no section for the file */
         bool counts;
         bool failed;                    /* nothing found in time (the look failed): asked again later */
+        bool from_files;                /* it rests on files, which may change: asked again later */
         char why[KNOWN_WHY_MAX];
 } KnownAnswer;
 

@@ -803,18 +803,31 @@ static void test_judge(void) {
         usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && !v.pending, "a verdict from the argv alone stands past the files' time");
-        f.arg_files = true;     /* the section reads @FILE arguments */
+        /* A section that would read an @FILE, of a process whose command
+         * line names none (this one's): from the argv alone, it stands. */
+        f.arg_files = true;
+        known_cache_clear(&cache);
+        cache.file_verdict_usec = SHORT_VERDICT_USEC;
+        known_judge(&c, &cache, &rd, &v);
+        look_here(&cache, &v.ask);
+        usleep(SHORT_VERDICT_USEC + 50 * 1000);
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && !v.pending, "@FILE read where named, none named: the verdict stands past the files' time");
+        f.arg_files = false;
+        /* One that rests on files (nothing may be at a path): it may change. */
+        char *absent[] = { "/nonexistent-numastatd-test-*", NULL };
+        f.absent = absent;
         known_cache_clear(&cache);
         cache.file_verdict_usec = SHORT_VERDICT_USEC;
         known_judge(&c, &cache, &rd, &v);
         look_here(&cache, &v.ask);
         known_judge(&c, &cache, &rd, &v);
-        ok(!v.counts && !v.pending, "one a file may decide stands at first");
+        ok(!v.counts && !v.pending, "one a file decides stands at first");
         usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts && v.pending, "  past its time the process is looked into again (the read counts meanwhile)");
         look_here(&cache, &v.ask);
-        f.arg_files = false;
+        f.absent = NULL;
         known_cache_clear(&cache);
 
         /* Installed after the catalogue was loaded: its path is stat()ed again. */
