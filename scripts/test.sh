@@ -69,7 +69,7 @@ stage() {
 stage_name="install and build" stage_start=0
 
 # The caches the VM, Debian 13 and Debian 11 stages need (two kernels,
-# five debootstrapped roots, six in the full run), made in the background while make check and the
+# five debootstrapped roots, seven in the full run), made in the background while make check and the
 # sanitizer and fuzz builds run: cold, that is about 30 core-minutes of
 # downloading, unpacking and compiling the later stages would otherwise
 # wait for. Each builder holds its cache's lock, so a stage that gets there
@@ -92,6 +92,8 @@ prefetch() {
           [ -n "$vm" ] || [ -z "$full" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh collectors || rc=1
           [ -n "$vm" ] || [ -n "$trixie" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh trixie || rc=1
           [ -n "$vm" ] || [ -n "$bullseye" ] || "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh bullseye || rc=1
+          [ -n "$vm" ] || [ -n "$bullseye" ] || [ -z "$full" ] ||
+                "${nice[@]}" ../tests/vm/systemd/build-rootfs.sh bullseye-collectors || rc=1
           echo "roots done after $((SECONDS - prefetch_start)) s"
           exit $rc
         } > prefetch-roots.out 2>&1 &

@@ -17,7 +17,7 @@
 # soaks (20 on the patched kernel, NUMASTATD_SOAK=100 under systemd), the
 # off_mode study, the daemon's scenarios on the stock kernel without
 # systemd, the reaction and allocator benches, the short macro study and
-# the collectors VM. VM_ONLY="NAME..." boots just those, with their soaks.
+# the collectors VMs (Debian 12's and 11's). VM_ONLY="NAME..." boots just those, with their soaks.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$HERE/../.." && pwd)
@@ -180,6 +180,22 @@ if want systemd-bullseye; then
                 relay "$WORK/bullseye.tap" bullseye
                 emit $rc "[bullseye] Debian 11 with systemd 247 on its stock 5.10 kernel ran the test to the end ($((SECONDS - start)) s)"
                 [ $rc -eq 0 ] || tail -30 "$WORK/bullseye.err" | sed 's/^/#   /'
+        fi
+fi
+
+# Debian 11's collectors under the bullseye package (the full set's).
+if want systemd-bullseye-collectors full; then
+        start=$SECONDS
+        if [ -z "${NUMASTATD_VM_DEB_BULLSEYE:-}" ]; then
+                n=$((n + 1))
+                echo "ok $n - [bullseye-collectors] Debian 11's collectors # SKIP no bullseye package: scripts/build-deb.sh --suite=bullseye, then NUMASTATD_VM_DEB_BULLSEYE=PATH"
+        else
+                TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" bullseye-collectors \
+                        > "$WORK/bullseye-collectors.tap" 2> "$WORK/bullseye-collectors.err"
+                rc=$?
+                relay "$WORK/bullseye-collectors.tap" bullseye-collectors
+                emit $rc "[bullseye-collectors] Debian 11's collectors under systemd 247, judged by the catalogue ($((SECONDS - start)) s)"
+                [ $rc -eq 0 ] || tail -30 "$WORK/bullseye-collectors.err" | sed 's/^/#   /'
         fi
 fi
 

@@ -3,7 +3,7 @@
 # and packs it as one uncompressed newc cpio for the kernel to unpack as its
 # initramfs; prints the cpio's path on stdout.
 #
-#   tests/vm/systemd/build-rootfs.sh [collectors | trixie | bullseye]
+#   tests/vm/systemd/build-rootfs.sh [collectors | trixie | bullseye | bullseye-collectors]
 #
 # The variant "trixie" is Debian 13 (rootfs-trixie): systemd 257 with its
 # varlinkctl, and, downloaded beside the tree into $CACHE/debs, trixie's
@@ -12,6 +12,9 @@
 # Debian 11 (rootfs-bullseye): systemd 247 and, the same way, its stock
 # 5.10 kernel package (linux-image-5.10.0-*-amd64).
 #
+# The variant "bullseye-collectors" is the same for Debian 11
+# (rootfs-bullseye-collectors), with its Zabbix agent 5.0 and without
+# Glances, which Debian 11 does not have.
 # The variant "collectors" adds the monitoring programs the known-readers
 # test runs under their own units (rootfs-bookworm-collectors): Debian's
 # prometheus-node-exporter, sysstat, collectd (with libmnl0, which its
@@ -55,14 +58,18 @@ case $VARIANT in
 "") NAME=$SUITE ;;
 trixie | bullseye)
         SUITE=$VARIANT NAME=$VARIANT ;;
-collectors)
+collectors | bullseye-collectors)
+        [ "$VARIANT" = collectors ] || SUITE=bullseye
         NAME=$SUITE-collectors
         PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata"
         # Installed with apt in the tree: debootstrap alone fails to order
-        # their (perl) dependencies' configuration.
-        NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances" ;;
-*) echo "$PROG: unknown variant '$VARIANT' (expected collectors, trixie or bullseye)" >&2; exit 2 ;;
+        # their (perl) dependencies' configuration. Debian 11 has Zabbix's
+        # agent 5.0 (agent 2 only in backports) and no Glances.
+        NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances"
+        [ "$SUITE" = bookworm ] || NEXT_PACKAGES="snmpd zabbix-agent collectl munin-node munin-plugins-core dstat" ;;
+*) echo "$PROG: unknown variant '$VARIANT' (expected collectors, trixie, bullseye or bullseye-collectors)" >&2; exit 2 ;;
 esac
+COLLECTORS=$([ "$NAME" = "$SUITE-collectors" ] && echo yes || echo no)
 # Left out of the cpio (the directories themselves stay).
 EXCLUDES=(usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
         var/cache/apt var/lib/apt/lists var/cache/debconf var/log)
@@ -108,7 +115,7 @@ configure_tree() {
         ln -sfn /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
         # An initramfs root: there is nothing to remount or to check.
         : >"$root/etc/fstab"
-        if [ "$VARIANT" = collectors ]; then
+        if [ "$COLLECTORS" = yes ]; then
                 # pcp's own packages, for apt to install in the guest under
                 # systemd; what else pcp needs (python3, gawk, ...) is
                 # installed in the tree now: in the guest, python3's
@@ -137,15 +144,15 @@ configure_tree() {
                         "$root"/var/cache/apt/archives/python3-pcp*.deb "$root/var/lib/numastatd-vmtest/debs/"
                 chroot "$root" apt-get clean
         fi
-        if [ "$VARIANT" = trixie ] || [ "$VARIANT" = bullseye ]; then
+        if [ "$SUITE" != bookworm ]; then
                 # The stock kernel the guest boots, as a package beside the
                 # tree (trixie's 6.12, bullseye's 5.10).
                 local pkg series
-                series=$([ "$VARIANT" = trixie ] && echo 6.12 || echo 5.10)
+                series=$([ "$SUITE" = trixie ] && echo 6.12 || echo 5.10)
                 chroot "$root" apt-get update -qq >"$CACHE/apt-$NAME.log" 2>&1 &&
                         pkg=$(chroot "$root" apt-cache depends linux-image-amd64 | sed -n 's/^  Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1) &&
                         [ -n "$pkg" ] && (cd "$root/tmp" && chroot "$root" sh -c "cd /tmp && apt-get download -qq $pkg") \
-                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download $VARIANT's kernel"; }
+                                >>"$CACHE/apt-$NAME.log" 2>&1 || { tail -20 "$CACHE/apt-$NAME.log" >&2; die "cannot download $SUITE's kernel"; }
                 mkdir -p "$CACHE/debs"
                 rm -f "$CACHE"/debs/linux-image-"$series".*-amd64_*.deb
                 mv "$root"/tmp/linux-image-*.deb "$CACHE/debs/"

@@ -6,7 +6,7 @@
 # status, socket activation, reload, kill -9 (ExecStopPost= restore, restart),
 # the journal's transition entries, systemd-analyze security, a clean stop.
 #
-#   tests/vm/systemd/run.sh [collectors | trixie | bullseye]
+#   tests/vm/systemd/run.sh [collectors | trixie | bullseye | bullseye-collectors]
 #
 # With "collectors" the root filesystem has Debian's monitoring programs too
 # (build-rootfs.sh collectors) and the guest runs guest-collectors.sh: the
@@ -23,6 +23,7 @@
 # costly shared ones: the package (NUMASTATD_VM_DEB_BULLSEYE, from
 # scripts/build-deb.sh --suite=bullseye; required) installed with dpkg, the
 # same guest-test.sh, a short soak by default (NUMASTATD_SOAK, 10 kills).
+# "bullseye-collectors" is "collectors" on Debian 11, with that package.
 #
 # Prints TAP on stdout (the guest's checks, renumbered, plus this script's own;
 # figures as "# figure:" lines); progress goes to stderr. Exit status 0 iff
@@ -84,6 +85,11 @@ trixie)
         KERNEL_APPEND=maxcpus=1
         FALLBACKS="no mount events"
         NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_TRIXIE:-} ;;
+bullseye-collectors)
+        # Debian 11's collectors (build-rootfs.sh bullseye-collectors) under
+        # the bullseye package, on Debian 11's stock 5.10.
+        GUEST=guest-collectors.sh MEM=2048 TIMEOUT_DEFAULT=1500 SUITE=bullseye SUITE_NAME="Debian 11"
+        NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_BULLSEYE:-} ;;
 bullseye)
         GUEST=guest-test.sh MEM=1024 SUITE=bullseye SUITE_NAME="Debian 11" SOAK_DEFAULT=10 SECURITY_MAX=2.4
         # 5.10.223 has fanotify's pidfds (backported to 5.10's stable
@@ -91,7 +97,7 @@ bullseye)
         # libsystemd 247 has no event source rate limit.
         FALLBACKS="exit records of version 10|no mount events|no statmount()|no event source rate limit"
         NUMASTATD_VM_DEB=${NUMASTATD_VM_DEB_BULLSEYE:-} ;;
-*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors, trixie or bullseye)" >&2; exit 2 ;;
+*) echo "systemd/run.sh: unknown variant '$VARIANT' (expected collectors, trixie, bullseye or bullseye-collectors)" >&2; exit 2 ;;
 esac
 TIMEOUT=${NUMASTATD_VM_TIMEOUT:-${TIMEOUT_DEFAULT:-900}}
 
@@ -129,7 +135,7 @@ trap cleanup EXIT
 T0=$(now)
 ROOTFS_CPIO=$("$HERE/build-rootfs.sh" $VARIANT) || bail "cannot build the $SUITE_NAME rootfs (build-rootfs.sh $VARIANT)"
 case $VARIANT in
-trixie | bullseye) ROOTFS_DIR=$CACHE/rootfs-$VARIANT ;;
+trixie | bullseye | bullseye-collectors) ROOTFS_DIR=$CACHE/rootfs-$VARIANT ;;
 *) ROOTFS_DIR=$CACHE/rootfs-bookworm${VARIANT:+-$VARIANT} ;;
 esac
 [ -s "$ROOTFS_CPIO.dirs" ] && [ -d "$ROOTFS_DIR" ] || bail "$ROOTFS_CPIO.dirs or $ROOTFS_DIR missing"
