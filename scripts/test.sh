@@ -69,10 +69,10 @@ stage() {
 stage_name="install and build" stage_start=0
 
 # The caches the VM, Debian 13 and Debian 11 stages need (two kernels,
-# five debootstrapped roots, seven in the full run), made in the background while make check and the
-# sanitizer and fuzz builds run: cold, that is about 30 core-minutes of
-# downloading, unpacking and compiling the later stages would otherwise
-# wait for. Each builder holds its cache's lock, so a stage that gets there
+# five debootstrapped roots, seven in the full run), made in the
+# background while make check and the sanitizer and fuzz builds run:
+# cold, that is about 30 core-minutes of downloading, unpacking and
+# compiling the later stages would otherwise wait for. Each builder holds its cache's lock, so a stage that gets there
 # first waits for it; warm, it costs nothing. Whatever fails here is built
 # again, and reported, by the stage that needs it. Cold, the two cores are
 # busy from start to end, so the priority only decides who waits: at nice 19
