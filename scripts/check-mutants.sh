@@ -309,8 +309,12 @@ mutant behind-while-queue-full daemon/sources/readers.c \
         $'        if (0)' \
         tests/unit/test-readers
 mutant file-verdict-forever daemon/sources/known-probe.c \
-        $'        if (ans->failed || (f && known_file_reads_files(f)))' \
+        $'        if (ans->failed || ans->from_files)' \
         $'        if (ans->failed)' \
+        tests/unit/test-known
+mutant argv-verdict-expires daemon/sources/known-probe.c \
+        $'                          (f->arg_files && (!argv || argv_names_file(argv)));' \
+        $'                          (f->arg_files && (!argv || argv_names_file(argv) || 1));' \
         tests/unit/test-known
 mutant cost-charged-while-off daemon/core/readertab.c \
         $'        if (!counting)\n                return;\n        t->pressured_on' \
@@ -353,8 +357,8 @@ mutant no-crossing-root-binds daemon/sources/known-probe.c \
         $'        if (1 || !looked_at ||' \
         tests/integration/known-real.sh
 mutant failed-look-forever daemon/sources/known-probe.c \
-        $'        if (ans->failed || (f && known_file_reads_files(f)))' \
-        $'        if (f && known_file_reads_files(f))' \
+        $'        if (ans->failed || ans->from_files)' \
+        $'        if (ans->from_files)' \
         tests/unit/test-known
 mutant config-forbids-not-looked-at daemon/core/known.c \
         $'        r = regexec(&re, text, 0, NULL, 0) == 0;' \
