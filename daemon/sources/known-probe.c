@@ -567,7 +567,6 @@ static int read_arg_file(const char *path, char **ret, void *userdata) {
         return rr->refused ? -EWOULDBLOCK : read_in_root(rr->rootfd, path, ret);
 }
 
-/* Judges file f for the process, from its own facts. */
 /* Whether kingpin would read a file of argv's ("@FILE"). */
 static bool argv_names_file(char **argv) {
         for (char **a = argv; a && *a; a++)
@@ -576,7 +575,8 @@ static bool argv_names_file(char **argv) {
         return false;
 }
 
-/* Judges f's conditions in p as it runs now; *ret_from_files: whether the
+/* Judges file f for the process, from its own facts, as it runs now;
+ * *ret_from_files: whether the
  * verdict rests on files (its config, a config directory, what is
  * installed or absent, an @FILE it named), which may change while it
  * runs. One from its command line and environment alone stands. */
