@@ -576,10 +576,10 @@ static bool argv_names_file(char **argv) {
 }
 
 /* Judges file f for the process, from its own facts, as it runs now;
- * *ret_from_files: whether the
- * verdict rests on files (its config, a config directory, what is
- * installed or absent, an @FILE it named), which may change while it
- * runs. One from its command line and environment alone stands. */
+ * *ret_from_files: whether the verdict rests on files (its config, a
+ * config directory, what is installed or absent, an @FILE it named),
+ * which may change while it runs. One from its command line and
+ * environment alone stands. */
 static bool judge_live(const KnownFile *f, const InspectedProcess *p, bool refused, bool *ret_from_files, char *why,
                        size_t size) {
         _cleanup_strv_free_ char **argv = NULL;
