@@ -48,6 +48,15 @@ holds_socket() {  # holds_socket PID INODE
         done
         return 1
 }
+# auto_conf NAME [READERS_LINE...]: policy auto with short timings into
+# the daemon's config, the lines given added to [readers].
+auto_conf() {
+        local name=$1
+        shift
+        printf '# numastatd-vmtest %s\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\n' \
+                "$name" >"$NUMASTATD_CONF"
+        [ $# -eq 0 ] || printf '%s\n' "$@" >>"$NUMASTATD_CONF"
+}
 # log_count_above TEXT N: the unit's log has TEXT more than N times (evaluated at each poll).
 log_count_above() { [ "$(log_count "$1")" -gt "$2" ]; }
 since() { echo $(($(date +%s) - $1)); }
@@ -317,8 +326,7 @@ if [ "$SOAK" -gt 0 ]; then
         printf '[Unit]\nStartLimitIntervalSec=0\n' >/run/systemd/system/numastatd.service.d/soak.conf
         systemctl daemon-reload
         cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.soak"
-        printf '# numastatd-vmtest soak\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\n' \
-                >"$NUMASTATD_CONF"
+        auto_conf soak
         /usr/lib/numastatd-vmtest/alloc-load load 3600 0 >/dev/null 2>&1 &
         SOAK_LOAD=$!
         systemctl reload "$UNIT"
@@ -382,8 +390,7 @@ fi
 # the counters) and status says why; it comes back at a retry.
 MARKS0=$(sysctl -n fs.fanotify.max_user_marks)
 cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.marks"
-printf '# numastatd-vmtest marks\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\n' \
-        >"$NUMASTATD_CONF"
+auto_conf marks
 /usr/lib/numastatd-vmtest/alloc-load load 600 0 >/dev/null 2>&1 &
 MARKS_LOAD=$!
 readers_error() { status_json | jq -r '.sources.readers_error'; }
@@ -424,8 +431,7 @@ ok $? "the daemon runs on (policy coarse again)"
 cp /usr/bin/mawk "$STATE/vmtest-probe"
 probe_hit() { "$STATE/vmtest-probe" '$1 == "numa_hit" { s += $2 } END { print s + 0 }' /sys/devices/system/node/node*/numastat; }
 cp -p "$NUMASTATD_CONF" "$STATE/numastatd.conf.auto"
-printf '# numastatd-vmtest auto\n[policy]\nmode=auto\nmin_dwell=0\n[pressure]\ninterval=200ms\ncoarse_above=200\nstrict_below=20\nsustain=400ms\n[readers]\nlinger=1s\ncontainer_scan=1s\nignore = comm=vmtest-probe\n' \
-        >"$NUMASTATD_CONF"
+auto_conf auto 'container_scan=1s' 'ignore = comm=vmtest-probe'
 /usr/lib/numastatd-vmtest/alloc-load load 600 0 >/dev/null 2>&1 &
 AUTO_LOAD=$!
 systemctl restart "$UNIT"
