@@ -207,51 +207,35 @@ else
         failed=$((failed + 1))
 fi
 
-# The Debian 13 package: built in the trixie root (made here if not
-# cached), lintian from trixie; the trixie VM test below installs it.
+# root_package SUITE NAME UNITDIR SYSTEMD: the Debian NAME package, built
+# in the SUITE root (made here if not cached) and checked by that suite's
+# lintian; its units must be in UNITDIR, where SYSTEMD keeps them. The
+# suite's VM test (below) installs it: NUMASTATD_VM_DEB_SUITE.
+root_package() {
+        local suite=$1 name=$2 unitdir=$3 systemd=$4 deb
+        if deb=$(../scripts/build-deb.sh --suite="$suite" "$PWD/deb-$suite" 2>"deb-$suite.err" | tail -n 1) && [ -f "$deb" ]; then
+                echo "PASS: $(basename "$deb") builds in the $suite root, and $suite's lintian reports no error and no warning"
+                passed=$((passed + 1))
+                if dpkg-deb -c "$deb" | grep " \.${unitdir//./\\.}/numastatd\.service\$" > /dev/null; then
+                        echo "PASS: its units are in $unitdir, where $systemd keeps them"
+                        passed=$((passed + 1))
+                else
+                        dpkg-deb -c "$deb" | grep -F numastatd.service
+                        echo "FAIL: the $suite package's units are not in $unitdir"
+                        failed=$((failed + 1))
+                fi
+                export "NUMASTATD_VM_DEB_${suite^^}=$deb"
+        else
+                tail -n 40 "deb-$suite.err"
+                echo "FAIL: building the $name package (scripts/build-deb.sh --suite=$suite)"
+                failed=$((failed + 1))
+        fi
+}
+# The Debian 13 and 11 packages: the trixie and bullseye VM tests install them.
 stage "Debian 13 package (scripts/build-deb.sh --suite=trixie, trixie's lintian)"
-if trixie_ready "the Debian 13 package"; then
-        if deb13=$(../scripts/build-deb.sh --suite=trixie "$PWD/deb-trixie" 2>deb-trixie.err | tail -n 1) && [ -f "$deb13" ]; then
-                echo "PASS: $(basename "$deb13") builds in the trixie root, and trixie's lintian reports no error and no warning"
-                passed=$((passed + 1))
-                if dpkg-deb -c "$deb13" | grep ' \./usr/lib/systemd/system/numastatd\.service$' > /dev/null; then
-                        echo "PASS: its units are in /usr/lib/systemd/system, where trixie's systemd keeps them"
-                        passed=$((passed + 1))
-                else
-                        dpkg-deb -c "$deb13" | grep -F numastatd.service
-                        echo "FAIL: the trixie package's units are not in /usr/lib/systemd/system"
-                        failed=$((failed + 1))
-                fi
-                export NUMASTATD_VM_DEB_TRIXIE=$deb13
-        else
-                tail -n 40 deb-trixie.err
-                echo "FAIL: building the Debian 13 package (scripts/build-deb.sh --suite=trixie)"
-                failed=$((failed + 1))
-        fi
-fi
-
-# The Debian 11 package: built in the bullseye root (made here if not
-# cached), lintian 2.104 from bullseye; the bullseye VM test installs it.
+! trixie_ready "the Debian 13 package" || root_package trixie "Debian 13" /usr/lib/systemd/system "trixie's systemd"
 stage "Debian 11 package (scripts/build-deb.sh --suite=bullseye, bullseye's lintian)"
-if bullseye_ready "the Debian 11 package"; then
-        if deb11=$(../scripts/build-deb.sh --suite=bullseye "$PWD/deb-bullseye" 2>deb-bullseye.err | tail -n 1) && [ -f "$deb11" ]; then
-                echo "PASS: $(basename "$deb11") builds in the bullseye root, and bullseye's lintian reports no error and no warning"
-                passed=$((passed + 1))
-                if dpkg-deb -c "$deb11" | grep ' \./lib/systemd/system/numastatd\.service$' > /dev/null; then
-                        echo "PASS: its units are in /lib/systemd/system, where bullseye's systemd 247 keeps them"
-                        passed=$((passed + 1))
-                else
-                        dpkg-deb -c "$deb11" | grep -F numastatd.service
-                        echo "FAIL: the bullseye package's units are not in /lib/systemd/system"
-                        failed=$((failed + 1))
-                fi
-                export NUMASTATD_VM_DEB_BULLSEYE=$deb11
-        else
-                tail -n 40 deb-bullseye.err
-                echo "FAIL: building the Debian 11 package (scripts/build-deb.sh --suite=bullseye)"
-                failed=$((failed + 1))
-        fi
-fi
+! bullseye_ready "the Debian 11 package" || root_package bullseye "Debian 11" /lib/systemd/system "bullseye's systemd 247"
 
 # Debian 13 (trixie): make check, built with trixie's gcc 14 and
 # libsystemd 257 (the daemon and client on sd-varlink), in a trixie root
