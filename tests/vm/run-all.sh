@@ -122,81 +122,62 @@ fi
 want macro-6.1 full && macro macro-6.1 "$K61" "$(dirname "$K61")/System.map" d 45
 want nodes-6.1 && boot nodes-6.1 "$K61" nodes --nodes 4 --cpus 8 --mem 2048
 want nodes-5.10 && boot nodes-5.10 "$K510" nodes --nodes 4 --cpus 8 --mem 2048
+# systemd_vm TAG WHAT VARIANT [VAR=VALUE...]: tests/vm/systemd/run.sh
+# VARIANT ("" for Debian 12) with the variables given, its checks relayed
+# as [TAG], then one check that it ran to the end.
+systemd_vm() {
+        local tag=$1 what=$2 variant=$3 start=$SECONDS rc
+        shift 3
+        env "$@" TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" ${variant:+"$variant"} \
+                > "$WORK/$tag.tap" 2> "$WORK/$tag.err"
+        rc=$?
+        relay "$WORK/$tag.tap" "$tag"
+        emit $rc "[$tag] $what ($((SECONDS - start)) s)"
+        [ $rc -eq 0 ] || tail -30 "$WORK/$tag.err" | sed 's/^/#   /'
+}
+# no_package TAG WHAT SUITE: whether SUITE's package is missing
+# (NUMASTATD_VM_DEB_SUITE, which scripts/test.sh sets after building it);
+# if so, [TAG] is skipped, saying so.
+no_package() {
+        local var=NUMASTATD_VM_DEB_${3^^}
+        [ -z "${!var:-}" ] || return 1
+        n=$((n + 1))
+        echo "ok $n - [$1] $2 # SKIP no $3 package: scripts/build-deb.sh --suite=$3, then $var=PATH"
+}
+
 if want systemd; then
-        start=$SECONDS
         # The soak (NUMASTATD_SOAK kills, 100 by default) is the full set's.
         soak=${NUMASTATD_SOAK:-100}
         { [ "$set" = full ] || [ -n "$only" ]; } || soak=0
-        NUMASTATD_SOAK=$soak TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" > "$WORK/systemd.tap" 2> "$WORK/systemd.err"
-        rc=$?
-        relay "$WORK/systemd.tap" systemd
-        emit $rc "[systemd] Debian 12 with systemd as PID 1 ran the test to the end ($((SECONDS - start)) s)"
-        [ $rc -eq 0 ] || tail -30 "$WORK/systemd.err" | sed 's/^/#   /'
+        systemd_vm systemd "Debian 12 with systemd as PID 1 ran the test to the end" "" NUMASTATD_SOAK=$soak
 fi
-if want systemd-collectors full; then
-        start=$SECONDS
-        TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" collectors > "$WORK/collectors.tap" 2> "$WORK/collectors.err"
-        rc=$?
-        relay "$WORK/collectors.tap" collectors
-        emit $rc "[collectors] Debian 12's collectors under systemd, judged by the known-readers catalogue ($((SECONDS - start)) s)"
-        [ $rc -eq 0 ] || tail -30 "$WORK/collectors.err" | sed 's/^/#   /'
-fi
-# Debian 13 under systemd 257, with the trixie package (scripts/test.sh
-# builds it first and sets NUMASTATD_VM_DEB_TRIXIE); without its soak
+want systemd-collectors full &&
+        systemd_vm collectors "Debian 12's collectors under systemd, judged by the known-readers catalogue" collectors
+# Debian 13 under systemd 257, with the trixie package; without its soak
 # (systemd/run.sh says why). NUMASTATD_VM_TRIXIE=0 leaves it out. A skip
 # says so.
 if want systemd-trixie; then
-        start=$SECONDS
         if [ "${NUMASTATD_VM_TRIXIE:-}" = 0 ] && [[ " $only " != *" systemd-trixie "* ]]; then
                 n=$((n + 1))
                 echo "ok $n - [trixie] Debian 13 with systemd 257 # SKIP NUMASTATD_VM_TRIXIE=0 is set"
-        elif [ -z "${NUMASTATD_VM_DEB_TRIXIE:-}" ]; then
-                n=$((n + 1))
-                echo "ok $n - [trixie] Debian 13 with systemd 257 # SKIP no trixie package: scripts/build-deb.sh --suite=trixie, then NUMASTATD_VM_DEB_TRIXIE=PATH"
-        else
-                TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" trixie > "$WORK/trixie.tap" 2> "$WORK/trixie.err"
-                rc=$?
-                relay "$WORK/trixie.tap" trixie
-                emit $rc "[trixie] Debian 13 with systemd 257 and its varlinkctl ran the test to the end ($((SECONDS - start)) s)"
-                [ $rc -eq 0 ] || tail -30 "$WORK/trixie.err" | sed 's/^/#   /'
+        elif ! no_package trixie "Debian 13 with systemd 257" trixie; then
+                systemd_vm trixie "Debian 13 with systemd 257 and its varlinkctl ran the test to the end" trixie
         fi
 fi
 
 # Debian 11 under systemd 247, on Debian 11's own stock 5.10 kernel, with
-# the bullseye package (scripts/test.sh builds it first and sets
-# NUMASTATD_VM_DEB_BULLSEYE); a short soak (10 kills) here, the full one
-# (NUMASTATD_SOAK, 100) in the full set. A skip says why it did not run.
-if want systemd-bullseye; then
-        start=$SECONDS
+# the bullseye package; a short soak (10 kills) here, the full one
+# (NUMASTATD_SOAK, 100) in the full set; and, in the full set, Debian 11's
+# collectors.
+if want systemd-bullseye && ! no_package bullseye "Debian 11 with systemd 247" bullseye; then
         soak=10
         { [ "$set" = full ] || [ -n "$only" ]; } && soak=${NUMASTATD_SOAK:-100}
-        if [ -z "${NUMASTATD_VM_DEB_BULLSEYE:-}" ]; then
-                n=$((n + 1))
-                echo "ok $n - [bullseye] Debian 11 with systemd 247 # SKIP no bullseye package: scripts/build-deb.sh --suite=bullseye, then NUMASTATD_VM_DEB_BULLSEYE=PATH"
-        else
-                NUMASTATD_SOAK=$soak TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" bullseye \
-                        > "$WORK/bullseye.tap" 2> "$WORK/bullseye.err"
-                rc=$?
-                relay "$WORK/bullseye.tap" bullseye
-                emit $rc "[bullseye] Debian 11 with systemd 247 on its stock 5.10 kernel ran the test to the end ($((SECONDS - start)) s)"
-                [ $rc -eq 0 ] || tail -30 "$WORK/bullseye.err" | sed 's/^/#   /'
-        fi
+        systemd_vm bullseye "Debian 11 with systemd 247 on its stock 5.10 kernel ran the test to the end" bullseye \
+                NUMASTATD_SOAK=$soak
 fi
-
-# Debian 11's collectors under the bullseye package (the full set's).
-if want systemd-bullseye-collectors full; then
-        start=$SECONDS
-        if [ -z "${NUMASTATD_VM_DEB_BULLSEYE:-}" ]; then
-                n=$((n + 1))
-                echo "ok $n - [bullseye-collectors] Debian 11's collectors # SKIP no bullseye package: scripts/build-deb.sh --suite=bullseye, then NUMASTATD_VM_DEB_BULLSEYE=PATH"
-        else
-                TEST_BUILDDIR="$BUILDDIR" "$HERE/systemd/run.sh" bullseye-collectors \
-                        > "$WORK/bullseye-collectors.tap" 2> "$WORK/bullseye-collectors.err"
-                rc=$?
-                relay "$WORK/bullseye-collectors.tap" bullseye-collectors
-                emit $rc "[bullseye-collectors] Debian 11's collectors under systemd 247, judged by the catalogue ($((SECONDS - start)) s)"
-                [ $rc -eq 0 ] || tail -30 "$WORK/bullseye-collectors.err" | sed 's/^/#   /'
-        fi
+if want systemd-bullseye-collectors full && ! no_package bullseye-collectors "Debian 11's collectors" bullseye; then
+        systemd_vm bullseye-collectors "Debian 11's collectors under systemd 247, judged by the catalogue" \
+                bullseye-collectors
 fi
 
 echo "1..$n"
