@@ -244,41 +244,33 @@ stage "Debian 11 package (scripts/build-deb.sh --suite=bullseye, bullseye's lint
 # integration tests of the varlink service; the full run all of them (the
 # rest is the same code on the same kernel as make check above, and the
 # trixie VM runs the daemon on sd-varlink under systemd 257).
-trixie_tests='$(quick_tests) tests/integration/daemon.sh tests/integration/socket.sh tests/integration/numastatctl.sh tests/integration/limits.sh tests/integration/privacy.sh'
-[ -z "$full" ] || trixie_tests=
-stage "make check in a Debian 13 (trixie) root${trixie_tests:+ (its quick set)}"
-if trixie_ready "Debian 13 make check"; then
-        NUMASTATD_TRIXIE_TESTS=$trixie_tests ../scripts/test-trixie.sh > trixie.out 2> trixie.err
-        trixie_status=$?
-        grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' trixie.out | grep -vE '^PASS: ' || true
-        cat trixie.err
-        count trixie.out
-        if [ $trixie_status -ne 0 ] && [ "$count_failed" -eq 0 ]; then
-                tail -40 trixie.out
-                echo "FAIL: the Debian 13 root, its build or its make check stopped before its checks (see above)"
+root_tests='$(quick_tests) tests/integration/daemon.sh tests/integration/socket.sh tests/integration/numastatctl.sh tests/integration/limits.sh tests/integration/privacy.sh'
+[ -z "$full" ] || root_tests=
+# root_check SUITE NAME: make check (root_tests) in the SUITE root
+# (scripts/test-trixie.sh); a root, build or make check that stops before
+# its checks is one failure.
+root_check() {
+        local suite=$1 name=$2 status
+        NUMASTATD_TRIXIE_TESTS=$root_tests ../scripts/test-trixie.sh --suite="$suite" > "$suite.out" 2> "$suite.err"
+        status=$?
+        grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' "$suite.out" | grep -vE '^PASS: ' || true
+        cat "$suite.err"
+        count "$suite.out"
+        if [ $status -ne 0 ] && [ "$count_failed" -eq 0 ]; then
+                tail -40 "$suite.out"
+                echo "FAIL: the $name root, its build or its make check stopped before its checks (see above)"
                 failed=$((failed + 1))
         fi
-fi
+}
+stage "make check in a Debian 13 (trixie) root${root_tests:+ (its quick set)}"
+! trixie_ready "Debian 13 make check" || root_check trixie "Debian 13"
 
-# Debian 11 (bullseye): make check's quick set and the varlink service's
-# integration tests, built with gcc 10 against glibc 2.31, libsystemd 247
-# and 5.10's headers (the fallbacks numastatd(8) OLDER SYSTEMS lists), on
-# this kernel; the full run all of them. The bullseye VM runs the package
-# on Debian 11's own kernel.
-bullseye_tests=$trixie_tests
-stage "make check in a Debian 11 (bullseye) root${bullseye_tests:+ (its quick set)}"
-if bullseye_ready "Debian 11 make check"; then
-        NUMASTATD_TRIXIE_TESTS=$bullseye_tests ../scripts/test-trixie.sh --suite=bullseye > bullseye.out 2> bullseye.err
-        bullseye_status=$?
-        grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): |^# (TOTAL|PASS|SKIP|FAIL|ERROR): ' bullseye.out | grep -vE '^PASS: ' || true
-        cat bullseye.err
-        count bullseye.out
-        if [ $bullseye_status -ne 0 ] && [ "$count_failed" -eq 0 ]; then
-                tail -40 bullseye.out
-                echo "FAIL: the Debian 11 root, its build or its make check stopped before its checks (see above)"
-                failed=$((failed + 1))
-        fi
-fi
+# Debian 11 (bullseye): the same, built with gcc 10 against glibc 2.31,
+# libsystemd 247 and 5.10's headers (the fallbacks numastatd(8) OLDER
+# SYSTEMS lists), on this kernel. The bullseye VM runs the package on
+# Debian 11's own kernel.
+stage "make check in a Debian 11 (bullseye) root${root_tests:+ (its quick set)}"
+! bullseye_ready "Debian 11 make check" || root_check bullseye "Debian 11"
 
 # The real-kernel tests: kernels in qemu (tests/vm/), last, so that on a
 # cold machine the background builds have every stage before to finish in.
