@@ -98,7 +98,6 @@ void status_build(const Manager *m, uint64_t now, Status *ret) {
                         .topology_changed_at = hotplug_changed_at(hotplug),
                         .samples = sampler_samples(sampler),
                         .kernel_tells_mounts = resolve_kernel_tells_mounts(),
-                        .event_ratelimit = EVENT_SOURCE_RATELIMIT,
                 },
                 .counters = {
                         .nodes = tracks,

@@ -5,14 +5,9 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+/* libsystemd limits a source's wakeups (248); before, event-ratelimit.h's
+ * own limit does. */
 #define EVENT_SOURCE_RATELIMIT HAVE_DECL_SD_EVENT_SOURCE_SET_RATELIMIT
-#if !EVENT_SOURCE_RATELIMIT
-/* Before libsystemd 248 (Debian 11 has 247) a source is dispatched at each
- * wakeup: callers that ask for a limit do without. */
-static inline int sd_event_source_set_ratelimit(sd_event_source *s, uint64_t interval, unsigned burst) {
-        return -EOPNOTSUPP;
-}
-#endif
 
 /* A one-shot timer due at when (CLOCK_MONOTONIC µs); UINT64_MAX: off. */
 static inline void event_timer_at(sd_event_source *s, uint64_t when) {

@@ -205,6 +205,8 @@ static json_object *readers_json(const Status *s, const StatusViewer *v) {
                 /* Why may name what the reader's command line or config says. */
                 json_object_object_add(o, "why", full ? json_untrusted(e->why) : NULL);
                 json_object_object_add(o, "source", full ? json_untrusted(e->source) : NULL);
+                /* Paths the reader's command line and config name. */
+                json_object_object_add(o, "looked", full ? json_untrusted(e->looked) : NULL);
                 json_object_object_add(o, "keeps_counting_on", json_object_new_boolean(status_keeps_counting_on(s, e)));
                 json_object_object_add(o, "served", json_u64(e->served));
                 json_object_object_add(o, "unserved", json_u64(e->unserved));
@@ -444,10 +446,6 @@ static json_object *fallbacks_json(const StatusSources *src) {
                                   "namespace cannot be told, so all of its owner's namespaces are looked into again"
                                 : "no statmount() (Linux 6.11, or filtered): a look reads the process's mount "
                                   "table to tell whether its root may wait on a FUSE server"));
-        if (!src->event_ratelimit)
-                json_object_array_add(a, json_object_new_string(
-                        "no event source rate limit (libsystemd 248): each read event and exit record wakes the "
-                        "daemon"));
         return a;
 }
 
@@ -640,6 +638,14 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "config_forbids", json_untrusted(f->config_forbids));
         json_object_object_add(o, "config_dir", json_untrusted(f->config_dir));
         json_object_object_add(o, "config_dir_arg", json_untrusted(f->config_dir_arg));
+        json_object_object_add(o, "config_dir_names", json_untrusted(f->config_dir_names));
+        json_object_object_add(o, "config_dir_suffixes", json_untrusted(f->config_dir_suffixes));
+        json_object_object_add(o, "config_dir_holds", json_untrusted(f->config_dir_holds));
+        json_object_object_add(o, "config_dir_follow", json_object_new_boolean(f->config_dir_follow));
+        json_object_object_add(o, "config_dir_beside", json_object_new_boolean(f->config_dir_beside));
+        json_object_object_add(o, "config_dir_recursive", json_object_new_boolean(f->config_dir_recursive));
+        json_object_object_add(o, "config_dir_hidden", json_object_new_boolean(f->config_dir_hidden));
+        json_object_object_add(o, "config_environment", json_object_new_boolean(f->config_environment));
         absent = json_object_new_array();
         for (char **a = f->absent; absent && a && *a; a++)
                 json_object_array_add(absent, json_untrusted(*a));

@@ -68,7 +68,6 @@ typedef struct StatusSources {
         uint64_t topology_changed_at;   /* CLOCK_REALTIME µs, 0: never */
         uint64_t samples;               /* readings of the statistics files taken */
         bool kernel_tells_mounts;       /* statmount() answers (resolve_kernel_tells_mounts()) */
-        bool event_ratelimit;           /* libsystemd limits a source's wakeups (248) */
 } StatusSources;
 
 typedef struct StatusCounters {

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "event-ratelimit.h"
 #include "missing.h"
 #include "readers.h"
 
@@ -46,6 +47,7 @@ typedef struct RecentRead {
 struct Readers {
         sd_event *event;
         sd_event_source *source;
+        EventRatelimit *ratelimit;      /* source's */
         int fd;
         bool have_pidfd;
         pid_t self;

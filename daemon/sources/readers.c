@@ -45,6 +45,7 @@ Readers *readers_free(Readers *r) {
         if (!r)
                 return NULL;
 
+        event_ratelimit_free(r->ratelimit);
         sd_event_source_disable_unref(r->source);
         if (r->fd >= 0)
                 close(r->fd);
@@ -240,6 +241,7 @@ static bool read_error_is_fatal(int error) {
 
 /* The group is dead: stop listening and tell the owner, who may free r. */
 static void readers_fail(Readers *r, int error) {
+        r->ratelimit = event_ratelimit_free(r->ratelimit);      /* nothing turns it on again */
         (void) sd_event_source_set_enabled(r->source, SD_EVENT_OFF);
         r->failure(r, error, r->userdata);
 }
@@ -283,7 +285,11 @@ void readers_process_buffer(Readers *r, const void *buf, size_t len) {
 }
 
 static int on_fanotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        int k = readers_flush(userdata);
+        Readers *r = userdata;
+        int k;
+
+        event_ratelimit_dispatched(r->ratelimit);
+        k = readers_flush(r);
 
         /* A flood loses its precedence: while a batch leaves events queued,
          * timers, the watchdog and varlink callers take turns with it. */
@@ -419,7 +425,9 @@ int readers_new(sd_event *event, ReadersCallback cb, ReadersFailure fail, void *
          * fills in between, and the kernel merges the reads of a process
          * still queued into one event (no fd opened for each). Outside a
          * flood nothing waits: a read is handled as soon as it is queued. */
-        (void) sd_event_source_set_ratelimit(r->source, READERS_RATELIMIT_USEC, READERS_BURST);
+        k = event_ratelimit_new(r->source, READERS_RATELIMIT_USEC, READERS_BURST, &r->ratelimit);
+        if (k < 0)
+                return k;
 
         *ret = TAKE_PTR(r);
         return 0;

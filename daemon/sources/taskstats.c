@@ -17,6 +17,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "event-ratelimit.h"
 #include "event-util.h"
 #include "log.h"
 #include "macro.h"
@@ -44,6 +45,7 @@ struct Taskstats {
         struct nl_sock *sk;
         int family;
         sd_event_source *io;
+        EventRatelimit *io_ratelimit;
         sd_event_source *news;  /* one-shot: tells the owner of records a fetch read */
         TaskstatsCallback callback;
         void *userdata;
@@ -227,6 +229,7 @@ static int on_taskstats_news(sd_event_source *s, void *userdata) {
 static int on_taskstats_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Taskstats *t = userdata;
 
+        event_ratelimit_dispatched(t->io_ratelimit);
         if (taskstats_read(t, TASKSTATS_BATCH_MAX) && t->callback) {
                 (void) sd_event_source_set_enabled(t->news, SD_EVENT_OFF);      /* told now */
                 t->callback(t, t->userdata);
@@ -292,6 +295,7 @@ TaskstatsStats taskstats_stats(const Taskstats *t) {
 Taskstats *taskstats_free(Taskstats *t) {
         if (!t)
                 return NULL;
+        event_ratelimit_free(t->io_ratelimit);
         sd_event_source_disable_unref(t->io);
         sd_event_source_disable_unref(t->news);
         /* Closing the socket deregisters it: the kernel drops listeners
@@ -383,9 +387,9 @@ int taskstats_new(sd_event *event, TaskstatsCallback cb, void *userdata, Tasksta
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(t->io, "taskstats");
-        r = sd_event_source_set_ratelimit(t->io, TASKSTATS_RATELIMIT_INTERVAL, TASKSTATS_RATELIMIT_BURST);
+        r = event_ratelimit_new(t->io, TASKSTATS_RATELIMIT_INTERVAL, TASKSTATS_RATELIMIT_BURST, &t->io_ratelimit);
         if (r < 0)
-                log_debug_errno(r, "Cannot rate-limit the taskstats source: %m");
+                return r;
         r = sd_event_add_defer(event, &t->news, on_taskstats_news, t);
         if (r < 0)
                 return r;

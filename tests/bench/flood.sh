@@ -14,7 +14,8 @@
 #   storm  600, then 1,200 readers of uid 65534 in a root of their own with
 #          a mount table of almost 1 MiB (see run_storm)
 #
-# For each, over SECONDS (default 10): the daemon's CPU share, the longest
+# For each, over SECONDS (default 10): the daemon's CPU share and wakeups
+# (its thread switched out, from /proc/PID/status), the longest
 # gap between its watchdog pings (WATCHDOG_USEC=2s: the daemon pings every
 # second; the target is half of WatchdogSec=), the latency of numastatctl
 # status (p50, max over 20 calls from CPU 0; target 100 ms), a SCHED_OTHER task's
@@ -39,6 +40,9 @@ die() { echo "bench-flood: $*" >&2; exit 1; }
 for b in "$NUMASTATD" "$NUMASTATCTL" "$FLOOD"; do [ -x "$b" ] || die "$b is not built (make bench-flood builds it)"; done
 [ "$NCPU" -ge 2 ] || die "needs 2 CPUs: the daemon's, and the flood's"
 
+T=$(mktemp -d /dev/shm/numastatd-flood-XXXXXX)
+chmod 755 "$T"
+PIDS=()
 # kill_tree PID: every process under PID, which this script started, by pid.
 . "$SRCDIR/tests/kill-tree.sh"
 cleanup() {
@@ -73,7 +77,14 @@ case $SCHED in
 fifo) SCHED_CMD=(chrt -f 1) ;;
 *) SCHED_CMD=() ;;
 esac
-NOTIFY_SOCKET=$T/notify WATCHDOG_USEC=2000000 taskset -c 0 "${SCHED_CMD[@]}" "$NUMASTATD" --root="$T" \
+# FLOOD_DENY_SYSCALL=NR: the daemon gets EPERM for that system call, as an
+# older seccomp filter gives it (457: the cost of doing without statmount()).
+DENY=()
+if [ -n "${FLOOD_DENY_SYSCALL:-}" ]; then
+        DENY=("$BUILDDIR/tests/integration/deny-syscall" "$FLOOD_DENY_SYSCALL" 1)
+        [ -x "${DENY[0]}" ] || die "${DENY[0]} is not built (make check builds it)"
+fi
+NOTIFY_SOCKET=$T/notify WATCHDOG_USEC=2000000 taskset -c 0 "${SCHED_CMD[@]}" "${DENY[@]}" "$NUMASTATD" --root="$T" \
         --socket="$SOCK" --runtime-dir="$T/run/numastatd" --config="$T/conf" > "$T/daemon.log" 2>&1 &
 DAEMON=$!
 PIDS+=($DAEMON)
@@ -81,6 +92,8 @@ for _ in $(seq 1 200); do "$NUMASTATCTL" --socket="$SOCK" status > /dev/null 2>&
 "$NUMASTATCTL" --socket="$SOCK" status > /dev/null 2>&1 || die "the daemon did not come up: $(cat "$T/daemon.log")"
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON/stat"; }
+# Its wakeups: the times its (one) thread was switched out, asleep or not.
+wakeups() { awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n }' "/proc/$DAEMON/status"; }
 # longest_gap FROM: the longest interval between pings since FROM (monotonic s).
 longest_gap() {
         awk -v from="$1" 'BEGIN { prev = from } $1 >= from { if ($1 - prev > max) max = $1 - prev; prev = $1 }
@@ -117,14 +130,18 @@ numa_off_share() {  # numa_off_share SECONDS: the share of 0.1 s samples with co
 }
 
 echo "# bench-flood on $(uname -r), $NCPU CPUs; daemon on CPU 0 ($SCHED), floods on CPUs 1-$(($NCPU - 1)), $SECONDS_EACH s each"
+echo "# libsystemd $(pkg-config --modversion libsystemd 2>/dev/null || echo '?'), $("$NUMASTATD" --version | sed -n 2p);" \
+     "fallbacks in use: $("$NUMASTATCTL" --socket="$SOCK" status 2>/dev/null | grep -c 'Fallback:')"
+"$NUMASTATCTL" --socket="$SOCK" status 2>/dev/null | grep 'Fallback:' | sed 's/^ */#   /'
 BASE_SPIN=$(taskset -c 0 "$FLOOD" spin 3)
 echo "# figure: idle: SCHED_OTHER spinner on CPU 0 makes $BASE_SPIN turns/s; counting off $(numa_off_share 2)% of 2 s under pressure"
 
 run_flood() {  # run_flood NAME COMMAND...: the flood in the background for SECONDS_EACH
-        local name=$1 t0 c0 c1 spin lat gap found
+        local name=$1 t0 c0 c1 w0 w1 spin lat gap found
         shift
         t0=$(mono)
         c0=$(cpu_ticks)
+        w0=$(wakeups)
         "$@" > "${FLOOD_OUT:-/dev/null}" &
         local fpid=$!
         PIDS+=($fpid)
@@ -134,10 +151,12 @@ run_flood() {  # run_flood NAME COMMAND...: the flood in the background for SECO
         found=$(counted_read_finds_on)
         wait "$fpid" 2>/dev/null
         c1=$(cpu_ticks)
+        w1=$(wakeups)
         gap=$(longest_gap "$t0")
         local wall
         wall=$(python3 -c "print($(mono) - $t0)")
         echo "# figure: $name flood: daemon CPU $(python3 -c "print('%.0f' % (100 * ($c1 - $c0) / $(getconf CLK_TCK) / $wall))")% of one core," \
+             "$(python3 -c "print('%.0f' % (($w1 - $w0) / $wall))") wakeups/s," \
              "longest watchdog gap ${gap} s (pings every 1 s), status p50/max ${lat/ / / } ms," \
              "SCHED_OTHER on its CPU at $(python3 -c "print('%.0f' % (100 * $spin / $BASE_SPIN))")% of idle," \
              "a counted read finds counting on: $found"
