@@ -69,24 +69,32 @@ uint64_t exit_record_not_before(uint64_t taken) {
         return taken > PARKED_LOOKBACK_USEC ? taken - PARKED_LOOKBACK_USEC : 0;
 }
 
-bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_record, void *userdata,
-                           ParkedRead *ret) {
-        for (size_t i = 0; p && i < p->n; i++) {
-                const ParkedRead *r = &p->reads[i];
+static bool parked_read_due(const ParkedRead *r, uint64_t now, const ParkedLookup *lookup) {
+        if (!lookup || lookup->has_record(r, lookup->userdata))
+                return true;
+        if (now < r->since + PARKED_DEADLINE_USEC)
+                return false;
+        return now >= r->since + PARKED_EXITING_MAX_USEC || !lookup->exiting(r, lookup->userdata);
+}
 
-                if (!has_record || now >= r->since + PARKED_DEADLINE_USEC ||
-                    has_record(r, userdata)) {
+bool parked_reads_take_due(ParkedReads *p, uint64_t now, const ParkedLookup *lookup, ParkedRead *ret) {
+        for (size_t i = 0; p && i < p->n; i++)
+                if (parked_read_due(&p->reads[i], now, lookup)) {
                         take(p, i, ret);
                         return true;
                 }
-        }
         return false;
 }
 
 uint64_t parked_reads_next(const ParkedReads *p, uint64_t now) {
         uint64_t next = UINT64_MAX;
 
-        for (size_t i = 0; p && i < p->n; i++)
-                next = MIN(next, MIN(now + PARKED_POLL_USEC, p->reads[i].since + PARKED_DEADLINE_USEC));
+        for (size_t i = 0; p && i < p->n; i++) {
+                uint64_t deadline = p->reads[i].since + PARKED_DEADLINE_USEC;
+
+                if (now >= deadline)
+                        deadline = p->reads[i].since + PARKED_EXITING_MAX_USEC;
+                next = MIN(next, MIN(now + PARKED_POLL_USEC, deadline));
+        }
         return next;
 }

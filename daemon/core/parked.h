@@ -10,7 +10,10 @@
  *
  * Oldest first. A read is due when its record has come, or at its
  * deadline; the caller handles due reads one at a time, as events, and
- * none inside another. */
+ * none inside another. A reader still exiting at the deadline has not sent
+ * its record yet (taskstats sends it halfway through exit, and on a busy
+ * machine the exiting task may wait its turn for long): its read waits on,
+ * up to PARKED_EXITING_MAX_USEC. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 
 #define PARKED_MAX 64
 #define PARKED_DEADLINE_USEC (50 * 1000ULL)     /* records come 50 µs to 20 ms after the read */
+#define PARKED_EXITING_MAX_USEC (1000 * 1000ULL) /* ...or later, while the reader is still exiting */
 #define PARKED_POLL_USEC (2 * 1000ULL)          /* how often to look for records meanwhile */
 
 typedef struct ParkedRead {
@@ -45,18 +49,24 @@ size_t parked_reads_count(const ParkedReads *p);
 int parked_reads_add(ParkedReads *p, pid_t pid, uint64_t since, const char *path, const char *comm,
                      const uid_t *uid, ParkedRead *ret_evicted);
 
-/* Whether the exit record of r's reader has come. */
-typedef bool (*ParkedHasRecord)(const ParkedRead *r, void *userdata);
+/* What the caller sees of a parked read's reader: whether its exit record
+ * has come, and (asked only past the deadline) whether it is still exiting,
+ * its record yet to be sent. */
+typedef struct ParkedLookup {
+        bool (*has_record)(const ParkedRead *r, void *userdata);
+        bool (*exiting)(const ParkedRead *r, void *userdata);
+        void *userdata;
+} ParkedLookup;
 
-/* Takes the oldest read that is due at now: its record has come (has_record
- * says; NULL: records are off, every read is due), or its deadline has
- * passed. Moves it to *ret (the caller owns it) and returns true; false if
- * none is due. */
-bool parked_reads_take_due(ParkedReads *p, uint64_t now, ParkedHasRecord has_record, void *userdata,
-                           ParkedRead *ret);
+/* Takes the oldest read that is due at now: its record has come, or its
+ * deadline has passed and its reader is not still exiting (lookup NULL:
+ * records are off, every read is due). Moves it to *ret (the caller owns
+ * it) and returns true; false if none is due. */
+bool parked_reads_take_due(ParkedReads *p, uint64_t now, const ParkedLookup *lookup, ParkedRead *ret);
 
 /* When to look again for the reads still parked: a poll, or the earliest
- * deadline if sooner. UINT64_MAX when none is parked. */
+ * deadline (or, past it, the end of the wait for an exiting reader) if
+ * sooner. UINT64_MAX when none is parked. */
 uint64_t parked_reads_next(const ParkedReads *p, uint64_t now);
 
 /* How far back the exit record of a read taken at `taken` may have been

@@ -88,15 +88,19 @@ static bool has_exit_record(const ParkedRead *p, void *userdata) {
         return parked_read_record(userdata, p) != NULL;
 }
 
+static bool reader_exiting(const ParkedRead *p, void *userdata) {
+        return process_exiting(p->pid);
+}
+
 /* Hands back the parked reads that are due (their record came, or their
  * deadline passed), oldest first, and says when to look again. Never
  * nested: handling a read fetches exit records, but they are news to
  * on_task_exits only on the loop's next turn. */
 static void exits_resolve(Exits *x) {
+        ParkedLookup lookup = { .has_record = has_exit_record, .exiting = reader_exiting, .userdata = x };
         ParkedRead p;
 
-        while (parked_reads_take_due(x->parked, now_usec(CLOCK_MONOTONIC), x->taskstats ? has_exit_record : NULL,
-                                     x, &p))
+        while (parked_reads_take_due(x->parked, now_usec(CLOCK_MONOTONIC), x->taskstats ? &lookup : NULL, &p))
                 exits_unpark(x, &p);
         event_timer_at(x->timer, parked_reads_next(x->parked, now_usec(CLOCK_MONOTONIC)));
 }
@@ -224,14 +228,22 @@ bool exits_park(Exits *x, ReadEvent *ev) {
 void exits_name(Exits *x, ReadEvent *ev) {
         const TaskExit *e;
 
-        if (ev->comm || ev->from_exit_record || !x || !x->taskstats || ev->pid <= 0)
+        if ((ev->comm && ev->has_exe_id) || ev->from_exit_record || !x || !x->taskstats || ev->pid <= 0)
+                return;
+        /* Its comm read, but gone before its binary could be: without the
+         * binary from its record it would start a line of its own, apart
+         * from its program's. Alive (a kernel thread, no ptrace access):
+         * no record to look for. */
+        if (ev->comm && !read_event_exited(ev))
                 return;
         taskstats_fetch(x->taskstats);
         ExitQuery q = exit_query(ev->pid, now_usec(CLOCK_MONOTONIC), ev->has_uid ? &ev->uid : NULL);
         e = taskstats_find_reader(x->taskstats, &q);
-        if (!e)
+        /* The same process goes by the same name: a record under another
+         * is of a pid used again. */
+        if (!e || (ev->comm && !streq(ev->comm, e->comm)))
                 return;
-        read_event_name_from(ev, e, e->comm);
+        read_event_name_from(ev, e, ev->comm ?: e->comm);
         x->named++;
 }
 

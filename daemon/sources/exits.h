@@ -42,9 +42,9 @@ ExitsStats exits_stats(const Exits *x);
 /* Parks ev if its reader is gone and an exit record may name it; it comes
  * back through on_read. Returns whether it did. */
 bool exits_park(Exits *x, ReadEvent *ev);
-/* A reader that exited while we named it: its record is queued already
- * (the kernel sends it before the process's /proc entry goes). Names ev
- * from it, if it came. */
+/* A reader that exited while we named it, before its binary was known:
+ * its record is queued already (the kernel sends it before the process's
+ * /proc entry goes). Names ev from it, if it came. */
 void exits_name(Exits *x, ReadEvent *ev);
 /* pid's parent, from its exit record; -ESRCH if none has come. */
 int exits_parent(Exits *x, pid_t pid, pid_t *ret);

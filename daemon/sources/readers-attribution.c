@@ -234,11 +234,34 @@ void attribute_fields(EventAttribution *ea, ReadEvent *ev, unsigned fields) {
         ev->exe_ino = a->exe_ino;
 }
 
-bool read_event_exited(ReadEvent *ev) {
-        EventAttribution *ea = ev ? ev->attribution : NULL;
+typedef enum ExitState {
+        EXIT_STATE_RUNNING,
+        EXIT_STATE_EXITING,     /* PF_EXITING: set as exit starts, before its memory, exe and record go */
+        EXIT_STATE_DONE,        /* a zombie, or gone */
+} ExitState;
+
+static ExitState process_exit_state(pid_t pid) {
         _cleanup_free_ char *stat = NULL;
         const char *fields;
         unsigned flags;
+
+        if (process_stat(pid, &stat) < 0)
+                return EXIT_STATE_DONE;
+        /* The state and the flags follow the comm: "S ppid pgrp session tty_nr tpgid flags ...". */
+        fields = proc_stat_fields(stat);
+        if (!fields || strchr("ZX", fields[0]))
+                return EXIT_STATE_DONE;
+        if (sscanf(fields + 1, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG))
+                return EXIT_STATE_EXITING;
+        return EXIT_STATE_RUNNING;
+}
+
+bool process_exiting(pid_t pid) {
+        return pid > 0 && process_exit_state(pid) == EXIT_STATE_EXITING;
+}
+
+bool read_event_exited(ReadEvent *ev) {
+        EventAttribution *ea = ev ? ev->attribution : NULL;
 
         if (!ea || ea->pid <= 0)
                 return false;   /* nothing to look up: another pid namespace */
@@ -246,15 +269,7 @@ bool read_event_exited(ReadEvent *ev) {
                 return true;
         if (ea->pidfd >= 0 && pidfd_alive(ea->pidfd) == 0)
                 return true;
-        /* Gone, a zombie, or exiting (PF_EXITING is set as exit starts,
-         * before its memory and exe go): the state and the flags follow the
-         * comm: "S ppid pgrp session tty_nr tpgid flags ...". */
-        if (process_stat(ea->pid, &stat) < 0)
-                return true;
-        fields = proc_stat_fields(stat);
-        if (!fields || strchr("ZX", fields[0]))
-                return true;
-        return sscanf(fields + 1, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING_FLAG);
+        return process_exit_state(ea->pid) != EXIT_STATE_RUNNING;
 }
 
 int process_parent(pid_t pid, pid_t *ret) {
@@ -269,6 +284,15 @@ int process_start_time(pid_t pid, uint64_t *ret) {
         int r = process_stat(pid, &stat);
 
         return r < 0 ? r : proc_stat_starttime(stat, ret);
+}
+
+int process_start_image(pid_t pid, uint64_t *ret_start, uint64_t *ret_image) {
+        _cleanup_free_ char *stat = NULL;
+        int r = process_stat(pid, &stat);
+
+        if (r >= 0)
+                r = proc_stat_starttime(stat, ret_start);
+        return r < 0 ? r : proc_stat_image(stat, ret_image);
 }
 
 uint64_t process_ns(pid_t pid, const char *which) {

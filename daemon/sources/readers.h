@@ -93,9 +93,15 @@ int process_parent(pid_t pid, pid_t *ret);
 /* A running process's real uid and its binary's device and inode (cached
  * attributes: nothing is asked of its file system). */
 int process_binary(pid_t pid, uid_t *ret_uid, uint64_t *ret_exe_dev, uint64_t *ret_exe_ino);
+/* Whether pid is exiting and not yet a zombie: its exit record (taskstats)
+ * is not sent yet. */
+bool process_exiting(pid_t pid);
 /* pid's start time (/proc/PID/stat's starttime), which with the pid names
  * one process; -ESRCH, -ENOENT once it is gone. */
 int process_start_time(pid_t pid, uint64_t *ret);
+/* The same, and which exec of it runs now (proc_stat_image(): 0 if it
+ * cannot be told), from one read of its stat. */
+int process_start_image(pid_t pid, uint64_t *ret_start, uint64_t *ret_image);
 /* The inode of pid's namespace which ("mnt", "user"; pid 0: ours), from the
  * daemon's /proc; 0 if it cannot be told. Nothing of its root is asked. */
 uint64_t process_ns(pid_t pid, const char *which);
