@@ -2,6 +2,7 @@
 /* numastatctl: asks numastatd over varlink and shows the answer. */
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <sys/syscall.h>
 #include <poll.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@ enum {
         EXIT_USAGE = 2,
         EXIT_UNREACHABLE = 3,   /* no daemon on the socket, or it did not answer */
         EXIT_DENIED = 4,        /* the call needs root */
+        EXIT_NOT_SEEN = 5,      /* known-readers --explain: no such reader seen */
 };
 
 typedef enum JsonFormat { JSON_OFF, JSON_PRETTY, JSON_SHORT } JsonFormat;
@@ -42,6 +44,7 @@ typedef struct Args {
         char **command;         /* hold: what follows "--" */
         char **argv;            /* the verb's own arguments */
         int argc;
+        const char *explain;    /* known-readers: the pid or name to explain */
 } Args;
 
 static void help(void) {
@@ -65,10 +68,11 @@ static void help(void) {
                "     --no-dry-run      with set-policy: turn dry run off\n"
                "     --reason=TEXT     with hold: what it is for (shown to root and to you)\n"
                "     --timeout=TIME    with hold: end it after TIME (\"90s\", \"2h\"; at most 7d) at the latest\n"
+               "     --explain=PID|NAME  with known-readers: how that reader, seen reading, is judged\n"
                "  -h --help            show this help\n"
                "  -V --version         show the version\n\n"
                "Exit status: 0 success, 1 the daemon reported an error, 2 bad usage,\n"
-               "3 the daemon is not reachable, 4 permission denied.\n");
+               "3 the daemon is not reachable, 4 permission denied, 5 no reader seen to explain.\n");
 }
 
 /* Text safe for a terminal, newly allocated. The daemon already C-escapes
@@ -892,17 +896,38 @@ static int verb_metrics(const Args *a) {
 static void print_config_condition(json_object *f) {
         const char *arg = jstr(f, "config_arg"), *positional = jstr(f, "config_positional");
 
-        printf("      unless %s", jstr(f, "config"));
+        printf("      unless %s", jstr(f, "config") ?: "");
         if (arg)
                 printf(" (or the file %s names)", arg);
         else if (positional)
                 printf(" (or the file named after '%s')", positional);
         if (jstr(f, "config_forbids")) {
-                if (jstr(f, "config_dir"))
-                        printf(" or a *.conf in %s%s%s%s", jstr(f, "config_dir"),
+                const char *dir = jstr(f, "config_dir") ?: jbool(f, "config_dir_beside") ? "the directory it is in"
+                                                                                         : NULL;
+
+                if (dir && jstr(f, "config_dir_names"))
+                        printf("%sone of %s in %s", jstr(f, "config") ? " or " : "", jstr(f, "config_dir_names"), dir);
+                else if (!dir && jstr(f, "config_dir_arg"))
+                        printf(" or, given one, a %s%s%s %s the directory %s names (links to directories %sfollowed)",
+                               jstr(f, "config_dir_suffixes") ? "file ending in " : "*.conf",
+                               jstr(f, "config_dir_suffixes") ?: "",
+                               jbool(f, "config_dir_hidden") ? " (dot names too)" : "",
+                               jbool(f, "config_dir_recursive") ? "below" : "in", jstr(f, "config_dir_arg"),
+                               jbool(f, "config_dir_follow") ? "" : "not ");
+                else if (jstr(f, "config_dir"))
+                        printf("%s%s%s%s %s %s%s%s%s%s", jstr(f, "config") ? " or a " : "a ",
+                               jstr(f, "config_dir_suffixes") ? "file ending in " : "*.conf",
+                               jstr(f, "config_dir_suffixes") ?: "",
+                               jbool(f, "config_dir_hidden") ? " (dot names too)" : "",
+                               jbool(f, "config_dir_recursive") ? "below" : "in", jstr(f, "config_dir"),
+                               jbool(f, "config_dir_follow") ? " (links to directories followed)" : "",
                                jstr(f, "config_dir_arg") ? " (or the directory " : "", jstr(f, "config_dir_arg") ?: "",
                                jstr(f, "config_dir_arg") ? " names)" : "");
-                printf(" has a line matching %s\n", jstr(f, "config_forbids"));
+                if (jstr(f, "config_dir_holds"))
+                        printf(" (every file %s names below it)", jstr(f, "config_dir_holds"));
+                printf(" has a line matching %s%s\n", jstr(f, "config_forbids"),
+                       jbool(f, "config_environment") ? ", as written or with its ${VAR}s replaced from its environment"
+                                                      : "");
         } else
                 printf(" lacks [%s] %s = %s\n", jstr(f, "config_section"), jstr(f, "config_key"),
                        jstr(f, "config_value"));
@@ -921,14 +946,11 @@ static void print_code_conditions(json_object *f) {
                 printf("      unless a variable of its environment matches %s\n", jstr(f, "environ_forbids"));
 }
 
-static void print_known_reader(json_object *k) {
-        json_object *exes = jget(k, "exe"), *scripts = jget(k, "script"), *interpreters = jget(k, "interpreter"),
-                    *files = jget(k, "files");
+/* "recognised by: EXE... SCRIPT... run by INTERPRETER...". */
+static void print_recognised_by(json_object *k, const char *indent) {
+        json_object *exes = jget(k, "exe"), *scripts = jget(k, "script"), *interpreters = jget(k, "interpreter");
 
-        printf("%s (%s)\n", jstr(k, "name"), jstr(k, "source"));
-        if (jstr(k, "description"))
-                printf("    %s\n", jstr(k, "description"));
-        printf("    recognised by:");
+        printf("%srecognised by:", indent);
         for (size_t i = 0; exes && i < json_object_array_length(exes); i++)
                 printf(" %s", jsafe(json_object_array_get_idx(exes, i)));
         for (size_t i = 0; scripts && i < json_object_array_length(scripts); i++)
@@ -939,6 +961,15 @@ static void print_known_reader(json_object *k) {
                         printf(" %s", jsafe(json_object_array_get_idx(interpreters, i)));
         }
         printf("\n");
+}
+
+static void print_known_reader(json_object *k) {
+        json_object *files = jget(k, "files");
+
+        printf("%s (%s)\n", jstr(k, "name"), jstr(k, "source"));
+        if (jstr(k, "description"))
+                printf("    %s\n", jstr(k, "description"));
+        print_recognised_by(k, "    ");
         for (size_t i = 0; files && i < json_object_array_length(files); i++) {
                 json_object *f = json_object_array_get_idx(files, i);
 
@@ -946,7 +977,7 @@ static void print_known_reader(json_object *k) {
                 if (jstr(f, "arg"))
                         printf("      unless %s matches a numa_* name (default %s)\n", jstr(f, "arg"),
                                jstr(f, "arg_default") ?: "none: counts");
-                if (jstr(f, "config"))
+                if (jstr(f, "config") || jstr(f, "config_dir"))
                         print_config_condition(f);
                 print_code_conditions(f);
         }
@@ -958,12 +989,145 @@ static void print_known_reader(json_object *k) {
                 printf("    to need no counting: %s\n", jstr(k, "advice"));
 }
 
+/* The catalogue entry named name, and its [file] section for path. */
+static json_object *entry_named(json_object *list, const char *name) {
+        for (size_t i = 0; name && list && i < json_object_array_length(list); i++)
+                if (streq_ptr(jstr(json_object_array_get_idx(list, i), "name"), name))
+                        return json_object_array_get_idx(list, i);
+        return NULL;
+}
+
+static json_object *entry_file(json_object *k, const char *path) {
+        json_object *files = jget(k, "files");
+
+        for (size_t i = 0; path && files && i < json_object_array_length(files); i++)
+                if (jstr(json_object_array_get_idx(files, i), "path") &&
+                    fnmatch(jstr(json_object_array_get_idx(files, i), "path"), path, FNM_PATHNAME) == 0)
+                        return json_object_array_get_idx(files, i);
+        return NULL;
+}
+
+/* Whether reader x is the one asked about: its pid, or its comm. */
+static bool reader_is(json_object *x, const char *what) {
+        char pid[24];
+
+        snprintf(pid, sizeof pid, "%" PRId64, jint(x, "pid"));
+        return streq_ptr(jstr(x, "comm"), what) || (jget(x, "pid") && streq(pid, what));
+}
+
+/* One file's judgement for --explain: the verdict and why, and for a
+ * catalogued reader the entry, and the condition of its [file] section. */
+static void explain_file(json_object *x, json_object *catalogue) {
+        const char *verdict = jstr(x, "verdict") ?: "unknown", *why = jstr(x, "why");
+        json_object *k = entry_named(catalogue, jstr(x, "known")), *f = entry_file(k, jstr(x, "path"));
+
+        printf("  %s, read %" PRId64 "x: %s\n", jstr(x, "path"), jint(x, "count"),
+               jbool(x, "ignored") ? "needs no counting" : "counts");
+        if (streq(verdict, "unknown"))
+                printf("    no entry and no rule: its binary is no catalogued program's\n");
+        else if (streq(verdict, "ignore-rule") || streq(verdict, "count-rule"))
+                printf("    a rule of the configuration: %s\n", jstr(x, "source") ?: "?");
+        else if (k)
+                printf("    entry: %s, %s\n", jstr(k, "name"), jstr(x, "source") ?: jstr(k, "source"));
+        if (k && !f)
+                printf("    its entry has no [file] section for this file\n");
+        if (why)
+                printf("    why: %s\n", why);
+        if (jstr(x, "looked"))
+                printf("    read: %s\n", jstr(x, "looked"));
+        if (f && jstr(f, "arg"))
+                printf("      unless %s matches a numa_* name (default %s)\n", jstr(f, "arg"),
+                       jstr(f, "arg_default") ?: "none: counts");
+        if (f && (jstr(f, "config") || jstr(f, "config_dir") || jstr(f, "config_dir_arg")))
+                print_config_condition(f);
+        if (f)
+                print_code_conditions(f);
+}
+
+/* known-readers --explain PID|NAME: how the readers seen with that pid (or
+ * comm) are judged, file by file, from the daemon's reader table and
+ * catalogue: nothing is asked of the process itself. */
+static int explain_known_readers(const Args *a) {
+        _cleanup_json_ json_object *status = NULL, *catalogue = NULL, *out = NULL;
+        json_object *readers, *list, *matched;
+        const char *shown_known = NULL;
+        int64_t shown_pid = 0;
+        int r = call(a, "io.numastatd.GetStatus", NULL, &status);
+
+        if (r >= 0)
+                r = call(a, "io.numastatd.ListKnownReaders", NULL, &catalogue);
+        if (r < 0)
+                return -r;
+        readers = jget(jget(status, "status"), "readers");
+        list = jget(catalogue, "known_readers");
+        matched = json_object_new_array();
+        for (size_t i = 0; matched && readers && i < json_object_array_length(readers); i++)
+                if (reader_is(json_object_array_get_idx(readers, i), a->explain))
+                        json_object_array_add(matched, json_object_get(json_object_array_get_idx(readers, i)));
+        if (!matched || json_object_array_length(matched) == 0) {
+                json_object_put(matched);
+                fprintf(stderr,
+                        "numastatctl: no reader with pid or name '%s' has been seen reading the statistics files "
+                        "(numastatctl readers lists those that have).\n",
+                        a->explain);
+                return EXIT_NOT_SEEN;
+        }
+        if (a->json) {
+                json_object *entries = json_object_new_array();
+
+                for (size_t i = 0; entries && i < json_object_array_length(matched); i++) {
+                        json_object *k = entry_named(list, jstr(json_object_array_get_idx(matched, i), "known"));
+
+                        /* Once each, for a reader known by one entry for several files. */
+                        if (k && !entry_named(entries, jstr(k, "name")))
+                                json_object_array_add(entries, json_object_get(k));
+                }
+                out = json_object_new_object();
+                json_object_object_add(out, "readers", matched);
+                json_object_object_add(out, "known_readers", entries);
+                print_json(a, out);
+                return EXIT_OK;
+        }
+        if (!jbool(catalogue, "enabled"))
+                printf("Known readers are off ([readers] known = no): every read counts unless a rule ignores it.\n");
+        for (size_t i = 0; i < json_object_array_length(matched); i++) {
+                json_object *x = json_object_array_get_idx(matched, i);
+                json_object *k = entry_named(list, jstr(x, "known"));
+                char uid[24];
+
+                /* One heading per process (and per entry it is known as). */
+                if (i == 0 || jint(x, "pid") != shown_pid || jbool(x, "redacted") ||
+                    !streq_ptr(jstr(x, "known"), shown_known)) {
+                        if (i > 0)
+                                printf("\n");
+                        if (jbool(x, "redacted"))
+                                printf("%s (another user's process: its judgement is shown to root)\n",
+                                       jstr(x, "comm") ?: "?");
+                        else
+                                printf("%s (pid %" PRId64 ", uid %s%s%s), %s\n", jstr(x, "comm") ?: "unattributed",
+                                       jint(x, "pid"), jnum_text(jget(x, "uid"), uid, sizeof uid),
+                                       jstr(x, "unit") ? ", " : "", jstr(x, "unit") ?: "",
+                                       jstr(x, "exe") ?: "its binary unknown");
+                        if (k)
+                                print_recognised_by(k, "  ");
+                }
+                shown_pid = jint(x, "pid");
+                shown_known = jstr(x, "known");
+                explain_file(x, list);
+        }
+        json_object_put(matched);
+        return EXIT_OK;
+}
+
 /* The catalogue in effect, entry by entry. */
 static int verb_known_readers(const Args *a) {
         _cleanup_json_ json_object *reply = NULL;
         json_object *list, *masked;
-        int r = call(a, "io.numastatd.ListKnownReaders", NULL, &reply);
+        int r;
 
+        if (a->explain)
+                return explain_known_readers(a);
+        r = call(a, "io.numastatd.ListKnownReaders", NULL, &reply);
         if (r < 0)
                 return -r;
         if (a->json) {
@@ -1345,7 +1509,7 @@ static const Verb *verb_find(const char *name) {
 
 /* Our options into *a. Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char *argv[], Args *a) {
-        enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN, ARG_REASON, ARG_TIMEOUT };
+        enum { ARG_DRY_RUN = 0x100, ARG_NO_DRY_RUN, ARG_REASON, ARG_TIMEOUT, ARG_EXPLAIN };
         static const struct option options[] = {
                 { "socket", required_argument, NULL, 's' },
                 { "json", optional_argument, NULL, 'j' },
@@ -1353,6 +1517,7 @@ static int parse_options(int argc, char *argv[], Args *a) {
                 { "no-dry-run", no_argument, NULL, ARG_NO_DRY_RUN },
                 { "reason", required_argument, NULL, ARG_REASON },
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "explain", required_argument, NULL, ARG_EXPLAIN },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -1402,6 +1567,13 @@ static int parse_options(int argc, char *argv[], Args *a) {
                                 return EXIT_USAGE;
                         }
                         break;
+                case ARG_EXPLAIN:
+                        if (!*optarg) {
+                                fprintf(stderr, "numastatctl: --explain takes a pid or a name.\n");
+                                return EXIT_USAGE;
+                        }
+                        a->explain = optarg;
+                        break;
                 case 'h':
                         help();
                         return EXIT_OK;
@@ -1430,6 +1602,10 @@ static bool options_fit(const Args *a, const Verb *verb) {
         }
         if (a->dry_run >= 0 && !(verb->takes & TAKES_DRY_RUN)) {
                 fprintf(stderr, "numastatctl: --dry-run and --no-dry-run go with set-policy.\n");
+                return false;
+        }
+        if (a->explain && verb->run != verb_known_readers) {
+                fprintf(stderr, "numastatctl: --explain goes with known-readers.\n");
                 return false;
         }
         if (a->argc > 0 && !(verb->takes & TAKES_ARGS)) {

@@ -60,8 +60,8 @@ _numastatctl() {
                 COMPREPLY=($(compgen -P "$prefix" -W "$formats" -- "$value"))
                 return 0
                 ;;
-        --reason | --timeout)
-                # Free text and a duration: nothing to offer.
+        --reason | --timeout | --explain)
+                # Free text, a duration, a pid or a name: nothing to offer.
                 return 0
                 ;;
         --*)
@@ -112,6 +112,7 @@ _numastatctl() {
                 local options='--socket= --json --json= --help --version'
                 [[ $verb == set-policy ]] && options+=' --dry-run --no-dry-run'
                 [[ $verb == hold ]] && options+=' --reason= --timeout= --'
+                [[ $verb == known-readers ]] && options+=' --explain='
                 COMPREPLY=($(compgen -W "$options" -- "$cur"))
                 [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
                 return 0

@@ -52,6 +52,11 @@ static inline const char *strnull(const char *s) {
 static inline const char *strempty(const char *s) {
         return s ? s : "";
 }
+/* An ASCII letter, digit or '_': a character of a C or shell name, or of
+ * a regex's \w, whatever the locale. */
+static inline bool ascii_word_char(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 /* Returns the rest of s after prefix, or NULL. */
 const char *startswith(const char *s, const char *prefix);
 

@@ -1,395 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Judging by an entry: what its conditions say of a process's command line
+ * and configuration (known_file_counts()), and the readers of options,
+ * regexes and configuration files they use. The entry format is
+ * known-entry.c's. */
 
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1   /* asprintf(), vasprintf() */
+#define _GNU_SOURCE 1
 #endif
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ini-file.h"
+#include "config-vars.h"
 #include "known.h"
 #include "macro.h"
 #include "strutil.h"
 
-/* Far more than any program needs; a file is data an admin may get wrong. */
-#define KNOWN_EXES_MAX 16
-#define KNOWN_FILES_MAX 16
-
 static const char *const numa_counters[] = { NUMA_COUNTER_NAMES };
-
-static void known_file_done(KnownFile *f) {
-        free(f->glob);
-        free(f->why);
-        free(f->arg);
-        free(f->arg_default);
-        free(f->arg_syntax);
-        free(f->override_args);
-        free(f->config);
-        free(f->config_arg);
-        free(f->config_section);
-        free(f->config_key);
-        free(f->config_value);
-        free(f->config_forbids);
-        free(f->config_dir);
-        free(f->config_dir_arg);
-        free(f->config_positional);
-        strv_free(f->absent);
-        free(f->installed);
-        free(f->installed_list);
-        free(f->installed_root);
-        free(f->environ_forbids);
-        *f = (KnownFile) {};
-}
-
-void known_reader_done(KnownReader *k) {
-        if (!k)
-                return;
-        free(k->name);
-        free(k->source);
-        free(k->description);
-        free(k->evidence);
-        free(k->counts);
-        free(k->advice);
-        for (size_t i = 0; i < k->n_exes; i++)
-                free(k->exes[i].path);
-        free(k->exes);
-        for (size_t i = 0; i < k->n_scripts; i++)
-                free(k->scripts[i].path);
-        free(k->scripts);
-        for (size_t i = 0; i < k->n_interpreters; i++)
-                free(k->interpreters[i].path);
-        free(k->interpreters);
-        for (size_t i = 0; i < k->n_children; i++)
-                free(k->children[i].path);
-        free(k->children);
-        for (size_t i = 0; i < k->n_files; i++)
-                known_file_done(&k->files[i]);
-        free(k->files);
-        *k = (KnownReader) {};
-}
-
-void catalogue_done(Catalogue *c) {
-        if (!c)
-                return;
-        for (size_t i = 0; i < c->n; i++)
-                known_reader_done(&c->readers[i]);
-        free(c->readers);
-        strv_free(c->masked);
-        strv_free(c->dirs);
-        strv_free(c->unreadable);
-        *c = (Catalogue) {};
-}
-
-typedef struct EntryState {
-        KnownReader *k;
-        KnownFile *file;        /* the [file] section being read, NULL in [reader] */
-} EntryState;
-
-static int entry_section(void *userdata, const char *section, unsigned line, char **reason) {
-        EntryState *st = userdata;
-        const char *glob;
-        KnownFile *a;
-
-        if (streq(section, "reader")) {
-                st->file = NULL;
-                return 0;
-        }
-        glob = startswith(section, "file ");
-        if (!glob)
-                return set_why(reason, -EINVAL, "[%s]: unknown section (expected [reader] or [file PATH])", section);
-        glob += strspn(glob, " \t");
-        if (glob[0] != '/')
-                return set_why(reason, -EINVAL, "[%s]: '%s' is not an absolute path (glob)", section, glob);
-        if (st->k->n_files >= KNOWN_FILES_MAX)
-                return set_why(reason, -EINVAL, "[%s]: more than %d [file] sections", section, KNOWN_FILES_MAX);
-        a = reallocarray(st->k->files, st->k->n_files + 1, sizeof *a);
-        if (!a)
-                return -ENOMEM;
-        st->k->files = a;
-        st->file = &a[st->k->n_files];
-        *st->file = (KnownFile) { .glob = strdup(glob), .line = line };
-        if (!st->file->glob)
-                return -ENOMEM;
-        st->k->n_files++;
-        return 0;
-}
-
-static int set_once(char **field, const char *section, const char *key, const char *value, char **reason) {
-        if (*field)
-                return set_why(reason, -EINVAL, "[%s] %s: set twice", section, key);
-        if (isempty(value))
-                return set_why(reason, -EINVAL, "[%s] %s: empty value", section, key);
-        *field = strdup(value);
-        return *field ? 0 : -ENOMEM;
-}
-
-/* Prose keys may be repeated: each line adds to the text (lines are at
- * most 199 characters). */
-static int append_text(char **field, const char *section, const char *key, const char *value, char **reason) {
-        char *n;
-
-        if (isempty(value))
-                return set_why(reason, -EINVAL, "[%s] %s: empty value", section, key);
-        if (!*field)
-                n = strdup(value);
-        else if (asprintf(&n, "%s %s", *field, value) < 0)
-                n = NULL;
-        if (!n)
-                return -ENOMEM;
-        free(*field);
-        *field = n;
-        return 0;
-}
-
-/* An exe=, script= or interpreter= path: absolute, at most KNOWN_EXES_MAX of each. */
-static int add_path(KnownExe **list, size_t *n, const char *section, const char *key, const char *value,
-                    unsigned line, char **reason) {
-        KnownExe *a;
-
-        if (value[0] != '/')
-                return set_why(reason, -EINVAL, "[%s] %s: '%s' is not an absolute path", section, key, value);
-        if (*n >= KNOWN_EXES_MAX)
-                return set_why(reason, -EINVAL, "[%s] %s: more than %d", section, key, KNOWN_EXES_MAX);
-        a = reallocarray(*list, *n + 1, sizeof *a);
-        if (!a)
-                return -ENOMEM;
-        *list = a;
-        a[*n] = (KnownExe) { .path = strdup(value), .line = line };
-        if (!a[*n].path)
-                return -ENOMEM;
-        (*n)++;
-        return 0;
-}
-
-static int entry_key(void *userdata, const char *section, const char *key, const char *value, unsigned line,
-                     char **reason) {
-        EntryState *st = userdata;
-        KnownReader *k = st->k;
-        KnownFile *f = st->file;
-
-        if (!f) {
-                if (streq(key, "exe"))
-                        return add_path(&k->exes, &k->n_exes, section, key, value, line, reason);
-                if (streq(key, "script"))
-                        return add_path(&k->scripts, &k->n_scripts, section, key, value, line, reason);
-                if (streq(key, "child"))
-                        return add_path(&k->children, &k->n_children, section, key, value, line, reason);
-                if (streq(key, "interpreter")) {
-                        if (script_syntax_of(value) < 0)
-                                return set_why(reason, -EINVAL,
-                                               "[%s] interpreter: '%s': not python*, perl*, sh, dash or bash (how it "
-                                               "takes a script is not known)",
-                                               section, value);
-                        return add_path(&k->interpreters, &k->n_interpreters, section, key, value, line, reason);
-                }
-                if (streq(key, "description"))
-                        return append_text(&k->description, section, key, value, reason);
-                if (streq(key, "evidence"))
-                        return append_text(&k->evidence, section, key, value, reason);
-                if (streq(key, "counts"))
-                        return append_text(&k->counts, section, key, value, reason);
-                if (streq(key, "advice"))
-                        return append_text(&k->advice, section, key, value, reason);
-                return set_why(reason, -EINVAL, "[%s] %s: unknown key", section, key);
-        }
-
-#define FILE_KEY(name)                                                          \
-        if (streq(key, #name))                                                  \
-                return set_once(&f->name, section, key, value, reason)
-        FILE_KEY(why);
-        FILE_KEY(arg);
-        FILE_KEY(arg_default);
-        FILE_KEY(arg_syntax);
-        FILE_KEY(override_args);
-        FILE_KEY(config_arg);
-        FILE_KEY(config_section);
-        FILE_KEY(config_key);
-        FILE_KEY(config_value);
-        FILE_KEY(config_dir_arg);
-        FILE_KEY(config_positional);
-#undef FILE_KEY
-        if (streq(key, "absent")) {
-                const char *last = strrchr(value, '/'), *glob = strpbrk(value, "*?[");
-
-                if (value[0] != '/' || (glob && glob < last))
-                        return set_why(reason, -EINVAL,
-                                       "[%s] absent: '%s' is not an absolute path with a glob in its last component "
-                                       "only",
-                                       section, value);
-                if (strv_length(f->absent) >= KNOWN_EXES_MAX)
-                        return set_why(reason, -EINVAL, "[%s] absent: more than %d", section, KNOWN_EXES_MAX);
-                return strv_extend(&f->absent, value);
-        }
-        if (streq(key, "installed") || streq(key, "installed_list") || streq(key, "installed_root")) {
-                char **field = streq(key, "installed") ? &f->installed
-                               : streq(key, "installed_list") ? &f->installed_list : &f->installed_root;
-
-                if (value[0] != '/' || (field != &f->installed && strpbrk(value, "*?[")))
-                        return set_why(reason, -EINVAL, "[%s] %s: '%s' is not an absolute path%s", section, key,
-                                       value, field != &f->installed ? " without a glob" : "");
-                return set_once(field, section, key, value, reason);
-        }
-        if (streq(key, "config_forbids") || streq(key, "environ_forbids")) {
-                regex_t re;
-
-                if (regcomp(&re, value, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
-                        return set_why(reason, -EINVAL, "[%s] %s: '%s' does not compile (POSIX ERE)", section, key,
-                                       value);
-                regfree(&re);
-                return set_once(streq(key, "config_forbids") ? &f->config_forbids : &f->environ_forbids, section,
-                                key, value, reason);
-        }
-        if (streq(key, "config_dir")) {
-                if (value[0] != '/')
-                        return set_why(reason, -EINVAL, "[%s] config_dir: '%s' is not an absolute path", section, value);
-                return set_once(&f->config_dir, section, key, value, reason);
-        }
-        if (streq(key, "config_arg_required")) {
-                int b = parse_boolean(value);
-
-                if (b < 0)
-                        return set_why(reason, -EINVAL, "[%s] config_arg_required: '%s' is not a boolean", section,
-                                       value);
-                f->config_arg_required = b;
-                return 0;
-        }
-        if (streq(key, "arg_files")) {
-                int b = parse_boolean(value);
-
-                if (b < 0)
-                        return set_why(reason, -EINVAL, "[%s] arg_files: '%s' is not a boolean", section, value);
-                f->arg_files = b;
-                return 0;
-        }
-        if (streq(key, "config")) {
-                if (value[0] != '/')
-                        return set_why(reason, -EINVAL, "[%s] config: '%s' is not an absolute path", section, value);
-                return set_once(&f->config, section, key, value, reason);
-        }
-        return set_why(reason, -EINVAL, "[%s] %s: unknown key", section, key);
-}
-
-/* Whether path is below dir, at a component boundary. */
-static bool path_below(const char *path, const char *dir) {
-        size_t n = strlen(dir);
-
-        while (n > 1 && dir[n - 1] == '/')
-                n--;
-        return strncmp(path, dir, n) == 0 && path[n] == '/';
-}
-
-/* What the parser cannot check key by key: the keys that go together. */
-static int entry_check(const KnownReader *k, const char *path, char **ret_error) {
-        if (k->n_exes == 0 && k->n_scripts == 0)
-                return set_why(ret_error, -EINVAL,
-                               "%s: no exe= or script= in [reader]: a known reader is recognised by its executable, "
-                               "or by the script an interpreter runs",
-                               path);
-        if ((k->n_scripts == 0) != (k->n_interpreters == 0))
-                return set_why(ret_error, -EINVAL,
-                               "%s: script= and interpreter= go together: the script is known only as one of these "
-                               "interpreters runs it",
-                               path);
-        for (size_t i = 0; i < k->n_files; i++) {
-                const KnownFile *f = &k->files[i];
-                bool any_config = f->config || f->config_arg || f->config_section || f->config_key || f->config_value;
-
-                if (!f->why)
-                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: no why= (what makes these reads need no counting)",
-                                    path, f->line, f->glob);
-                if ((f->arg_default || f->arg_syntax || f->arg_files) && !f->arg)
-                        return set_why(ret_error, -EINVAL,
-                                    "%s:%u: [file %s]: arg_default=, arg_syntax= or arg_files= without arg=", path,
-                                    f->line, f->glob);
-                if (f->arg && !f->arg_syntax)
-                        return set_why(ret_error, -EINVAL,
-                                    "%s:%u: [file %s]: arg= needs arg_syntax= (re2 or posix-ere: whose regex it is)",
-                                    path, f->line, f->glob);
-                if (f->arg_syntax && !streq(f->arg_syntax, "re2") && !streq(f->arg_syntax, "posix-ere"))
-                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: arg_syntax= '%s' is not re2 or posix-ere",
-                                    path, f->line, f->glob, f->arg_syntax);
-                if (f->arg_default && !f->arg)
-                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: arg_default= without arg=", path, f->line,
-                                    f->glob);
-                if (f->arg_default && numa_regex_matches(f->arg_default, NULL) != 0)
-                        return set_why(ret_error, -EINVAL,
-                                    "%s:%u: [file %s]: arg_default= '%s' matches a numa_* name or does not compile",
-                                    path, f->line, f->glob, f->arg_default);
-                bool keyed = f->config_section || f->config_key || f->config_value;
-
-                if (f->config_forbids && keyed)
-                        return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: config_forbids= or config_section=, config_key= and "
-                                       "config_value=, not both",
-                                       path, f->line, f->glob);
-                if (f->config_forbids ? !f->config
-                                      : any_config && !(f->config && f->config_section && f->config_key &&
-                                                        f->config_value))
-                        return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: config= with config_section=, config_key= and config_value= "
-                                       "(or config_forbids=) go together",
-                                       path, f->line, f->glob);
-                if ((f->config_dir || f->config_dir_arg || f->config_arg_required || f->config_positional) &&
-                    !f->config_forbids)
-                        return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: config_dir=, config_dir_arg=, config_arg_required= and "
-                                       "config_positional= need config_forbids=",
-                                       path, f->line, f->glob);
-                if ((f->installed || f->installed_list || f->installed_root) &&
-                    !(f->installed && f->installed_list && f->installed_root))
-                        return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: installed=, installed_list= and installed_root= go together",
-                                       path, f->line, f->glob);
-                if (f->installed && !path_below(f->installed, f->installed_root))
-                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: installed= is not below installed_root=",
-                                       path, f->line, f->glob);
-                if (f->config_positional && (f->config_arg || f->config_arg_required))
-                        return set_why(ret_error, -EINVAL,
-                                       "%s:%u: [file %s]: config_positional= or config_arg=, not both: the config is "
-                                       "named one way",
-                                       path, f->line, f->glob);
-        }
-        return 0;
-}
-
-int known_reader_parse(FILE *f, const char *path, const char *name, KnownReader *ret, char **ret_error) {
-        _cleanup_(known_reader_done) KnownReader k = {};
-        EntryState st = { .k = &k };
-        int r;
-
-        if (ret_error)
-                *ret_error = NULL;
-        k.name = strdup(name);
-        k.source = strdup(path);
-        if (!k.name || !k.source)
-                return -ENOMEM;
-
-        r = ini_file_parse(f, path, entry_section, entry_key, &st, ret_error);
-        if (r < 0)
-                return r;
-        r = entry_check(&k, path, ret_error);
-        if (r < 0)
-                return r;
-
-        *ret = k;
-        k = (KnownReader) {};
-        return 0;
-}
-
-const KnownFile *known_reader_file(const KnownReader *k, const char *path) {
-        if (!k || !path)
-                return NULL;
-        for (size_t i = 0; i < k->n_files; i++)
-                if (fnmatch(k->files[i].glob, path, FNM_PATHNAME) == 0)
-                        return &k->files[i];
-        return NULL;
-}
 
 const char *argv_option(char * const *argv, size_t n, const char *option) {
         const char *value;
@@ -523,23 +154,52 @@ int netdata_conf_get(const char *text, const char *section, const char *key, cha
         return 1;
 }
 
+/* Whether argv[*i] is one of options (space-separated), as "OPT=value" or
+ * "OPT value": its value in *ret_value (NULL if it is the last word and
+ * has none), *i moved past it. */
+static bool option_at(char * const *argv, size_t n, size_t *i, const char *options, const char **ret_value) {
+        for (const char *o = options; *o; o += strspn(o, " ")) {
+                size_t l = strcspn(o, " ");
+                const char *a = argv[*i];
+
+                if (l > 0 && strncmp(a, o, l) == 0 && (a[l] == '=' || a[l] == '\0')) {
+                        *ret_value = a[l] == '=' ? a + l + 1 : *i + 1 < n ? argv[++*i] : NULL;
+                        return true;
+                }
+                o += l;
+        }
+        return false;
+}
+
 size_t argv_options(char * const *argv, size_t n, const char *options, const char **ret_value) {
         size_t count = 0;
+        const char *v;
 
         *ret_value = NULL;
         for (size_t i = 0; argv && i < n; i++)
-                for (const char *o = options; *o;) {
-                        size_t l = strcspn(o, " ");
-
-                        if (l > 0 && strncmp(argv[i], o, l) == 0 &&
-                            (argv[i][l] == '=' || (argv[i][l] == '\0' && i + 1 < n))) {
-                                *ret_value = argv[i][l] == '=' ? argv[i] + l + 1 : argv[++i];
-                                count++;
-                                break;
-                        }
-                        o += l + strspn(o + l, " ");
+                if (option_at(argv, n, &i, options, &v) && v) {
+                        *ret_value = v;
+                        count++;
                 }
         return count;
+}
+
+/* Whether every value of options on the command line names a file below
+ * dir, by its absolute path, no ".." in it (a last word without one
+ * names none). */
+static bool argv_values_below(char * const *argv, size_t n, const char *options, const char *dir) {
+        size_t dl = strlen(dir);
+        const char *v;
+
+        for (size_t i = 0; i < n; i++)
+                if (option_at(argv, n, &i, options, &v)) {
+                        size_t vl = v ? strlen(v) : 0;
+
+                        if (!v || strncmp(v, dir, dl) != 0 || v[dl] != '/' || strstr(v, "/../") ||
+                            (vl >= 3 && streq(v + vl - 3, "/..")))
+                                return false;
+                }
+        return true;
 }
 
 int argv_positional(char * const *argv, size_t n, const char *subcommand, const char **ret_value) {
@@ -574,14 +234,19 @@ const char *known_file_config_path(const KnownFile *f, char * const *argv, size_
                 (void) argv_positional(argv, argc, f->config_positional, &p);
         else if (f->config_arg && argv)
                 (void) argv_options(argv, argc, f->config_arg, &p);
+        /* A program with no directory of its own that is given one and
+         * no file loads no file (Vector's --config-dir). */
+        if (!p && !f->config_dir && !f->config_dir_beside && known_file_config_dir(f, argv, argc))
+                return NULL;
         return p ?: f->config;
 }
 
 const char *known_file_config_dir(const KnownFile *f, char * const *argv, size_t argc) {
         const char *p = NULL;
 
-        if (!f->config_dir)
-                return NULL;
+        if (f->config_dir_beside)
+                return known_file_config_path(f, argv, argc);
+
         if (f->config_dir_arg && argv)
                 (void) argv_options(argv, argc, f->config_dir_arg, &p);
         return p ?: f->config_dir;
@@ -597,10 +262,6 @@ static int text_has_line(const char *text, const char *ere) {
         r = regexec(&re, text, 0, NULL, 0) == 0;
         regfree(&re);
         return r;
-}
-
-static bool ascii_word_char(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) _printf_(4, 5);
@@ -635,7 +296,7 @@ static const char *override_on(const char *options, char * const *argv, size_t n
 }
 
 bool known_file_reads_files(const KnownFile *f) {
-        return f->config || f->config_dir || f->arg_files || f->absent || f->installed;
+        return f->config || f->config_dir || f->config_dir_arg || f->arg_files || f->absent || f->installed;
 }
 
 bool known_file_conditional(const KnownFile *f) {
@@ -646,7 +307,7 @@ bool known_file_conditional(const KnownFile *f) {
  * another. Whatever the process's command line says (its values may come
  * from a file it named, read as it) is never repeated. */
 static const char *file_named(const char *path, const char *dflt, const char *how, char *buf, size_t size) {
-        if (!path || streq(path, dflt))
+        if (!path || streq_ptr(path, dflt))
                 return dflt;
         snprintf(buf, size, "the file its command line names (%s)", how);
         return buf;
@@ -709,13 +370,22 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                 return verdict(true, buf, size, "counts: its environment cannot be read");
         if (f->environ_forbids && text_has_line(facts->environ_text, f->environ_forbids) != 0)
                 return verdict(true, buf, size, "counts: a variable of its environment matches the entry's environ_forbids=");
-        if (f->config && f->config_forbids) {
-                const char *path = config_named(f, facts, named, sizeof named), *v;
+        if (f->config_forbids) {
+                /* The file and the directory's files, each "" if the program loads none. */
+                const char *texts[] = {
+                        known_file_config_path(f, facts->argv, facts->argc) ? facts->config_text : "",
+                        known_file_config_dir(f, facts->argv, facts->argc) ? facts->config_dir_text : "",
+                };
+                const char *v;
 
                 if (f->config_arg && (!facts->argv || argv_options(facts->argv, facts->argc, f->config_arg, &v) > 1 ||
                                       (f->config_arg_required && !v)))
                         return verdict(true, buf, size, "counts: its command line does not name one config (%s)",
                                        f->config_arg);
+                if (f->config_dir_holds && (!facts->argv || !argv_values_below(facts->argv, facts->argc,
+                                                                                 f->config_dir_holds, f->config_dir)))
+                        return verdict(true, buf, size, "counts: its command line names a configuration outside %s",
+                                       f->config_dir);
                 if (f->config_positional &&
                     (!facts->argv || argv_positional(facts->argv, facts->argc, f->config_positional, &v) != 1))
                         return verdict(true, buf, size,
@@ -726,17 +396,34 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                           argv_options(facts->argv, facts->argc, f->config_dir_arg, &v) > 1))
                         return verdict(true, buf, size, "counts: its command line names more than one %s",
                                        f->config_dir_arg);
-                if (!facts->config_text)
-                        return verdict(true, buf, size, "counts: %s cannot be read", path);
-                if (f->config_dir && !facts->config_dir_text)
+                if (!texts[0])
                         return verdict(true, buf, size, "counts: %s cannot be read",
-                                       file_named(facts->config_dir_path, f->config_dir, f->config_dir_arg ?: "?",
-                                                  named, sizeof named));
-                if (text_has_line(facts->config_text, f->config_forbids) != 0 ||
-                    (f->config_dir && text_has_line(facts->config_dir_text, f->config_forbids) != 0))
-                        /* known-readers shows the regex: too long for a why. */
+                                       config_named(f, facts, named, sizeof named));
+                if (!texts[1])
+                        return verdict(true, buf, size, "counts: %s cannot be read",
+                                       file_named(facts->config_dir_path, f->config_dir,
+                                                  f->config_dir_arg ?: f->config_arg ?: "?", named, sizeof named));
+                for (size_t i = 0; i < ELEMENTSOF(texts); i++)
+                        if (text_has_line(texts[i], f->config_forbids) != 0)
+                                /* known-readers shows the regex: too long for a why. */
+                                return verdict(true, buf, size,
+                                               "counts: a line of its configuration matches the entry's config_forbids=");
+                if (f->config_environment && !facts->environ_text)
                         return verdict(true, buf, size,
-                                       "counts: a line of its configuration matches the entry's config_forbids=");
+                                       "counts: its environment, which its configuration's variables come from, "
+                                       "cannot be read");
+                for (size_t i = 0; f->config_environment && i < ELEMENTSOF(texts); i++) {
+                        _cleanup_free_ char *replaced = NULL;
+
+                        if (config_vars_expand(texts[i], facts->environ_text, &replaced) < 0)
+                                return verdict(true, buf, size,
+                                               "counts: its configuration's variables are too many or too deep to "
+                                               "replace");
+                        if (text_has_line(replaced, f->config_forbids) != 0)
+                                return verdict(true, buf, size,
+                                               "counts: a line of its configuration, its variables replaced from its "
+                                               "environment, matches the entry's config_forbids=");
+                }
                 return verdict(false, buf, size, "%s", f->why);
         }
         if (f->config) {

@@ -46,11 +46,31 @@ typedef struct KnownFile {
          * ("--config -config"); config_arg_required: without it on the
          * command line (the program would look elsewhere), the reads
          * count; given twice (the program reads both), they count.
-         * config_dir, config_dir_arg: likewise, a directory.
+         * config_dir, config_dir_arg: likewise, a directory;
+         * config_dir_recursive, config_dir_hidden: its subdirectories too
+         * (but those named "..*", Kubernetes' mounts), and its names that
+         * start with '.', as Telegraf walks its --config-directory;
+         * config_dir_names: in place of *.conf, these files of it
+         * (space-separated; one missing has no lines), as the Checkmk
+         * agent reads /etc/check_mk; config_dir_suffixes: in place of
+         * *.conf, names ending so (Vector's .yaml .yml .toml .json);
+         * config_dir_follow: links to directories walked too (Vector's
+         * is_dir()); config_dir_beside: in place of config_dir, the
+         * directory of the config file the process names (Fluent Bit's
+         * plugins_file beside its -c file). config_dir may go without
+         * config.
+         * config_environment: the program replaces ${VAR} and $VAR in
+         * its configuration from its environment: the lines are checked
+         * as written and as replaced.
          * config_positional: a subcommand ("run"): the config is the one
          * word after it that is not an option (Alloy's "alloy run FILE"). */
-        char *config_forbids, *config_dir, *config_dir_arg, *config_positional;
-        bool config_arg_required;
+        /* config_dir_holds: options (space-separated) whose every value
+         * must name a file below config_dir, which is walked in their
+         * place (the CloudWatch agent's -config, -otelconfig). */
+        char *config_forbids, *config_dir, *config_dir_arg, *config_dir_names, *config_dir_suffixes,
+                *config_dir_holds, *config_positional;
+        bool config_arg_required, config_dir_recursive, config_dir_hidden, config_dir_follow, config_dir_beside,
+                config_environment;
         /* What else may run in the process, for a program that loads code
          * it does not ship (Datadog's checks):
          * absent: paths, the last component a glob (dot names never
@@ -200,7 +220,8 @@ int known_expand_arg_files(char ***argv, size_t *n, ArgFileReader read_arg_file,
 /* The config file that decides for f: config_arg's value, else config. */
 const char *known_file_config_path(const KnownFile *f, char * const *argv, size_t argc);
 /* The directory that decides for f too: config_dir_arg's value, else
- * config_dir; NULL without config_dir. */
+ * config_dir; with config_dir_beside, the config file whose directory it
+ * is; NULL if the program reads none. */
 const char *known_file_config_dir(const KnownFile *f, char * const *argv, size_t argc);
 /* How often argv gives one of options (space-separated alternatives), and
  * the last value. */

@@ -553,6 +553,47 @@ int proc_stat_starttime(const char *stat, uint64_t *ret) {
         return 0;
 }
 
+/* Field n (as proc(5) numbers them, from 3, the state) of stat's fields
+ * f as an unsigned number; -ENODATA if the line ends before it. */
+static int stat_field_u64(const char *f, unsigned n, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        for (unsigned i = 3; i < n; i++) {
+                f = strchr(f, ' ');
+                if (!f)
+                        return -ENODATA;
+                f++;
+        }
+        if (*f < '0' || *f > '9')
+                return *f == '\0' || *f == '\n' ? -ENODATA : -EINVAL;
+        errno = 0;
+        v = strtoull(f, &end, 10);
+        if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int proc_stat_image(const char *stat, uint64_t *ret) {
+        const char *f = proc_stat_fields(stat);
+        uint64_t arg_start, arg_end;
+        int r;
+
+        if (!f)
+                return -EINVAL;
+        r = stat_field_u64(f, 48, &arg_start);
+        if (r >= 0)
+                r = stat_field_u64(f, 49, &arg_end);
+        if (r == -ENODATA)
+                arg_start = arg_end = 0;        /* a kernel before 3.5 */
+        else if (r < 0)
+                return r;
+        /* Rotated, so that the start and the end do not cancel out. */
+        *ret = arg_start ^ (arg_end << 32 | arg_end >> 32);
+        return 0;
+}
+
 /* "\nUid:\t1000\t1000\t1000\t1000\n": the four values after key. */
 static int status_four(const char *status, const char *key, unsigned ret[4]) {
         const char *p = strstr(status, key);

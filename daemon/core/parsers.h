@@ -72,6 +72,13 @@ int proc_stat_ppid(const char *stat, pid_t *ret);
 /* /proc/PID/stat → its starttime (field 22: clock ticks after boot), which
  * with the pid names one process. -EINVAL if the text is not a stat line. */
 int proc_stat_starttime(const char *stat, uint64_t *ret);
+/* /proc/PID/stat → which exec of the process it is: where its arguments
+ * lie (fields 48 and 49, arg_start and arg_end), placed anew on each
+ * exec's randomised stack, folded into one value. 0 where the kernel hides
+ * them (no ptrace access to the process, or no memory left: a zombie) or
+ * has none (before 3.5): unknown, not a value. -EINVAL if the text is not
+ * a stat line. */
+int proc_stat_image(const char *stat, uint64_t *ret);
 
 /* A process's ids as /proc/PID/status shows them: real, effective, saved
  * and fs uid and gid, and its supplementary groups (at most

@@ -14,6 +14,7 @@ static void entry_done(ReaderEntry *e) {
         free(e->path);
         free(e->rule);
         free(e->why);
+        free(e->looked);
         free(e->source);
         free(e->known);
         memset(e, 0, sizeof *e);
@@ -49,13 +50,22 @@ static bool entry_same_binary(const ReaderEntry *e, const ReaderIdentity *id) {
                (!id->has_uid || e->uid == id->uid) && streq_ptr(e->path, id->path);
 }
 
-/* The entry of the same binary that a read named from its exit record joins
- * (the most recently seen, if it ran from several units), or the entry made
- * from exit records that a read seen alive fills in. */
+/* Whether e's verdict and why are v's already. */
 static bool entry_judged(const ReaderEntry *e, const ReaderVerdict *v) {
         return e->ignored == !v->counts && streq_ptr(e->why, v->why);
 }
 
+/* Whether a read of the same binary may join e: judged the same way (a
+ * line's reads all counted, or all ignored by the same rule). Why it
+ * counts may differ read by read: a look refused because the reader was
+ * gone says so, its exit record (no look) does not. */
+static bool entry_judged_alike(const ReaderEntry *e, const ReaderVerdict *v) {
+        return e->ignored == !v->counts && streq_ptr(e->verdict, v->verdict) && streq_ptr(e->source, v->source);
+}
+
+/* The entry of the same binary that a read named from its exit record joins
+ * (the most recently seen, if it ran from several units), or the entry made
+ * from exit records that a read seen alive fills in. */
 static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, const ReaderVerdict *v) {
         ReaderEntry *best = NULL;
         bool exited = id_from_exit(id);
@@ -66,7 +76,7 @@ static ReaderEntry *entry_for_binary(ReaderTable *t, const ReaderIdentity *id, c
                 ReaderEntry *e = &t->entries[i];
 
                 /* Judged alike, or the entry's verdict would flip read by read. */
-                if (!entry_same_binary(e, id) || !entry_judged(e, v))
+                if (!entry_same_binary(e, id) || !entry_judged_alike(e, v))
                         continue;
                 if (!exited && (e->exe || e->unit))
                         continue;       /* only an exit records' entry takes a live name */
@@ -233,30 +243,33 @@ static int entry_judge(ReaderEntry *e, const ReaderVerdict *v);
 
 /* v, unless e has it already (its verdict and what decided it). */
 static int entry_rejudge(ReaderEntry *e, const ReaderVerdict *v) {
-        if (entry_judged(e, v) && streq_ptr(e->source, v->source))
+        if (entry_judged(e, v) && streq_ptr(e->source, v->source) && streq_ptr(e->looked, v->looked))
                 return 0;
         return entry_judge(e, v);
 }
 
 static int entry_judge(ReaderEntry *e, const ReaderVerdict *v) {
-        char *rule = NULL, *why = NULL, *source = NULL, *known = NULL;
+        char *rule = NULL, *why = NULL, *source = NULL, *known = NULL, *looked = NULL;
 
         if (strdup_opt(v->rule, &rule) < 0 || strdup_opt(v->why, &why) < 0 || strdup_opt(v->source, &source) < 0 ||
-            strdup_opt(v->known, &known) < 0) {
+            strdup_opt(v->known, &known) < 0 || strdup_opt(v->looked, &looked) < 0) {
                 free(rule);
                 free(why);
                 free(source);
                 free(known);
+                free(looked);
                 return -ENOMEM;
         }
         free(e->rule);
         free(e->why);
         free(e->source);
         free(e->known);
+        free(e->looked);
         e->rule = rule;
         e->why = why;
         e->source = source;
         e->known = known;
+        e->looked = looked;
         e->ignored = !v->counts;
         e->verdict = v->verdict;
         return 0;

@@ -46,6 +46,7 @@ typedef struct ReaderEntry {
         char *why;                              /* why its reads count or not, for people */
         char *source;                           /* "FILE:LINE" of what decided, or NULL */
         char *known;                            /* the catalogue entry it is, or NULL */
+        char *looked;                           /* what the look that judged it read, or NULL */
 
         /* Its period, learned from its counted reads (CLOCK_MONOTONIC µs). */
         uint64_t last_visit;                    /* the last visit's first read; 0: none */
@@ -81,6 +82,7 @@ typedef struct ReaderVerdict {
         const char *why;
         const char *source;
         const char *known;
+        const char *looked;     /* what the catalogue's look read, or NULL */
 } ReaderVerdict;
 
 typedef struct ReaderTable {

@@ -21,6 +21,9 @@
 
 #define KNOWN_WHY_MAX 192
 #define KNOWN_SOURCE_MAX 320
+/* What a look read, for people ("its command line; /etc/x.conf as its
+ * configuration; ..."): paths the process named, never what they hold. */
+#define KNOWN_LOOKED_MAX 224
 /* Verdicts kept: sets by pid, each of a few ways. Enough for every
  * process of a busy host that reads (a flood of more only costs looks,
  * which are limited per uid). */
@@ -57,6 +60,7 @@ typedef struct KnownAsk {
         unsigned generation;            /* the cache's: an answer for a catalogue since replaced is dropped */
         pid_t pid;
         uint64_t start;
+        uint64_t image;                 /* which exec of it (proc_stat_image()); 0: unknown */
         bool has_uid;
         uid_t uid;
         size_t reader;                  /* SIZE_MAX: which entry its binary is, inside its root */
@@ -74,6 +78,7 @@ typedef struct KnownAnswer {
         bool failed;                    /* nothing found in time (the look failed): asked again later */
         bool from_files;                /* it rests on files, which may change: asked again later */
         char why[KNOWN_WHY_MAX];
+        char looked[KNOWN_LOOKED_MAX];  /* what it read; "" if nothing */
 } KnownAnswer;
 
 typedef struct KnownVerdict {
@@ -81,6 +86,7 @@ typedef struct KnownVerdict {
         bool counts;
         char why[KNOWN_WHY_MAX];        /* "known: NAME — ..." or "counts: ..." */
         char source[KNOWN_SOURCE_MAX];  /* "FILE:LINE" of what decided */
+        char looked[KNOWN_LOOKED_MAX];  /* what the look that decided read; "" if none */
         bool pending;                   /* counts until ask is answered */
         KnownAsk ask;
 } KnownVerdict;
@@ -88,6 +94,7 @@ typedef struct KnownVerdict {
 typedef struct KnownCacheEntry {
         pid_t pid;                      /* 0: free */
         uint64_t start;                 /* /proc/PID/stat starttime */
+        uint64_t image;                 /* which exec of it; 0: unknown */
         uint64_t began;                 /* the same in seconds since the epoch, as exit records say it */
         bool has_uid;
         uid_t uid;
@@ -96,13 +103,16 @@ typedef struct KnownCacheEntry {
         uint64_t stored;                /* when, in stores: the oldest of a set goes first */
         uint64_t expires;               /* CLOCK_MONOTONIC µs; 0: never (its argv alone decided) */
         char why[KNOWN_WHY_MAX];
+        char looked[KNOWN_LOOKED_MAX];
 } KnownCacheEntry;
 
 /* Per-process verdicts, a ring: a process reads a file for as long as it
- * runs, its command line does not change. Cleared when the catalogue is.
- * A verdict applies to the process it was made for: while it runs, by pid
- * and start time; once gone, by pid, uid and start time (to the second)
- * from its exit record. Never by pid alone. */
+ * runs, and its command line changes only with an exec. Cleared when the
+ * catalogue is. A verdict applies to the process it was made for: while it
+ * runs, by pid, start time and which exec of it (where exec placed its
+ * arguments, when that can be told); once gone, by pid, uid and start time
+ * (to the second) from its exit record, its last exec's. Never by pid
+ * alone. */
 typedef struct KnownCache {
         KnownCacheEntry entries[KNOWN_CACHE_MAX];
         uint64_t stores;

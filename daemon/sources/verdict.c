@@ -90,6 +90,7 @@ void read_judge_in(const Config *c, KnownCache *cache, const ReaderIdentity *id,
                 .why = ret->known.why,
                 .source = ret->known.source,
                 .known = ret->known.reader->name,
+                .looked = ret->known.looked[0] ? ret->known.looked : NULL,
         };
 }
 

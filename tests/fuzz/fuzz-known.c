@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A known-readers catalogue entry (an admin's file), and netdata.conf as a
- * reader's root has it (another user's file: the untrusted one). Checks
- * what the parsers promise, not only that they survive. */
+ * reader's root has it (another user's file: the untrusted one), and a
+ * configuration's variables replaced from an environment (both another
+ * user's). Checks what the parsers promise, not only that they survive. */
 #define _GNU_SOURCE 1
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config-vars.h"
 #include "fuzz.h"
 #include "known.h"
 
@@ -48,6 +51,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r != 1 && value)
                 abort();
         free(value);
+
+        /* The text as its own environment: a replacement is bounded, and
+         * text without a '$' comes back as it was. */
+        char *expanded = NULL;
+        r = config_vars_expand(text, text, &expanded);
+        if (r < 0 ? (r != -E2BIG && r != -ENOMEM) || expanded : !expanded)
+                abort();
+        if (r == 0 && (strlen(expanded) > CONFIG_VARS_EXPANDED_MAX + strlen(text) + 1 ||
+                       (!strchr(text, '$') && strcmp(expanded, text) != 0)))
+                abort();
+        free(expanded);
         free(text);
         return 0;
 }

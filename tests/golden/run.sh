@@ -64,6 +64,9 @@ golden ctl-hold-json "$work" $CTL --json=short hold --timeout=1h
 golden ctl-unknown-option "$work" $CTL --bogus status
 golden ctl-option-needs-value "$work" $CTL status --timeout
 golden ctl-help "$work" "$BUILDDIR/numastatctl" --help
+golden ctl-known-readers-explain-rule "$work" $CTL known-readers --explain=quiet
+golden ctl-known-readers-explain-unknown "$work" $CTL known-readers --explain=4121
+golden ctl-known-readers-explain-json "$work" $CTL --json=short known-readers --explain=quiet
 
 # ---- numastatctl's errors ----
 golden ctl-unknown-command "$work" $CTL sometimes
@@ -75,6 +78,8 @@ golden ctl-hold-timeout-too-long "$work" $CTL hold --timeout=8d
 golden ctl-hold-reason-too-long "$work" $CTL hold --timeout=1s --reason="$(printf 'x%.0s' $(seq 128))"
 golden ctl-reason-without-hold "$work" $CTL status --reason=x
 golden ctl-no-daemon "$work" "$BUILDDIR/numastatctl" --socket=/nonexistent/io.numastatd status
+golden ctl-known-readers-explain-none "$work" $CTL known-readers --explain=nobody
+golden ctl-explain-without-known-readers "$work" $CTL readers --explain=4121
 
 # ---- numastatd's help and configuration errors ----
 # The default configuration file is where configure's --sysconfdir put it

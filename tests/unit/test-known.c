@@ -6,15 +6,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf.h"
 #include "known-load.h"
+#include "known-parse.h"
 #include "known-probe.h"
 #include "known.h"
 #include "macro.h"
@@ -28,71 +31,6 @@
  * enough that a loaded machine judges within it (1 ms was not, beside a
  * package build), and slept past. */
 #define SHORT_VERDICT_USEC (200 * 1000)
-
-static int parse(const char *text, KnownReader *ret, char **error) {
-        FILE *f = fmemopen((void *) text, strlen(text), "r");
-        int r = known_reader_parse(f, "/x/e.conf", "e", ret, error);
-        fclose(f);
-        return r;
-}
-
-static void parse_fails(const char *what, const char *text, const char *message) {
-        _cleanup_free_ char *error = NULL;
-        KnownReader k = {};
-
-        ok(parse(text, &k, &error) == -EINVAL, "%s: rejected", what);
-        ok(error && strstr(error, message), "  says \"%s\" (%s)", message, strnull(error));
-        known_reader_done(&k);
-}
-
-static void test_parse(void) {
-        _cleanup_free_ char *error = NULL;
-        KnownReader k = {};
-
-        ok(parse("[reader]\ndescription = a\ndescription = b\nexe = /usr/bin/x\nexe = /bin/x\n"
-                     "evidence = src/x.c\n[file /proc/vmstat]\nwhy = no numa\narg = --fields\n"
-                     "arg_default = ^pg.*\narg_syntax = re2\narg_files = yes\n[file /sys/devices/system/node/node*/numastat]\nwhy = off in x.conf\n"
-                     "config = /etc/x.conf\nconfig_arg = -c\nconfig_section = s\nconfig_key = numa metrics\n"
-                     "config_value = no\noverride_args = -W --set\n", &k, &error) == 0, "an entry parses (%s)", strnull(error));
-        ok(streq_ptr(k.files[0].arg_syntax, "re2") && k.files[0].arg_files && !k.files[1].arg_files,
-           "  arg_syntax, arg_files");
-        is_str(k.files[1].override_args, "-W --set", "  override_args");
-        is_str(k.name, "e", "  named after its file");
-        is_str(k.description, "a b", "  a repeated prose key adds to the text");
-        is_int((int) k.n_exes, 2, "  two executables");
-        is_int((int) k.exes[1].line, 5, "  each with its line");
-        is_int((int) k.n_files, 2, "  two file sections");
-        is_int((int) k.files[0].line, 7, "  the first at line 7");
-        ok(known_reader_file(&k, "/proc/vmstat") == &k.files[0], "/proc/vmstat is the first section's");
-        ok(known_reader_file(&k, "/sys/devices/system/node/node12/numastat") == &k.files[1], "  node12 the glob's");
-        ok(!known_reader_file(&k, "/proc/zoneinfo"), "  /proc/zoneinfo nobody's");
-        known_reader_done(&k);
-
-        parse_fails("an unknown key", "[reader]\nexe = /x\nbogus = 1\n", "/x/e.conf:3: [reader] bogus: unknown key");
-        parse_fails("an unknown section", "[reader]\nexe = /x\n[files /proc/vmstat]\n", "/x/e.conf:3: [files /proc/vmstat]: unknown section");
-        parse_fails("no exe", "[reader]\ndescription = x\n", "no exe= or script=");
-        parse_fails("a relative exe", "[reader]\nexe = x\n", "/x/e.conf:2: [reader] exe: 'x' is not an absolute path");
-        parse_fails("a file section without why", "[reader]\nexe = /x\n[file /proc/vmstat]\narg = --a\n",
-                    "/x/e.conf:3: [file /proc/vmstat]: no why=");
-        parse_fails("a relative file", "[reader]\nexe = /x\n[file proc/vmstat]\n", "is not an absolute path (glob)");
-        parse_fails("arg without its syntax", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n",
-                    "/x/e.conf:3: [file /proc/vmstat]: arg= needs arg_syntax= (re2 or posix-ere: whose regex it is)");
-        parse_fails("an unknown syntax", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\narg_syntax = pcre\n",
-                    "arg_syntax= 'pcre' is not re2 or posix-ere");
-        parse_fails("arg_files without arg", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg_files = yes\n",
-                    "without arg=");
-        parse_fails("a default that exports numa_*", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
-                    "arg_syntax = re2\narg_default = numa\n", "matches a numa_* name or does not compile");
-        parse_fails("a default that does not compile", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\narg = --a\n"
-                    "arg_syntax = posix-ere\narg_default = (\n", "does not compile");
-        parse_fails("config without its keys", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x\n",
-                    "go together");
-        parse_fails("why twice", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nwhy = v\n", "why: set twice");
-        parse_fails("a line too long", "[reader]\nexe = /x\nevidence = "
-                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
-                    "/x/e.conf:3: evidence: line too long");
-}
 
 static void test_conditions(void) {
         char *argv[] = { "exporter", "--collector.vmstat.fields=^pg", "--collector.vmstat.fieldsx=1",
@@ -438,6 +376,47 @@ static char *data_file(const char *name) {
         return text;
 }
 
+/* text on one line, for a test's name: its newlines as " / ". */
+static const char *one_line(const char *text) {
+        static char buf[256];
+        size_t n = 0;
+
+        for (const char *p = text; *p && n + 4 < sizeof buf; p++)
+                if (*p == '\n') {
+                        memcpy(buf + n, " / ", 3);
+                        n += 3;
+                } else
+                        buf[n++] = *p;
+        buf[n] = '\0';
+        return buf;
+}
+
+/* The section of the shipped entry name for path; NULL if none. */
+static const KnownFile *shipped_file(const Catalogue *c, const char *name, const char *path) {
+        for (size_t j = 0; j < c->n; j++)
+                if (streq(c->readers[j].name, name))
+                        return known_reader_file(&c->readers[j], path);
+        return NULL;
+}
+
+/* Each line, appended to base, as the text of the configuration file
+ * (or, in_dir, of its directory's files) in facts: counts or not, as
+ * expected; where says where it was put. */
+static void lines_judged(const KnownFile *f, KnownFacts facts, bool in_dir, const char *base,
+                         const char *const *lines, size_t n, bool counts, const char *where) {
+        char why[KNOWN_WHY_MAX];
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *text = NULL;
+
+                if (asprintf(&text, "%s%s\n", base, lines[i]) < 0)
+                        abort();
+                *(in_dir ? &facts.config_dir_text : &facts.config_text) = text;
+                ok(known_file_counts(f, &facts, why, sizeof why) == counts, "  '%s' in %s: %s", one_line(lines[i]),
+                   where, counts ? "counts" : "no counting");
+        }
+}
+
 /* The agents' shipped configurations (tests/data/agents/), on their units'
  * command lines, as the shipped entries judge them: no counting; and a
  * line that turns NUMA use on, appended: counts. */
@@ -469,14 +448,9 @@ static void test_shipped_configs(const Catalogue *c) {
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_free_ char *text = data_file(cases[i].config), *more = NULL;
-                const KnownReader *k = NULL;
-                const KnownFile *f;
+                const KnownFile *f = shipped_file(c, cases[i].entry, "/proc/vmstat");
                 char why[KNOWN_WHY_MAX];
 
-                for (size_t j = 0; j < c->n; j++)
-                        if (streq(c->readers[j].name, cases[i].entry))
-                                k = &c->readers[j];
-                f = k ? known_reader_file(k, "/proc/vmstat") : NULL;
                 if (!text || !f || asprintf(&more, "%s%s\n", text, cases[i].numa_line) < 0) {
                         ok(false, "%s: its entry and tests/data/agents/%s", cases[i].entry, cases[i].config);
                         continue;
@@ -491,6 +465,423 @@ static void test_shipped_configs(const Catalogue *c) {
                                      why, sizeof why),
                    "  with %.*s: counts", (int) strcspn(cases[i].numa_line, "\n"), cases[i].numa_line);
         }
+}
+
+/* Telegraf's entry as shipped: a line that makes Telegraf read numa_*
+ * counts wherever Telegraf would load it from (the file -config names, a
+ * file below -config-directory), as written or once its variables are
+ * replaced from its environment; a benign one does not. */
+static void test_telegraf(const Catalogue *c) {
+        static const char *defaults = "[agent]\n  interval = \"10s\"\n[[outputs.file]]\n  files = [\"stdout\"]\n"
+                                      "[[inputs.cpu]]\n[[inputs.swap]]\n# [[inputs.kernel_vmstat]]\n";
+        static const char *environ_text = "STATS=/proc/vmstat\nINFLUX_TOKEN=s3cr3t\nPLUGIN=kernel_vmstat\n";
+        static const char *counting[] = {
+                "[[inputs.kernel_vmstat]]",
+                "  [[ inputs.kernel_vmstat ]]",
+                "[[inputs.file]]\n  files = [\"/proc/vmstat\"]",
+                "[[inputs.tail]]\n  files = [\"/host/proc/zoneinfo\"]",
+                "[[inputs.file]]\n  files = [\"/proc/vm*\"]",
+                "[[inputs.file]]\n  files = [\"/sys/devices/system/node/node*/meminfo\"]",
+                "[[inputs.file]]\n  files = [\"/pr?c/zone*\"]",
+                "[[inputs.file]]\n  files = [\"/tmp/a#b\", \"/proc/vmstat\"]",
+                "[[inputs.file]]\n  files = [\"${STATS}\"]",
+                "[[inputs.file]]\n  files = [\"$STATS\"]",
+                "[[inputs.file]]\n  files = [\"${UNSET:-/proc/vmstat}\"]",
+                "[[inputs.${PLUGIN}]]",
+        };
+        static const char *benign[] = {
+                "[[inputs.tail]]\n  files = [\"/var/log/*.log\"]",
+                "[[inputs.cpu]]\n  fieldpass = [\"usage_*\"]",
+                "[[outputs.influxdb_v2]]\n  token = \"${INFLUX_TOKEN}\"",
+                "# [[inputs.file]]\n#   files = [\"/proc/vmstat\"]",
+        };
+        char *argv[] = { "telegraf", "-config", "/etc/telegraf/telegraf.conf", "-config-directory",
+                         "/etc/telegraf/telegraf.d" };
+        const KnownFile *f = shipped_file(c, "telegraf", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f) {
+                ok(false, "telegraf: its shipped entry");
+                return;
+        }
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 5, .config_text = defaults,
+                                                   .config_dir_text = "", .environ_text = environ_text },
+                              why, sizeof why),
+           "telegraf: its default inputs: no counting (%s)", why);
+        ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 5, .config_text = defaults,
+                                                  .config_dir_text = "" },
+                             why, sizeof why),
+           "  its environment unreadable: counts (%s)", why);
+        for (size_t i = 0; i < ELEMENTSOF(counting) + ELEMENTSOF(benign); i++) {
+                bool counts = i < ELEMENTSOF(counting);
+                const char *line = counts ? counting[i] : benign[i - ELEMENTSOF(counting)];
+                _cleanup_free_ char *in_file = NULL, *in_dir = NULL;
+
+                if (asprintf(&in_file, "%s%s\n", defaults, line) < 0 || asprintf(&in_dir, "\n%s\n", line) < 0)
+                        abort();
+                ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 5, .config_text = in_file,
+                                                          .config_dir_text = "", .environ_text = environ_text },
+                                     why, sizeof why) == counts,
+                   "  %s in telegraf.conf: %s", line, counts ? "counts" : "no counting");
+                ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 5, .config_text = defaults,
+                                                          .config_dir_text = in_dir, .environ_text = environ_text },
+                                     why, sizeof why) == counts,
+                   "  in a file below telegraf.d: %s", counts ? "counts" : "no counting");
+        }
+}
+
+/* Vector's entry as shipped: with no options its /etc/vector/vector.yaml,
+ * with --config-dir that directory and no default file; a line that
+ * brings a source reading any file (or could hide one) counts in either,
+ * a benign one does not; a file named otherwise, or the configuration
+ * named by its environment, counts. */
+static void test_vector(const Catalogue *c) {
+        static const char *counting[] = {
+                "    type: file\n    include: [\"/var/log/*.log\"]",
+                "    type: \"file\"",
+                "[sources.x]\ntype = \"file\"",
+                "{\"sources\": {\"x\": {\"type\": \"file_descriptor\", \"fd\": 3}}}",
+                "    type: stdin",
+                "    type: lua",
+                "    type:\n      file",
+                "file: {}",
+                "    type: \"fi\\x6ce\"",
+                "    type: \"fi\\u006ce\"",
+                "    type: \"fi\\\n      le\"",
+                "    type: !!binary ZmlsZQ==",
+                "    type: ${SOURCE_TYPE}",
+                "    type: $SOURCE_TYPE",
+                "    type: SECRET[backend.type]",
+                "    include: [/proc/vmstat]",
+        };
+        static const char *benign[] = {
+                "#   type: file",
+                "    type: host_metrics",
+                "    filesystem:\n      mountpoints:\n        excludes: [\"*/proc/sys/fs/binfmt_misc\"]",
+                "    type: kubernetes_logs",
+                "    source: '. = parse_json!(.message)'",
+        };
+        static const char *environ_text = "PROCFS_ROOT=/host/proc\nVECTOR_LOG=info\n";
+        _cleanup_free_ char *shipped = data_file("vector.yaml"), *agent = data_file("vector-agent.yaml");
+        char *bare[] = { "/usr/bin/vector" };
+        char *dir[] = { "/usr/bin/vector", "--config-dir", "/etc/vector/" };
+        const KnownFile *f = shipped_file(c, "vector", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f || !shipped || !agent) {
+                ok(false, "vector: its shipped entry and tests/data/agents/vector*.yaml");
+                return;
+        }
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = bare, .argc = 1, .config_text = shipped,
+                                                   .environ_text = environ_text },
+                              why, sizeof why),
+           "vector: no options, its shipped example as /etc/vector/vector.yaml: no counting (%s)", why);
+        ok(known_file_counts(f, &(KnownFacts) { .argv = bare, .argc = 1, .environ_text = environ_text }, why,
+                             sizeof why),
+           "  /etc/vector/vector.yaml unreadable: counts (%s)", why);
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = dir, .argc = 3, .config_dir_text = agent,
+                                                   .environ_text = environ_text },
+                              why, sizeof why),
+           "  --config-dir /etc/vector/ holding the Helm chart's agent.yaml, no vector.yaml: no counting (%s)", why);
+        ok(!known_file_config_path(f, dir, 3), "  given a directory, it reads no default file");
+        ok(!known_file_config_dir(f, bare, 1), "  given none, no directory");
+        {
+                KnownFacts file = { .argv = bare, .argc = 1, .environ_text = environ_text },
+                           below = { .argv = dir, .argc = 3, .environ_text = environ_text };
+
+                lines_judged(f, file, false, shipped, counting, ELEMENTSOF(counting), true, "vector.yaml");
+                lines_judged(f, file, false, shipped, benign, ELEMENTSOF(benign), false, "vector.yaml");
+                lines_judged(f, below, true, agent, counting, ELEMENTSOF(counting), true, "a file below --config-dir");
+                lines_judged(f, below, true, agent, benign, ELEMENTSOF(benign), false, "a file below --config-dir");
+        }
+        {
+                char *named[] = { "/usr/bin/vector", "-c", "/etc/vector/vector.yaml" };
+                char *two[] = { "/usr/bin/vector", "-C", "/etc/vector", "--config-dir=/srv/vector" };
+
+                ok(known_file_counts(f, &(KnownFacts) { .argv = named, .argc = 3, .config_text = shipped,
+                                                          .environ_text = environ_text },
+                                     why, sizeof why),
+                   "  a file named with -c (a glob, a list): counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = two, .argc = 4, .config_dir_text = agent,
+                                                          .environ_text = environ_text },
+                                     why, sizeof why),
+                   "  two directories: counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = bare, .argc = 1, .config_text = shipped,
+                                                          .environ_text = "VECTOR_CONFIG_DIR=/srv/vector\n" },
+                                     why, sizeof why),
+                   "  VECTOR_CONFIG_DIR in its environment: counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = bare, .argc = 1, .config_text = shipped }, why,
+                                     sizeof why),
+                   "  its environment unreadable: counts (%s)", why);
+        }
+}
+
+/* Fluent Bit's entry as shipped: its node metrics example on its unit's
+ * command line, plugins.conf beside it as packaged: no counting; a line
+ * that brings an input reading any file, an include, a variable it sets
+ * or an external plugin counts, in the -c file or (a plugin) in
+ * plugins.conf; so do plugins added on its command line. */
+static void test_fluent_bit(const Catalogue *c) {
+        static const char *counting[] = {
+                "[INPUT]\n    name tail\n    path /var/log/syslog",
+                "[INPUT]\n    Name  HEAD\n    File /proc/vmstat",
+                "[INPUT]\n    name serial",
+                "    collector.textfile.path /var/lib/prom",
+                "[FILTER]\n    name lua\n    script /etc/fluent-bit/x.lua",
+                "@INCLUDE inputs/*.conf",
+                "@SET T=tail",
+                "[SERVICE]\n    plugins_file /srv/plugins.conf",
+                "[SERVICE]\n    plugins_file more.conf",
+                "[PLUGINS]\n    Path /opt/fluent-bit/lib/in_x.so",
+                "pipeline:\n  inputs:\n    - name: \"t\\x61il\"",
+                "includes:\n  - inputs.yaml",
+        };
+        static const char *benign[] = {
+                "# [INPUT]\n#     name tail",
+                "[SERVICE]\n    plugins_file plugins.conf\n    parsers_file parsers.conf",
+                "[INPUT]\n    name systemd\n    tag host.*",
+                "    path.procfs /host/proc",
+                "    storage.path /var/lib/fluent-bit",
+                "    name ${INPUT}",
+        };
+        static const char *environ_text = "INPUT=systemd\n";
+        _cleanup_free_ char *metrics = data_file("fluent-bit-metrics.conf"), *plugins = data_file("fluent-bit-plugins.conf");
+        char *unit[] = { "/opt/fluent-bit/bin/fluent-bit", "-c", "//etc/fluent-bit/fluent-bit.conf" };
+        const KnownFile *f = shipped_file(c, "fluent-bit", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f || !metrics || !plugins) {
+                ok(false, "fluent-bit: its shipped entry and tests/data/agents/fluent-bit-*.conf");
+                return;
+        }
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = unit, .argc = 3, .config_text = metrics,
+                                                   .config_dir_text = plugins, .environ_text = environ_text },
+                              why, sizeof why),
+           "fluent-bit: its node metrics example, plugins.conf as packaged: no counting (%s)", why);
+        is_str(known_file_config_dir(f, unit, 3), "//etc/fluent-bit/fluent-bit.conf",
+               "  plugins.conf is looked for beside the file -c names");
+        {
+                static const char *external[] = { "[PLUGINS]\n    Path /opt/fluent-bit/lib/in_x.so" };
+                KnownFacts shipped = { .argv = unit, .argc = 3, .config_text = metrics, .config_dir_text = plugins,
+                                       .environ_text = environ_text };
+
+                lines_judged(f, shipped, false, metrics, counting, ELEMENTSOF(counting), true, "fluent-bit.conf");
+                lines_judged(f, shipped, false, metrics, benign, ELEMENTSOF(benign), false, "fluent-bit.conf");
+                lines_judged(f, shipped, true, plugins, external, ELEMENTSOF(external), true, "plugins.conf");
+        }
+        {
+                _cleanup_free_ char *by_variable = NULL;
+
+                if (asprintf(&by_variable, "%s    name ${INPUT}\n", metrics) < 0)
+                        abort();
+                ok(known_file_counts(f, &(KnownFacts) { .argv = unit, .argc = 3, .config_text = by_variable,
+                                                          .config_dir_text = plugins, .environ_text = "INPUT=tail\n" },
+                                     why, sizeof why),
+                   "  name ${INPUT}, tail in its environment: counts (%s)", why);
+        }
+        {
+                char *more[] = { "/opt/fluent-bit/bin/fluent-bit", "-c", "/etc/fluent-bit/fluent-bit.conf", "-i", "tail",
+                                 "-p", "path=/proc/vmstat" };
+                char *bare[] = { "/opt/fluent-bit/bin/fluent-bit", "-i", "node_exporter_metrics" };
+
+                ok(known_file_counts(f, &(KnownFacts) { .argv = more, .argc = 7, .config_text = metrics,
+                                                          .config_dir_text = plugins, .environ_text = environ_text },
+                                     why, sizeof why),
+                   "  an input on its command line: counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = bare, .argc = 3, .config_text = metrics,
+                                                          .config_dir_text = plugins, .environ_text = environ_text },
+                                     why, sizeof why),
+                   "  no -c: counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = unit, .argc = 3, .config_text = metrics,
+                                                          .config_dir_text = plugins, .environ_text = environ_text,
+                                                          .absent_found = "/plugins.conf" },
+                                     why, sizeof why),
+                   "  a plugins.conf in its working directory, /: counts (%s)", why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = unit, .argc = 3, .config_text = metrics,
+                                                          .environ_text = environ_text },
+                                     why, sizeof why),
+                   "  the directory of its -c file unreadable: counts (%s)", why);
+        }
+}
+
+/* The CloudWatch agent's entry as shipped: started as its start script
+ * starts it, its Standard plan's TOML and YAML: no counting; a log input
+ * or a variable from elsewhere counts, in any file below its etc; so does
+ * a file named outside it. */
+static void test_cloudwatch(const Catalogue *c) {
+        static const char *counting[] = {
+                "  [[inputs.logfile]]\n    [[inputs.logfile.file_config]]\n      file_path = \"/var/log/messages\"",
+                "receivers:\n    filelog/syslog:\n        include:\n            - /var/log/syslog",
+                "{\"logs\": {\"logs_collected\": {\"files\": {\"collect_list\": [{\"file_path\": \"/var/log/x\"}]}}}}",
+                "        role_arn: ${file:/etc/arn}",
+                "        include: [${INCLUDE}]",
+                "        name: \"fi\\x6celog\"",
+        };
+        static const char *benign[] = {
+                "        certificate_file_path: \"\"",
+                "                  regex: ^(ServerSpan|LocalRootSpan)$",
+                "      \"append_dimensions\": {\"InstanceId\": \"${aws:InstanceId}\"}",
+                "# [[inputs.logfile]]",
+        };
+        static const char *environ_text = "CWAGENT_ROLE_ARN=arn:aws:iam::1:role/x\nINCLUDE=filelog\nRUN_WITH_IRSA=\n";
+        const char *etc = "/opt/aws/amazon-cloudwatch-agent/etc";
+        _cleanup_free_ char *toml = data_file("cloudwatch-agent.toml"), *yaml = data_file("cloudwatch-agent.yaml"),
+                            *both = NULL, *toml_path = NULL, *env_path = NULL, *d_yaml = NULL, *yaml_path = NULL;
+        const KnownFile *f = shipped_file(c, "amazon-cloudwatch-agent", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f || !toml || !yaml) {
+                ok(false, "amazon-cloudwatch-agent: its shipped entry and tests/data/agents/cloudwatch-agent.*");
+                return;
+        }
+        if (asprintf(&both, "%s%s", toml, yaml) < 0 || asprintf(&toml_path, "%s/amazon-cloudwatch-agent.toml", etc) < 0 ||
+            asprintf(&env_path, "%s/env-config.json", etc) < 0 ||
+            asprintf(&d_yaml, "%s/amazon-cloudwatch-agent.d/extra.yaml", etc) < 0 ||
+            asprintf(&yaml_path, "%s/amazon-cloudwatch-agent.yaml", etc) < 0)
+                abort();
+        char *started[] = { "/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent", "-config", toml_path,
+                            "-envconfig", env_path, "-otelconfig", d_yaml, "-otelconfig", yaml_path, "-pidfile",
+                            "/opt/aws/amazon-cloudwatch-agent/var/amazon-cloudwatch-agent.pid" };
+        size_t n = ELEMENTSOF(started);
+
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = started, .argc = n, .config_text = toml,
+                                                   .config_dir_text = both, .environ_text = environ_text },
+                              why, sizeof why),
+           "amazon-cloudwatch-agent: its Standard plan's TOML and YAML, as its start script runs it: no counting (%s)",
+           why);
+        {
+                KnownFacts as_started = { .argv = started, .argc = n, .config_text = toml,
+                                          .environ_text = environ_text };
+
+                lines_judged(f, as_started, true, both, counting, ELEMENTSOF(counting), true, "a file below its etc");
+                lines_judged(f, as_started, true, both, benign, ELEMENTSOF(benign), false, "a file below its etc");
+        }
+        started[6] = "/tmp/extra.yaml";
+        ok(known_file_counts(f, &(KnownFacts) { .argv = started, .argc = n, .config_text = toml,
+                                                  .config_dir_text = both, .environ_text = environ_text },
+                             why, sizeof why),
+           "  an -otelconfig outside its etc: counts (%s)", why);
+        started[6] = "/opt/aws/amazon-cloudwatch-agent/etc/../../../tmp/extra.yaml";
+        ok(known_file_counts(f, &(KnownFacts) { .argv = started, .argc = n, .config_text = toml,
+                                                  .config_dir_text = both, .environ_text = environ_text },
+                             why, sizeof why),
+           "  one that leaves it by ..: counts");
+        started[6] = d_yaml;
+        started[9] = "-setenv";
+        ok(known_file_counts(f, &(KnownFacts) { .argv = started, .argc = n, .config_text = toml,
+                                                  .config_dir_text = both, .environ_text = environ_text },
+                             why, sizeof why),
+           "  -setenv: counts (%s)", why);
+        started[9] = "-pidfile";
+        ok(known_file_counts(f, &(KnownFacts) { .argv = started + 2, .argc = n - 2, .config_text = toml,
+                                                  .config_dir_text = both, .environ_text = environ_text },
+                             why, sizeof why),
+           "  no -config: counts (%s)", why);
+}
+
+/* What a YAML or Alloy parser reads differently from the text: a key or
+ * string spelled with escapes, joined across lines, tagged, or a raw
+ * string going on: each counts in the entry whose condition it would
+ * hide; the configurations as shipped do not. */
+static void test_escapes(const Catalogue *c) {
+        static const struct {
+                const char *entry, *base, *line;
+        } cases[] = {
+                { "datadog-agent", "api_key: 0123\nsite: datadoghq.com\n", "\"additional\\u005fchecksd\": /srv/checks" },
+                { "datadog-agent", "api_key: 0123\n", "additional_\\\n  checksd: /srv/checks" },
+                { "datadog-agent", "api_key: 0123\n", "? !!binary YWRkaXRpb25hbF9jaGVja3Nk\n: /srv/checks" },
+                { "opentelemetry-collector", "receivers:\n", "  \"file\\x6cog/vm\":\n    include: [/proc/vmstat]" },
+                { "opentelemetry-collector", "receivers:\n", "  ? !!binary ZmlsZWxvZy92bQ==\n  : {include: [/proc/vmstat]}" },
+                { "grafana-agent", "integrations:\n  node_exporter:\n", "    \"vmstat\\x5ffields\": \".*\"" },
+                { "grafana-alloy", "", "local.file_match \"m\" {\n  path_targets = [{\"__path__\" = \"/pro\\x63/vmstat\"}]\n}" },
+                { "grafana-alloy", "", "local.file_match \"m\" {\n  path_targets = [{\"__path__\" = `\n/proc/vmstat`}]\n}" },
+        };
+        char *dd[] = { "/opt/datadog-agent/bin/agent/agent", "run", "-p", "/opt/datadog-agent/run/agent.pid" };
+        char *otel[] = { "/usr/bin/otelcol-contrib", "--config=/etc/otelcol-contrib/config.yaml" };
+        char *agent[] = { "/usr/bin/grafana-agent", "--config.file", "/etc/grafana-agent.yaml" };
+        char *alloy[] = { "/usr/bin/alloy", "run", "--storage.path=/var/lib/alloy/data", "/etc/alloy/config.alloy" };
+        char why[KNOWN_WHY_MAX];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const KnownFile *f = shipped_file(c, cases[i].entry, "/proc/vmstat");
+                bool is_dd = streq(cases[i].entry, "datadog-agent"), is_otel = startswith(cases[i].entry, "opentelemetry"),
+                     is_alloy = streq(cases[i].entry, "grafana-alloy");
+                char **argv = is_dd ? dd : is_otel ? otel : is_alloy ? alloy : agent;
+                size_t argc = is_dd ? ELEMENTSOF(dd) : is_otel ? ELEMENTSOF(otel) : is_alloy ? ELEMENTSOF(alloy)
+                                                                                           : ELEMENTSOF(agent);
+                _cleanup_free_ char *with = NULL;
+
+                if (!f || asprintf(&with, "%s%s\n", cases[i].base, cases[i].line) < 0) {
+                        ok(false, "%s: its shipped entry", cases[i].entry);
+                        continue;
+                }
+                ok(!known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = argc, .config_text = cases[i].base,
+                                                           .environ_text = "PATH=/usr/bin\n" },
+                                      why, sizeof why),
+                   "%s: without it, no counting (%s)", cases[i].entry, why);
+                ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = argc, .config_text = with,
+                                                          .environ_text = "PATH=/usr/bin\n" },
+                                     why, sizeof why),
+                   "  '%s': counts", one_line(cases[i].line));
+        }
+}
+
+/* The Checkmk agent's entry as shipped: what /etc/check_mk's files would
+ * have its own shell run (a command, a substitution, a second command on a
+ * line) counts; plain assignments and comments do not; its environment
+ * naming its directories elsewhere counts, and so does a spool file. */
+static void test_checkmk(const Catalogue *c) {
+        static const char *counting[] = {
+                "Disk /usr/lib/nagios/plugins/check_disk -w 10%",
+                "Numa (interval=60) cat /proc/vmstat",
+                "MK_SKIP_PS=$(cat /proc/vmstat)",
+                "MK_SKIP_PS=`cat /proc/vmstat`",
+                "MK_SKIP_PS=yes; cat /proc/vmstat",
+                "MK_SKIP_PS=yes && cat /proc/vmstat",
+                "MK_SKIP_PS=yes </proc/vmstat",
+                "export MK_SKIP_PS=yes",
+                ". /etc/other.cfg",
+                "  cat /proc/vmstat",
+                "mrpe - /etc/check_mk/more_mrpe.cfg",
+        };
+        static const char *benign[] = {
+                "MK_SKIP_PS=yes",
+                "  MK_SKIP_SYSTEMD=\"yes\"",
+                "# Disk /usr/lib/nagios/plugins/check_disk -w 10%",
+                "RTC_SECTIONS=\"mem cpu\"",
+                "",
+        };
+        char *argv[] = { "/bin/bash", "/usr/bin/check_mk_agent" };
+        const KnownFile *f = shipped_file(c, "checkmk-agent", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f) {
+                ok(false, "checkmk-agent: its shipped entry");
+                return;
+        }
+        ok(!known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 2, .config_dir_text = "",
+                                                   .environ_text = "PATH=/usr/bin\n" },
+                              why, sizeof why),
+           "checkmk-agent: no /etc/check_mk: no counting (%s)", why);
+        {
+                static const char *header = "# its header\nMK_SKIP_MEM=yes\n";
+                KnownFacts agent = { .argv = argv, .argc = 2, .environ_text = "PATH=/usr/bin\n" };
+
+                lines_judged(f, agent, true, header, counting, ELEMENTSOF(counting), true, "one of its files");
+                lines_judged(f, agent, true, header, benign, ELEMENTSOF(benign), false, "one of its files");
+        }
+        ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 2, .config_dir_text = "",
+                                                  .environ_text = "MK_CONFDIR=/srv/cmk\n" },
+                             why, sizeof why),
+           "  MK_CONFDIR in its environment: counts");
+        ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 2, .config_dir_text = "",
+                                                  .environ_text = "PATH=/usr/bin\n",
+                                                  .absent_found = "/var/lib/check_mk_agent/spool/*" },
+                             why, sizeof why),
+           "  a spool file: counts");
+        ok(known_file_counts(f, &(KnownFacts) { .argv = argv, .argc = 2, .environ_text = "PATH=/usr/bin\n" },
+                             why, sizeof why),
+           "  its files unreadable: counts (%s)", why);
 }
 
 static void test_load(void) {
@@ -531,11 +922,11 @@ static void test_load(void) {
                 return;
         }
         ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
-        is_int((int) c.n, 21, "  21 entries");
+        is_int((int) c.n, 28, "  28 entries");
         for (size_t i = 0; i < c.n; i++) {
                 const KnownReader *k = &c.readers[i];
-                bool counts_default = streq(k->name, "netdata") || streq(k->name, "pcp") || streq(k->name, "numastat") ||
-                                      streq(k->name, "zabbix-agent");
+                bool counts_default = streq(k->name, "netdata") || streq(k->name, "netdata-static") ||
+                                      streq(k->name, "pcp") || streq(k->name, "numastat") || streq(k->name, "zabbix-agent");
 
                 ok(k->evidence && k->description, "  %s has a description and its evidence", k->name);
                 /* What counts by default says why; others may say what
@@ -544,6 +935,12 @@ static void test_load(void) {
                    counts_default ? "counts, and says why," : "needs no counting for some file");
         }
         test_shipped_configs(&c);
+        test_telegraf(&c);
+        test_checkmk(&c);
+        test_vector(&c);
+        test_fluent_bit(&c);
+        test_cloudwatch(&c);
+        test_escapes(&c);
         catalogue_done(&c);
 }
 
@@ -587,21 +984,10 @@ static void self_catalogue(Catalogue *c, KnownFile *f, KnownExe *e, KnownReader 
 }
 
 /* The inspector's work, done here as ourselves: the look known_judge()
- * asked for, its answer kept. */
+ * asked for, into our own process, its answer kept. */
+static void look_into(KnownCache *cache, const KnownAsk *ask, pid_t pid);
 static void look_here(KnownCache *cache, const KnownAsk *ask) {
-        InspectedProcess p = { .pid = getpid(), .rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
-                               .cmdlinefd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC),
-                               .environfd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC),
-                               .mountinfofd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
-        KnownAnswer answer;
-        size_t n_fds = 0;
-
-        ok(known_inspect(&p, ask, &answer, sizeof answer, NULL, &n_fds) == 0 && n_fds == 0, "the look answers");
-        known_cache_store(cache, ask, &answer);
-        close(p.rootfd);
-        close(p.cmdlinefd);
-        close(p.environfd);
-        close(p.mountinfofd);
+        look_into(cache, ask, getpid());
 }
 
 /* Runs a shell command made of fmt; aborts unless it succeeds. */
@@ -628,6 +1014,9 @@ static KnownRead self_read(void) {
                              .exe_dev = st.st_dev, .exe_ino = st.st_ino, .path = "/proc/vmstat" };
 }
 
+/* What the last judge_here()'s look read. */
+static char looked_here[KNOWN_LOOKED_MAX];
+
 /* judge_here: the look at ourselves for f, from a cleared cache; the verdict. */
 static bool judge_here(KnownFile *f, char *why, size_t size) {
         static KnownCache cache;
@@ -643,7 +1032,63 @@ static bool judge_here(KnownFile *f, char *why, size_t size) {
         look_here(&cache, &v.ask);
         known_judge(&c, &cache, &rd, &v);
         snprintf(why, size, "%s", v.why);
+        snprintf(looked_here, sizeof looked_here, "%s", v.looked);
         return v.counts;
+}
+
+/* A tree for looks into our own root: on the root's file system (a look
+ * crosses no mount but its own), in t; false if there is no such place. */
+static bool tree_on_root(char *t, size_t size) {
+        static const char *const places[] = { "/var/tmp", "/tmp", "/root" };
+        struct stat root_st, st;
+
+        if (stat("/", &root_st) < 0)
+                abort();
+        for (size_t i = 0; i < ELEMENTSOF(places); i++)
+                if (stat(places[i], &st) == 0 && st.st_dev == root_st.st_dev && access(places[i], W_OK) == 0) {
+                        snprintf(t, size, "%s/test-known-XXXXXX", places[i]);
+                        return mkdtemp(t) != NULL;
+                }
+        return false;
+}
+
+/* A configuration directory walked as Vector walks one (its suffixes,
+ * links to directories followed), and what the look says it read. */
+static void test_config_dir_walk(void) {
+        char t[64], why[KNOWN_WHY_MAX], expected[KNOWN_LOOKED_MAX];
+        _cleanup_free_ char *config = NULL, *dir = NULL;
+        KnownFile f = { .glob = "/proc/vmstat", .line = 1, .why = "keeps swap's fields",
+                        .config_forbids = "numa_hit", .config_dir_suffixes = ".yaml .yml",
+                        .config_dir_recursive = true, .config_environment = true };
+
+        if (!tree_on_root(t, sizeof t)) {
+                tap_skip("no writable /var/tmp, /tmp or /root on the root file system: a tree elsewhere is never looked into");
+                return;
+        }
+        if (asprintf(&config, "%s/main.yaml", t) < 0 || asprintf(&dir, "%s/conf.d", t) < 0)
+                abort();
+        shell("mkdir -p %1$s/conf.d/sources %1$s/more && printf 'a: 1\n' > %1$s/main.yaml && "
+              "printf 'b: 1\n' > %1$s/conf.d/b.yaml && printf 'c: 1\n' > %1$s/conf.d/sources/c.yml && "
+              "printf 'numa_hit\n' > %1$s/conf.d/d.conf && printf 'numa_hit\n' > %1$s/conf.d/.yaml && "
+              "printf 'numa_hit\n' > %1$s/more/e.yaml && ln -s ../more %1$s/conf.d/linked",
+              t);
+        f.config = config;
+        f.config_dir = dir;
+        ok(!judge_here(&f, why, sizeof why), "a directory's *.yaml and *.yml below it: no counting (%s)", why);
+        snprintf(expected, sizeof expected,
+                 "its command line; %s as its configuration; %s as its configuration directory (2 files); its environment",
+                 config, dir);
+        is_str(looked_here, expected, "  what the look read: the files by their paths, how many, its environment");
+        f.config_dir_follow = true;
+        ok(judge_here(&f, why, sizeof why), "  links to directories followed: the one below a link counts (%s)", why);
+        f.config_dir_follow = false;
+        shell("printf 'numa_hit\n' > %s/conf.d/sources/x.yml", t);
+        ok(judge_here(&f, why, sizeof why), "  a line in a subdirectory's x.yml counts");
+        shell("rm %s/conf.d/sources/x.yml", t);
+        f.config_dir_suffixes = NULL;
+        f.config_dir_names = NULL;
+        ok(judge_here(&f, why, sizeof why), "  *.conf in place of the suffixes: d.conf counts");
+        shell("rm -rf %s", t);
 }
 
 /* Code the program does not ship, looked for in its root (Datadog's):
@@ -884,6 +1329,143 @@ static void test_judge(void) {
         read_judgement_done(&j);
 }
 
+/* The look into process pid (ours, or a child of ours), its answer kept. */
+static void look_into(KnownCache *cache, const KnownAsk *ask, pid_t pid) {
+        char path[64];
+        int pidfd_dir;
+        InspectedProcess p = { .pid = pid };
+        KnownAnswer answer;
+        size_t n_fds = 0;
+
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        pidfd_dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        p.rootfd = openat(pidfd_dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        p.cmdlinefd = openat(pidfd_dir, "cmdline", O_RDONLY | O_CLOEXEC);
+        p.environfd = openat(pidfd_dir, "environ", O_RDONLY | O_CLOEXEC);
+        p.mountinfofd = openat(pidfd_dir, "mountinfo", O_RDONLY | O_CLOEXEC);
+        ok(known_inspect(&p, ask, &answer, sizeof answer, NULL, &n_fds) == 0 && n_fds == 0, "the look answers");
+        known_cache_store(cache, ask, &answer);
+        close(p.rootfd);
+        close(p.cmdlinefd);
+        close(p.environfd);
+        close(p.mountinfofd);
+        close(pidfd_dir);
+}
+
+static void look_at(KnownCache *cache, const KnownAsk *ask) {
+        look_into(cache, ask, ask->pid);
+}
+
+/* Whether pid's /proc file name holds text (NUL-separated words joined). */
+static bool proc_holds(pid_t pid, const char *name, const char *text) {
+        char path[64], buf[4096];
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof path, "/proc/%d/%s", (int) pid, name);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        for (ssize_t i = 0; i < n; i++)
+                if (buf[i] == '\0')
+                        buf[i] = ' ';
+        buf[n] = '\0';
+        return strstr(buf, text);
+}
+
+/* Waits (at most a minute) until pid's file name holds text. */
+static bool wait_proc_holds(pid_t pid, const char *name, const char *text) {
+        for (int i = 0; i < 6000; i++) {
+                if (proc_holds(pid, name, text))
+                        return true;
+                usleep(10 * 1000);
+        }
+        return false;
+}
+
+/* The child of test_exec: this binary, run as "--exec-child FD". Its first
+ * exec waits for a byte on FD and execs itself again with a numa_* regex;
+ * its second waits for FD's end. */
+static int exec_child(int argc, char **argv) {
+        int fd = atoi(argv[2]);
+        char c;
+
+        if (argc == 3 && read(fd, &c, 1) == 1) {
+                execv("/proc/self/exe", (char *[]) { argv[0], argv[1], argv[2], "--fields=numa_hit", NULL });
+                return 127;
+        }
+        while (read(fd, &c, 1) > 0)
+                ;
+        return 0;
+}
+
+/* An exec keeps the pid and start time but not the command line: the
+ * verdict on the process's earlier exec is not its new one's. */
+static void test_exec(const char *self) {
+        KnownFile f = { .glob = "/proc/vmstat", .line = 4, .why = "exports no numa", .arg = "--fields", .arg_default = "^pg" };
+        static KnownCache cache;
+        KnownExe e;
+        KnownReader k;
+        Catalogue c;
+        KnownVerdict v;
+        KnownRead rd = self_read();
+        char fdarg[16];
+        int pipefd[2];
+        pid_t child;
+
+        self_catalogue(&c, &f, &e, &k);
+        known_cache_clear(&cache);
+        if (pipe(pipefd) < 0)
+                abort();
+        snprintf(fdarg, sizeof fdarg, "%d", pipefd[0]);
+        child = fork();
+        if (child < 0)
+                abort();
+        if (child == 0) {
+                close(pipefd[1]);
+                execv(self, (char *[]) { "test-known", "--exec-child", fdarg, NULL });
+                _exit(127);
+        }
+        close(pipefd[0]);
+        rd.pid = child;
+        ok(wait_proc_holds(child, "cmdline", "--exec-child"), "the child runs");
+
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.pending && v.ask.image != 0, "its first exec: a look is asked for, the exec told apart");
+        look_at(&cache, &v.ask);
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && !v.pending, "  its command line has no --fields: no counting");
+
+        if (write(pipefd[1], "x", 1) != 1)
+                abort();
+        ok(wait_proc_holds(child, "cmdline", "--fields=numa_hit"), "the child execs itself with --fields=numa_hit");
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending, "its new exec: the old verdict is not its own, a look is asked for");
+        look_at(&cache, &v.ask);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "  its numa_* regex counts");
+        is_str(v.why, "counts: --fields matches numa_hit", "  why");
+
+        /* Exited, not reaped: a zombie shows no image; its last exec's
+         * verdict is the one kept, and so once it is gone. */
+        close(pipefd[1]);
+        ok(wait_proc_holds(child, "stat", ") Z "), "the child exits (a zombie)");
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "a zombie: its last exec's verdict, no look");
+        for (size_t i = 0; i < KNOWN_CACHE_MAX; i++)
+                if (cache.entries[i].pid == child)
+                        rd.began = cache.entries[i].began;
+        waitpid(child, NULL, 0);
+        rd.alive = false;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending && rd.began > 0, "gone, named from its exit record: its last exec's verdict");
+        known_cache_clear(&cache);
+}
+
 /* Scripts: the entry names them with their interpreters; the first
  * script argument is found past each interpreter's options. */
 static void test_scripts(void) {
@@ -971,10 +1553,12 @@ static void test_ancestry(void) {
         KnownVerdict v;
         KnownAncestor up[4];
         KnownRead rd;
-        uint64_t start;
+        uint64_t start, ppid_start = 0;
+        pid_t fork_pid;
 
         if (!ok(mkdtemp(dir) != NULL, "a directory for the fake binaries"))
                 return;
+        (void) process_start_time(getppid(), &ppid_start);
         children[0] = fake_binary(dir, "awk", &awk);
         children[1] = fake_binary(dir, "sh", &sh);
         interpreters[0] = fake_binary(dir, "perl", &perl);
@@ -1018,16 +1602,52 @@ static void test_ancestry(void) {
         rd.exe_ino = awk.st_ino;
 
         /* The program an interpreter runs: a look at the topmost one says
-         * which; the same interpreter below it is a fork of it. */
-        AT(1, perl, true, getpid());
-        AT(2, perl, true, getppid());
+         * which; the same interpreter below it running the same exec (its
+         * arguments where the program's are) is a fork of it. A fork of
+         * ours stands for the program's (we are the program). */
+        fflush(NULL);
+        fork_pid = fork();
+        if (fork_pid == 0) {
+                pause();
+                _exit(EXIT_SUCCESS);
+        }
+        AT(1, perl, true, fork_pid);
+        AT(2, perl, true, getpid());
         rd.n_ancestors = 3;
         known_judge(&c, &cache, &rd, &v);
-        ok(v.counts && v.pending && v.ask.pid == getppid(), "interpreters not looked into: the topmost is asked about");
-        ok(process_start_time(getppid(), &start) >= 0, "its start time");
+        ok(v.counts && v.pending && v.ask.pid == getpid(), "interpreters not looked into: the topmost is asked about");
+        ok(process_start_time(getpid(), &start) >= 0, "its start time");
         known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && v.reader == &k, "  it is the entry's script: known, through its fork");
+        /* An exec of the same interpreter between them (a plugin script of
+         * the program's, run by the same shell) is another program. */
+        AT(1, perl, true, getpid());
+        AT(2, perl, true, getppid());
+        known_cache_clear(&cache);
+        known_cache_store(&cache, &(KnownAsk) { .cat = &c, .generation = cache.generation, .pid = getppid(),
+                                                 .start = ppid_start, .reader = SIZE_MAX, .file = SIZE_MAX },
+                          &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending && v.ask.pid == getpid(),
+           "the same interpreter running another exec between: it is looked into, not taken for a fork");
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = SIZE_MAX, .file = SIZE_MAX, .counts = true });
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "  another program: counts");
+        /* The one looked into is the topmost of the lowest ones that run
+         * one exec: not the shell above that started the program. */
+        known_cache_clear(&cache);
+        AT(1, perl, true, fork_pid);
+        AT(2, perl, true, getpid());
+        AT(3, perl, true, getppid());
+        rd.n_ancestors = 4;
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending && v.ask.pid == getpid(),
+           "the same interpreter above the program (the shell that ran it): the program is looked into");
+        rd.n_ancestors = 3;
+        known_cache_clear(&cache);
+        known_judge(&c, &cache, &rd, &v);
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
         known_cache_clear(&cache);
         cache.file_verdict_usec = SHORT_VERDICT_USEC;
         known_judge(&c, &cache, &rd, &v);
@@ -1037,17 +1657,17 @@ static void test_ancestry(void) {
         ok(v.counts && !v.pending, "a look that failed: counts, for now");
         usleep(SHORT_VERDICT_USEC + 50 * 1000);
         known_judge(&c, &cache, &rd, &v);
-        ok(v.counts && v.pending && v.ask.pid == getppid(), "  and the process is looked into again later");
+        ok(v.counts && v.pending && v.ask.pid == getpid(), "  and the process is looked into again later");
         known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
         known_judge(&c, &cache, &rd, &v);
         ok(!v.counts && v.reader == &k, "  then known");
         cache.file_verdict_usec = KNOWN_FILE_VERDICT_USEC;
-        AT(1, other, true, getpid());
+        AT(1, other, true, fork_pid);
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts, "  but not through another program");
-        AT(1, perl, true, getpid());
+        AT(1, perl, true, fork_pid);
         known_cache_clear(&cache);
-        known_cache_store(&cache, &(KnownAsk) { .cat = &c, .generation = cache.generation, .pid = getppid(),
+        known_cache_store(&cache, &(KnownAsk) { .cat = &c, .generation = cache.generation, .pid = getpid(),
                                                  .start = start, .reader = SIZE_MAX, .file = SIZE_MAX },
                           &(KnownAnswer) { .reader = SIZE_MAX, .file = SIZE_MAX, .counts = true });
         known_judge(&c, &cache, &rd, &v);
@@ -1059,14 +1679,39 @@ static void test_ancestry(void) {
         known_judge(&c, &cache, &rd, &v);
         ok(v.counts && !v.pending, "interpreters gone before a look: counts");
 
-        /* A section with a condition is about the program's own command line. */
+        /* A section with a condition: the condition is the program's (its
+         * command line, configuration, environment), as a look into it
+         * finds; its child's reads are judged by that. */
         f.arg = "--fields";
         f.arg_syntax = "re2";
         AT(1, prog, false, 99997);
         rd.n_ancestors = 2;
         known_judge(&c, &cache, &rd, &v);
-        ok(v.counts && v.reader == &k, "a conditional section: counts");
+        ok(v.counts && !v.pending && v.reader == &k, "a conditional section, the program gone: counts");
+        is_str(v.why, "counts: run by munin, gone before its configuration could be checked", "  and says why");
+        AT(1, prog, true, getpid());
+        known_cache_clear(&cache);
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && v.pending && v.ask.pid == getpid() && v.ask.reader == 0 && v.ask.file == 0 &&
+           streq(v.ask.path, "/proc/vmstat"),
+           "  the program running: a look into it is asked, for the entry's section of the child's file");
+        is_str(v.why, "counts: run by munin, whose configuration is not checked yet", "  counting meanwhile");
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = false });
+        known_judge(&c, &cache, &rd, &v);
+        ok(!v.counts && v.reader == &k, "  the look found the condition unmet: known");
+        is_str(v.why, "known munin (run by it): plugins keep pswpin only", "  by whom");
+        known_cache_clear(&cache);
+        known_judge(&c, &cache, &rd, &v);
+        known_cache_store(&cache, &v.ask, &(KnownAnswer) { .reader = 0, .file = 0, .counts = true,
+                                                            .why = "counts: --fields matches numa_hit" });
+        known_judge(&c, &cache, &rd, &v);
+        ok(v.counts && !v.pending, "  the look found it met: counts");
+        is_str(v.why, "counts: run by munin, --fields matches numa_hit", "  and says why");
+        f.arg = NULL;
+        f.arg_syntax = NULL;
 #undef AT
+        kill(fork_pid, SIGKILL);
+        (void) waitpid(fork_pid, NULL, 0);
         for (size_t i = 0; i < 2; i++)
                 unlink(children[i].path), free(children[i].path);
         unlink(interpreters[0].path);
@@ -1078,8 +1723,9 @@ static void test_ancestry(void) {
         rmdir(dir);
 }
 
-int main(void) {
-        test_parse();
+int main(int argc, char **argv) {
+        if (argc >= 3 && streq(argv[1], "--exec-child"))
+                return exec_child(argc, argv);
         test_ancestry();
         test_scripts();
         test_forbids();
@@ -1092,6 +1738,8 @@ int main(void) {
         test_load();
         test_dirs();
         test_judge();
+        test_exec(argv[0]);
         test_code_inventory();
+        test_config_dir_walk();
         return tap_done();
 }

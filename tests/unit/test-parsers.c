@@ -503,6 +503,38 @@ static void test_stat_ppid(void) {
         is_int(proc_stat_ppid(NULL, &p), -EINVAL, "stat: NULL");
 }
 
+/* Which exec of a process: where its arguments lie (fields 48 and 49). */
+static void test_stat_image(void) {
+        const char *line = "24257 (c a) t) R 24250 24250 17275 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 4903583 3133440 "
+                           "388 18446744073709551615 93919672659968 93919672679849 140732740641248 0 0 0 0 0 0 0 0 0 "
+                           "17 0 0 0 0 0 0 93919672695856 93919672697472 93920222445568 140732740643458 "
+                           "140732740643478 140732740643478 140732740644843 0\n";
+        const char *hidden = "7 (z) Z 1 7 7 0 -1 4194380 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 18446744073709551615 0 0 0 "
+                             "0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+        uint64_t image = 0, other = 0;
+        char moved[512];
+
+        is_int(proc_stat_image(line, &image), 0, "stat image: parsed");
+        ok(image == (140732740643458ULL ^ (140732740643478ULL << 32 | 140732740643478ULL >> 32)),
+           "  arg_start and arg_end (fields 48, 49), folded");
+        /* Another exec: the arguments elsewhere on a new stack. */
+        snprintf(moved, sizeof moved, "%.*s140732740612345 140732740612365%s", (int) (strstr(line, "140732740643458") - line),
+                 line, strstr(line, " 140732740643478 140732740644843"));
+        is_int(proc_stat_image(moved, &other), 0, "stat image: another exec parsed");
+        ok(other != image && other != 0, "  another value");
+        is_int(proc_stat_image(hidden, &image), 0, "stat image: hidden (a zombie, no ptrace access)");
+        ok(image == 0, "  0: unknown");
+        is_int(proc_stat_image("1 (old) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 1 1 1 1 1 1 0 0 0 0 0 0 0 17 0\n",
+                               &image), 0, "stat image: a kernel before 3.5 (the line ends before)");
+        ok(image == 0, "  0: unknown");
+        is_int(proc_stat_image("4242 (bench) S 17 x", &image), 0, "stat image: cut short");
+        is_int(proc_stat_image("4242 (bench", &image), -EINVAL, "stat image: no ')'");
+        snprintf(moved, sizeof moved, "%.*sx%s", (int) (strstr(line, "140732740643458") - line), line,
+                 strstr(line, " 140732740643478 140732740643478"));
+        is_int(proc_stat_image(moved, &image), -EINVAL, "stat image: a field that is no number");
+        is_int(proc_stat_image(NULL, &image), -EINVAL, "stat image: NULL");
+}
+
 /* A process's ids, from /proc/PID/status: all four uids and gids, and its
  * groups; settled only when each set is one id (not mid set-user-ID). */
 static void test_status_ids(void) {
@@ -547,6 +579,7 @@ int main(void) {
         test_meminfo();
         test_truncations();
         test_stat_ppid();
+        test_stat_image();
         test_status_ids();
         return tap_done();
 }

@@ -130,6 +130,17 @@ static void test_exit_records_join(void) {
                "counted from its exit record: not folded into the ignored entry");
         is_int(readertab_add(&t, &exited, 22, false, V(NULL), AT(61 * SEC, 61 * SEC)), 0, "  and the next joins that one");
         readertab_done(&t);
+
+        /* Counted both ways, for another reason only: a look refused
+         * because the reader was gone says so, its exit record does not.
+         * One line, its why the latest read's. */
+        ReaderVerdict gone = { .counts = true, .verdict = READ_VERDICT_UNKNOWN, .why = "counts: it is gone" };
+        alive.unit = NULL;
+        is_int(readertab_add(&t, &alive, 23, false, &gone, AT(70 * SEC, 70 * SEC)), 1, "counted alive, its look refused: an entry");
+        is_int(readertab_add(&t, &exited, 24, false, V(NULL), AT(71 * SEC, 71 * SEC)), 0,
+               "counted from its exit record, no why: the same entry");
+        ok(t.n == 1 && t.entries[0].why == NULL, "  one entry, with the latest read's why");
+        readertab_done(&t);
 }
 
 static const ReaderEntry *find(const ReaderTable *t, const char *comm) {
