@@ -47,6 +47,82 @@ if [ -x /usr/lib/sysstat/sadc ]; then
 else
         skip "sysstat is not installed (scripts/install-deps.sh --test installs it)"
 fi
+# At the paths of RHEL, Fedora, SUSE and the upstream tarball, inside a root
+# of its own (a RHEL container, say): a copy of sadc there is sysstat too.
+# verdict_of_exe EXE PATH: "VERDICT KNOWN" of the reads of PATH by the binary EXE.
+verdict_of_exe() {
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["exe"] == sys.argv[1] and r["path"] == sys.argv[2]]
+print("%s %s" % (r[-1]["verdict"], r[-1]["known"]) if r else "none")' "$1" "$2"
+}
+judged_as() { [ "$(verdict_of_exe "$1" "$2")" = "$3" ]; }
+if [ -x /usr/lib/sysstat/sadc ]; then
+        for p in /usr/lib64/sa/sadc /usr/local/lib64/sa/sadc /usr/local/lib/sa/sadc; do
+                R=$(mktemp -d "$DIR/root-XXXXXX")
+                mkdir -p "$R${p%/*}" "$R/proc" "$R/tmp" "$R/lib64" "$R/lib/x86_64-linux-gnu"
+                cp /usr/lib/sysstat/sadc "$R$p"
+                for l in $(ldd /usr/lib/sysstat/sadc | grep -o '/[^ ]*'); do cp "$l" "$R$l"; done
+                # Five samples a second apart: alive while the daemon looks into its root.
+                unshare -m sh -c 'mount --bind /proc "$1/proc" && exec chroot "$1" "$2" 1 5 /tmp/sa' sh "$R" "$p" \
+                        > "$R.log" 2>&1 &
+                SADC=$!
+                wait_for 10 judged_as "$R$p" /proc/vmstat "known sysstat"
+                ok $? "sadc as $p in a root of its own: /proc/vmstat needs no counting ($(verdict_of_exe "$R$p" /proc/vmstat))"
+                wait "$SADC"
+        done
+else
+        skip "sysstat is not installed (scripts/install-deps.sh --test installs it)"
+fi
+# vmtoolsd runs only on VMware: a stand-in at its path in a root of its own
+# (dash reading what the guestInfo plugin reads, a second apart).
+R=$(mktemp -d "$DIR/root-XXXXXX")
+mkdir -p "$R/usr/bin" "$R/bin" "$R/proc" "$R/lib64" "$R/lib/x86_64-linux-gnu"
+cp /bin/dash "$R/usr/bin/vmtoolsd"
+cp /bin/sleep "$R/bin/sleep"
+for l in $(ldd /bin/dash /bin/sleep | grep -o '/[^ ]*' | sort -u); do cp "$l" "$R$l"; done
+unshare -m sh -c 'mount --bind /proc "$1/proc" && exec chroot "$1" /usr/bin/vmtoolsd -c "
+        for i in 1 2 3 4 5; do read x < /proc/vmstat; read x < /proc/zoneinfo; /bin/sleep 1; done"' sh "$R" \
+        > "$R.log" 2>&1 &
+VMTOOLSD=$!
+wait_for 10 judged_as "$R/usr/bin/vmtoolsd" /proc/vmstat "known open-vm-tools"
+ok $? "vmtoolsd (a stand-in at /usr/bin/vmtoolsd): /proc/vmstat needs no counting ($(verdict_of_exe "$R/usr/bin/vmtoolsd" /proc/vmstat))"
+wait_for 10 judged_as "$R/usr/bin/vmtoolsd" /proc/zoneinfo "known open-vm-tools"
+ok $? "  nor /proc/zoneinfo ($(verdict_of_exe "$R/usr/bin/vmtoolsd" /proc/zoneinfo))"
+wait "$VMTOOLSD"
+# netdata's static build, installed in /opt/netdata, keeps its own
+# netdata.conf there: a stand-in (dash running a script, no -c) at its path
+# in a root of its own reads what proc.plugin reads. Its NUMA charts turned
+# off there: known; left on: its reads count.
+node_file=$(ls /sys/devices/system/node/node*/numastat | head -n 1)
+R=$(mktemp -d "$DIR/root-XXXXXX")
+mkdir -p "$R/opt/netdata/bin" "$R/opt/netdata/etc/netdata" "$R/bin" "$R/proc" "$R/sys" "$R/lib64" \
+         "$R/lib/x86_64-linux-gnu"
+cp /bin/dash "$R/opt/netdata/bin/netdata"
+cp /bin/sleep "$R/bin/sleep"
+for l in $(ldd /bin/dash /bin/sleep | grep -o '/[^ ]*' | sort -u); do cp "$l" "$R$l"; done
+printf 'for i in 1 2 3 4 5 6 7 8 9 10; do read x < /proc/vmstat; read x < %s; /bin/sleep 1; done\n' "$node_file" \
+        > "$R/charts.sh"
+# netdata_static: the stand-in, alive about 10 s, as a background job.
+netdata_static() {
+        unshare -m sh -c 'mount --bind /proc "$1/proc" && mount --rbind /sys "$1/sys" &&
+                exec chroot "$1" /opt/netdata/bin/netdata /charts.sh' sh "$R" > "$R.log" 2>&1 &
+        NETDATA=$!
+}
+printf '[plugin:proc:/proc/vmstat]\n\tsystem-wide numa metric summary = no\n' > "$R/opt/netdata/etc/netdata/netdata.conf"
+printf '[plugin:proc:/sys/devices/system/node]\n\tenable per-node numa metrics = no\n' \
+        >> "$R/opt/netdata/etc/netdata/netdata.conf"
+netdata_static
+wait_for 10 judged_as "$R/opt/netdata/bin/netdata" /proc/vmstat "known netdata-static"
+ok $? "netdata's static build (a stand-in in /opt/netdata), its netdata.conf there turning NUMA off: known ($(verdict_of_exe "$R/opt/netdata/bin/netdata" /proc/vmstat))"
+wait_for 10 judged_as "$R/opt/netdata/bin/netdata" "$node_file" "known netdata-static"
+ok $? "  and its reads of $node_file ($(verdict_of_exe "$R/opt/netdata/bin/netdata" "$node_file"))"
+kill "$NETDATA"; wait "$NETDATA" 2>/dev/null
+# The per-node charts back on (auto, the default): those reads count, the vmstat ones still not.
+sed -i 's/enable per-node numa metrics = no/enable per-node numa metrics = auto/' "$R/opt/netdata/etc/netdata/netdata.conf"
+netdata_static
+wait_for 10 judged_as "$R/opt/netdata/bin/netdata" "$node_file" "known-counts netdata-static"
+ok $? "  per-node NUMA charts on (auto) in its netdata.conf: its reads of the node file count ($(verdict_of_exe "$R/opt/netdata/bin/netdata" "$node_file"))"
+kill "$NETDATA"; wait "$NETDATA" 2>/dev/null
 if command -v atop > /dev/null; then
         atop -w "$DIR/atop.raw" 1 2 > /dev/null 2>&1
         judged "atop -w: /proc/vmstat needs no counting" atop /proc/vmstat "known atop"
@@ -55,6 +131,14 @@ else
 fi
 vmstat 1 2 > /dev/null
 judged "procps vmstat: /proc/vmstat needs no counting" vmstat /proc/vmstat "known procps-vmstat"
+if command -v nmon > /dev/null; then
+        # Recording as from cron: two snapshots a second apart (it forks
+        # into the background and ends after them).
+        nmon -f -s 1 -c 2 -m "$DIR" > /dev/null 2>&1
+        judged "nmon -f: /proc/vmstat needs no counting" nmon /proc/vmstat "known nmon"
+else
+        skip "nmon is not installed (scripts/install-deps.sh --test installs it)"
+fi
 # kept_on_by COMM: status names COMM among the readers keeping counting on, as counted by its entry.
 # Asked while COMM still reads: a finished reader's reads linger only 1 s,
 # which a loaded machine can spend before the question is asked.

@@ -326,6 +326,22 @@ exporter_in "$R" /bin/node_exporter
 ok $? "node_exporter as /bin/node_exporter, chrooted, reads the tree through /host/proc"
 is "$(scrapes 10)" 0 "  10 scrapes: counting stayed off"
 is "$(reader_json known)" prometheus-node-exporter "  recognised by its executable inside its root"
+# At the paths of SUSE's package, of the upstream tarball as the Ansible
+# roles install it, and of the upstream example unit: the same entry.
+known_at() {  # known_at EXE: the entry that knows the reads of /proc/vmstat by the binary EXE
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin) if r["exe"] == sys.argv[1] and r["path"] == "/proc/vmstat"]
+print(r[-1]["known"] if r else "none")' "$1"
+}
+known_as_exporter() { [ "$(known_at "$1")" = prometheus-node-exporter ]; }
+for p in /usr/bin/node_exporter /usr/local/bin/node_exporter /usr/sbin/node_exporter; do
+        mkdir -p "$R${p%/*}"
+        cp "$NE" "$R$p"
+        exporter_in "$R" "$p"
+        scrapes 2 > /dev/null
+        wait_for 10 known_as_exporter "$R$p"
+        ok $? "node_exporter as $p inside its root: known ($(known_at "$R$p"))"
+done
 exporter_in "$R" /bin/node_exporter '--collector.vmstat.fields=numa_hit'
 wait_for 10 sysctl_is 1
 ok $? "  with --collector.vmstat.fields=numa_hit its reads count"
@@ -469,8 +485,30 @@ judged() {
 telegraf_judged() { judged telegraf /usr/bin/telegraf "$@"; }
 FORBIDDEN="known-counts: counts: a line of its configuration matches the entry's config_forbids="
 UNIT_ARGS=(telegraf -config /etc/telegraf/telegraf.conf -config-directory /etc/telegraf/telegraf.d)
-is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: no inputs.kernel_vmstat in its configuration: swap's fields only" \
+TELEGRAF_WHY="no inputs.kernel_vmstat in its configuration, nor a statistics file or a glob under /proc or /sys: swap's fields only"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: $TELEGRAF_WHY" \
    "Telegraf (a stand-in), its unit's command line, the default inputs: known"
+# How it was judged, as an operator asks: by pid, by name, and as another user.
+TPID=$(agent_json telegraf pid)
+X=$(ctl known-readers --explain="$TPID")
+ok $? "numastatctl known-readers --explain=PID (the stand-in's)"
+contains "$X" "telegraf (pid $TPID, uid 0), $A/usr/bin/telegraf" "  names the process and its binary (as the host sees it)"
+contains "$X" "  recognised by: /usr/bin/telegraf" "  how its entry recognises it"
+contains "$X" "    entry: telegraf, $SRCDIR/conf/readers.d/telegraf.conf:" "  the entry and the section that decided"
+contains "$X" "    why: known telegraf: $TELEGRAF_WHY" "  why"
+contains "$X" "    read: its command line; /etc/telegraf/telegraf.conf as its configuration; /etc/telegraf/telegraf.d as its configuration directory (0 files); its environment" \
+         "  what the look read: its command line, the files it names, its environment"
+contains "$X" "      unless /etc/telegraf/telegraf.conf (or the file --config -config names) or a *.conf (dot names too) below /etc/telegraf/telegraf.d" \
+         "  and the condition, as the catalogue has it"
+contains "$(ctl known-readers --explain=telegraf)" "telegraf (pid $TPID, uid 0)" "  --explain=NAME: the same reader"
+X=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$NUMASTATCTL" --socket="$SOCK" known-readers --explain=telegraf)
+contains "$X" "telegraf (another user's process: its judgement is shown to root)" "  uid 65534 asking: redacted"
+# The entry it is known as is the catalogue's, public; why (what its
+# configuration says), its pid and binary are root's to see.
+contains "$X" "    entry: telegraf, $SRCDIR/conf/readers.d/telegraf.conf" "  the entry it is known as"
+ok $([ "$(echo "$X" | grep -c "why:\|read:\|pid \|$A")" = 0 ]; echo $?) "  not why, what was read, its pid or its binary"
+ctl known-readers --explain=999999999 > /dev/null 2>&1
+is "$?" 5 "  a pid never seen reading: exit status 5"
 printf '[[inputs.kernel_vmstat]]\n' > "$A/etc/telegraf/telegraf.d/vmstat.conf"
 is "$(telegraf_judged "${UNIT_ARGS[@]}")" "$FORBIDDEN" \
    "  [[inputs.kernel_vmstat]] in telegraf.d: its reads count"
@@ -484,6 +522,276 @@ is "$(telegraf_judged telegraf)" "known-counts: counts: its command line does no
 is "$(telegraf_judged "${UNIT_ARGS[@]}" --config /etc/telegraf/other.conf)" \
    "known-counts: counts: its command line does not name one config (--config -config)" \
    "  with two configs (it reads both): counts"
+# Telegraf walks its -config-directory as filepath.Walk does: every *.conf
+# below it, dot names too, but not directories named ..* (Kubernetes'
+# mounts); and replaces ${VAR} from its environment.
+TD=$A/etc/telegraf/telegraf.d
+mkdir -p "$TD/sub/deeper" "$TD/..2026_12_07" "$TD/.hidden"
+for place in sub/deeper/vm.conf .vm.conf .hidden/vm.conf; do
+        printf '[[inputs.kernel_vmstat]]\n' > "$TD/$place"
+        is "$(telegraf_judged "${UNIT_ARGS[@]}")" "$FORBIDDEN" "  [[inputs.kernel_vmstat]] in telegraf.d/$place: counts"
+        rm "$TD/$place"
+done
+printf '[[inputs.kernel_vmstat]]\n' > "$TD/..2026_12_07/vm.conf"
+printf '[[inputs.mem]]\n' > "$TD/sub/mem.conf"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: $TELEGRAF_WHY" \
+   "  in telegraf.d/..2026_12_07/ (which Telegraf skips), and inputs.mem below: known"
+rm "$TD/..2026_12_07/vm.conf"
+ln -s /nonexistent.conf "$TD/sub/dangling.conf"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: /etc/telegraf/telegraf.d cannot be read" \
+   "  a dangling link below telegraf.d (Telegraf would fail on it): counts"
+rm "$TD/sub/dangling.conf"
+printf '[[inputs.file]]\n  files = ["${STATS_FILE}"]\n  data_format = "value"\n' > "$TD/file.conf"
+is "$(STATS_FILE=/var/log/syslog telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: $TELEGRAF_WHY" \
+   "  an input reading \${STATS_FILE}, /var/log/syslog in its environment: known"
+is "$(STATS_FILE=/proc/vmstat telegraf_judged "${UNIT_ARGS[@]}")" \
+   "known-counts: counts: a line of its configuration, its variables replaced from its environment, matches the entry's config_forbids=" \
+   "  with /proc/vmstat in its environment: counts"
+rm "$TD/file.conf"
+
+# Azure Monitor Agent's own Telegraf build, at its path, started as its
+# metrics-sourcer unit does with the configuration the extension generates
+# (telegraf_config_handler.py): the swap counters alone, known; the memory
+# page counters (kernel_vmstat, a fieldpass not judged), counted.
+AMA=/opt/microsoft/azuremonitoragent/bin
+AMA_CONF=/var/lib/waagent/Microsoft.Azure.Monitor.AzureMonitorLinuxAgent-1.5.124/config/telegraf_configs
+mkdir -p "$A$AMA" "$A$AMA_CONF/telegraf.d"
+cp /bin/dash "$A$AMA/telegraf"
+printf '[agent]\n  interval = "10s"\n[global_tags]\n  DeploymentId= "${DeploymentId}"\n[[outputs.influxdb]]\n  urls = ["unix:///run/azuremonitoragent/default_influx.socket"]\n' \
+        > "$A$AMA_CONF/telegraf.conf"
+printf '[[inputs.swap]]\n  fieldpass = ["free", "used", "used_percent"]\n  interval = "30s"\n' \
+        > "$A$AMA_CONF/telegraf.d/swap.conf"
+AMA_ARGS=(telegraf --config "$AMA_CONF/telegraf.conf" --config-directory "$AMA_CONF/telegraf.d")
+is "$(DeploymentId=0000 judged telegraf "$AMA/telegraf" "${AMA_ARGS[@]}")" "known: known telegraf: $TELEGRAF_WHY" \
+   "Azure Monitor Agent's Telegraf (a stand-in at its path), its swap counters: known"
+printf '[[inputs.kernel_vmstat]]\n  fieldpass = ["pgpgin", "pgpgout", "total_pages"]\n' > "$A$AMA_CONF/telegraf.d/vmstat.conf"
+is "$(DeploymentId=0000 judged telegraf "$AMA/telegraf" "${AMA_ARGS[@]}")" "$FORBIDDEN" \
+   "  its memory page counters (kernel_vmstat): counts"
+
+# Glances installed by pip (/usr/local/bin/glances) under Ubuntu 22.04's
+# python3.10, in a root of its own: dash stands in for the interpreter
+# (the interpreter is known by its path there, the script by its inode).
+mkdir -p "$A/usr/local/bin"
+cp /bin/dash "$A/usr/bin/python3.10"
+printf 'while :; do read x < /host/proc/vmstat; sleep 0.2; done\n' > "$A/usr/local/bin/glances"
+chmod 755 "$A/usr/local/bin/glances"
+# script_agent INTERPRETER ARGS...: runs "INTERPRETER ARGS..." in the root; AGENT_PID.
+script_agent() {
+        unshare -m sh -c 'mount --bind "$1/proc" "$2/host/proc" && root=$2 && shift 2 && exec chroot "$root" "$@"' \
+                sh "$T" "$A" "$@" > "$T/agent.log" 2>&1 &
+        AGENT_PID=$!
+}
+is "$(AGENT_RUNNER=script_agent judged python3.10 /usr/bin/python3.10 /usr/local/bin/glances -s)" \
+   "known: known glances: psutil's swap_memory uses pswpin and pswpout only" \
+   "glances from pip (/usr/local/bin/glances) under python3.10: known"
+cp "$A/usr/local/bin/glances" "$A/usr/local/bin/glances-copy"
+is "$(AGENT_RUNNER=script_agent judged python3.10 /usr/bin/python3.10 /usr/local/bin/glances-copy -s)" \
+   "unknown: None" "  a copy of its script (another inode): counts"
+
+# ---- Vector: its host_metrics source, its configuration as it loads it ----
+# With no option, /etc/vector/vector.yaml only (its unit's command line);
+# with --config-dir (the Helm chart's agent), every *.yaml, *.yml, *.toml
+# and *.json below that directory, dot files too, through links to
+# directories, but not directories named ..* (Kubernetes' mounts), and
+# then no default file. A source that reads any file counts wherever it is.
+cp /bin/dash "$A/usr/bin/vector"
+VK=$A/etc/vector-k8s
+mkdir -p "$A/etc/vector" "$VK/..2026_12_07" "$A/srv/vector-more"
+cp "$SRCDIR/tests/data/agents/vector.yaml" "$A/etc/vector/vector.yaml"
+cp "$SRCDIR/tests/data/agents/vector-agent.yaml" "$VK/..2026_12_07/agent.yaml"
+ln -s ..2026_12_07 "$VK/..data"
+ln -s ..data/agent.yaml "$VK/agent.yaml"
+vector_judged() { judged vector /usr/bin/vector "$@"; }
+VECTOR_WHY="host_metrics keeps pswpin and pswpout of /proc/vmstat (heim's swap()), no numa_*"
+is "$(vector_judged)" "known: known vector: $VECTOR_WHY" \
+   "Vector (a stand-in) as its unit runs it, its shipped example as /etc/vector/vector.yaml: known"
+printf 'sources:\n  logs:\n    type: file\n    include: ["/var/log/*.log"]\n' >> "$A/etc/vector/vector.yaml"
+is "$(vector_judged)" "$FORBIDDEN" "  a file source in vector.yaml: its reads count"
+is "$(vector_judged --config-dir /etc/vector-k8s/)" "known: known vector: $VECTOR_WHY" \
+   "  --config-dir holding the Helm chart's agent.yaml (a link into ..data): known, vector.yaml not loaded"
+mkdir "$VK/sources"
+for place in sources/logs.yml .logs.toml ..2026_12_07/sources.yaml; do
+        printf '[sources.logs]\ntype = "file"\n' > "$VK/$place"
+        expect=$FORBIDDEN
+        [ "$place" = ..2026_12_07/sources.yaml ] && expect="known: known vector: $VECTOR_WHY"
+        is "$(vector_judged --config-dir /etc/vector-k8s/)" "$expect" "  a file source in $place: ${expect%%:*}"
+        rm "$VK/$place"
+done
+printf 'type: file\n' > "$VK/sources/README.md"
+is "$(vector_judged --config-dir /etc/vector-k8s/)" "known: known vector: $VECTOR_WHY" \
+   "  a README.md (not a configuration's name) with one: known"
+rm "$VK/sources/README.md"
+printf '{"type": "lua"}\n' > "$A/srv/vector-more/parse.json"
+ln -s /srv/vector-more "$VK/transforms"
+is "$(vector_judged -C /etc/vector-k8s)" "$FORBIDDEN" "  a lua transform in a directory linked below it: counts"
+rm "$VK/transforms"
+is "$(vector_judged -C /etc/vector-k8s,/srv/vector-more)" \
+   "known-counts: counts: the file its command line names (--config-dir -C) cannot be read" \
+   "  two directories in one word (a list, not one it has): counts"
+sed -i '/^sources:$/,$d' "$A/etc/vector/vector.yaml"
+is "$(vector_judged -c /etc/vector/vector.yaml)" \
+   "known-counts: counts: -c on its command line overrides what is checked" "  a file named with -c: counts"
+is "$(VECTOR_CONFIG_DIR=/srv/vector-more vector_judged)" \
+   "known-counts: counts: a variable of its environment matches the entry's environ_forbids=" \
+   "  VECTOR_CONFIG_DIR in its environment: counts"
+is "$(vector_judged)" "known: known vector: $VECTOR_WHY" "  vector.yaml as shipped again: known"
+
+# ---- Fluent Bit: node_exporter_metrics, its configuration and plugins file ----
+# Its -c file, and the plugins.conf its plugins_file names, looked for in
+# its working directory (/) first, then beside the -c file.
+FB=/opt/fluent-bit/bin
+mkdir -p "$A$FB" "$A/etc/fluent-bit" "$A/srv/fluent-bit"
+cp /bin/dash "$A$FB/fluent-bit"
+cp "$SRCDIR/tests/data/agents/fluent-bit-metrics.conf" "$A/etc/fluent-bit/fluent-bit.conf"
+cp "$SRCDIR/tests/data/agents/fluent-bit-plugins.conf" "$A/etc/fluent-bit/plugins.conf"
+sed -i 's/^\[SERVICE\]$/&\n    plugins_file plugins.conf/' "$A/etc/fluent-bit/fluent-bit.conf"
+cp "$A/etc/fluent-bit/"* "$A/srv/fluent-bit/"
+fluent_bit_judged() { judged fluent-bit "$FB/fluent-bit" "$@"; }
+FB_WHY="node_exporter_metrics keeps oom_kill, pgpg*, pswp* and pg*fault of /proc/vmstat (a fixed regex), no numa_*"
+FB_ARGS=(-c /etc/fluent-bit/fluent-bit.conf)
+is "$(fluent_bit_judged "${FB_ARGS[@]}")" "known: known fluent-bit: $FB_WHY" \
+   "Fluent Bit (a stand-in) as its unit runs it, its node metrics example and plugins.conf: known"
+printf '    Path /opt/fluent-bit/lib/in_more.so\n' >> "$A/srv/fluent-bit/plugins.conf"
+is "$(fluent_bit_judged "${FB_ARGS[@]}")" "known: known fluent-bit: $FB_WHY" \
+   "  an external plugin in another directory's plugins.conf: known"
+is "$(fluent_bit_judged -c /srv/fluent-bit/fluent-bit.conf)" "$FORBIDDEN" \
+   "  the -c file in that directory (its plugins.conf beside it): counts"
+printf '[INPUT]\n    name tail\n    path /var/log/syslog\n' >> "$A/etc/fluent-bit/fluent-bit.conf"
+is "$(fluent_bit_judged "${FB_ARGS[@]}")" "$FORBIDDEN" "  a tail input: counts"
+cp "$A/srv/fluent-bit/fluent-bit.conf" "$A/etc/fluent-bit/fluent-bit.conf"
+touch "$A/plugins.conf"
+is "$(fluent_bit_judged "${FB_ARGS[@]}")" \
+   "known-counts: counts: something in its root matches /plugins.conf" \
+   "  a plugins.conf in its working directory (/), which it would load first: counts"
+rm "$A/plugins.conf"
+is "$(fluent_bit_judged "${FB_ARGS[@]}" -i tail)" \
+   "known-counts: counts: -i on its command line overrides what is checked" "  an input on its command line: counts"
+
+# ---- The CloudWatch agent: its etc, every file its start script names ----
+CW=/opt/aws/amazon-cloudwatch-agent
+mkdir -p "$A$CW/bin" "$A$CW/etc/amazon-cloudwatch-agent.d" "$A$CW/var"
+cp /bin/dash "$A$CW/bin/amazon-cloudwatch-agent"
+cp "$SRCDIR/tests/data/agents/cloudwatch-agent.toml" "$A$CW/etc/amazon-cloudwatch-agent.toml"
+cp "$SRCDIR/tests/data/agents/cloudwatch-agent.yaml" "$A$CW/etc/amazon-cloudwatch-agent.yaml"
+printf '{"CWAGENT_LOG_LEVEL":"INFO"}\n' > "$A$CW/etc/env-config.json"
+printf '{"metrics":{"metrics_collected":{"swap":{"measurement":["swap_used_percent"]}}}}\n' \
+        > "$A$CW/etc/amazon-cloudwatch-agent.d/file_config.json.tmp"
+cw_judged() { judged amazon-cloudwat "$CW/bin/amazon-cloudwatch-agent" "$@"; }
+CW_WHY="swap and hostmetrics' paging keep swap and paging fields of /proc/vmstat (gopsutil's SwapMemory), no numa_*"
+CW_ARGS=(-config "$CW/etc/amazon-cloudwatch-agent.toml" -envconfig "$CW/etc/env-config.json"
+         -otelconfig "$CW/etc/amazon-cloudwatch-agent.yaml" -pidfile "$CW/var/amazon-cloudwatch-agent.pid")
+is "$(CWAGENT_ROLE_ARN=arn:aws:iam::1:role/x cw_judged "${CW_ARGS[@]}")" "known: known amazon-cloudwatch-agent: $CW_WHY" \
+   "CloudWatch agent (a stand-in) as its start script runs it, swap metrics only: known"
+printf 'receivers:\n    filelog/messages:\n        include:\n            - /var/log/messages\n' \
+        > "$A$CW/etc/amazon-cloudwatch-agent.d/logs.yaml"
+is "$(CWAGENT_ROLE_ARN=x cw_judged -otelconfig "$CW/etc/amazon-cloudwatch-agent.d/logs.yaml" "${CW_ARGS[@]}")" "$FORBIDDEN" \
+   "  a filelog receiver in a YAML of its .d directory: counts"
+mv "$A$CW/etc/amazon-cloudwatch-agent.d/logs.yaml" "$A/srv/logs.yaml"
+is "$(CWAGENT_ROLE_ARN=x cw_judged -otelconfig /srv/logs.yaml "${CW_ARGS[@]}")" \
+   "known-counts: counts: its command line names a configuration outside $CW/etc" \
+   "  an -otelconfig outside its etc: counts"
+
+# ---- Checkmk's agent: a bash script whose cat reads /proc/vmstat ----
+# A stand-in at /usr/bin/check_mk_agent in a root of its own, run by this
+# machine's bash and cat: hard links to them there (a child= and an
+# interpreter= are known by their binary on the host; a look finds the
+# interpreter in the process's root without crossing a mount, so not a
+# bind mount), as its socket unit runs it: its kernel section's cat every
+# 200 ms, and with PLUGIN set a plugin of its own (a bash script whose cat,
+# by another name, reads the file too). The cat's reads are judged by the
+# agent's entry, and by what /etc/check_mk, its spool and its environment
+# say of the agent.
+K=$(mktemp -d /var/tmp/numastatd-checkmk-XXXXXX)
+cleanup_trees+=("$K")
+mkdir -p "$K/usr/bin" "$K/host/proc" "$K/lib/x86_64-linux-gnu" "$K/lib64" "$K/etc" "$K/dev" \
+         "$K/var/lib/check_mk_agent/spool" "$K/usr/lib/check_mk_agent/plugins"
+CHECKMK_ROOT_OK=
+if ln "$(readlink -f /usr/bin/bash)" "$K/usr/bin/bash" 2>/dev/null && ln "$(readlink -f /usr/bin/cat)" "$K/usr/bin/cat"; then
+        CHECKMK_ROOT_OK=1
+fi
+cp "$(readlink -f /usr/bin/sleep)" "$K/usr/bin/sleep"
+for l in $(ldd /usr/bin/bash /usr/bin/cat /usr/bin/sleep | grep -o '/[^ ]*' | sort -u); do cp "$l" "$K$l"; done
+touch "$K/dev/null"
+cat > "$K/usr/bin/check_mk_agent" <<'EOF2'
+#!/usr/bin/bash
+while :; do
+        cat /host/proc/vmstat > /dev/null
+        [ -z "$PLUGIN" ] || /usr/lib/check_mk_agent/plugins/numa
+        sleep 0.2
+done
+EOF2
+# The plugin's cat by another name (a link to it): its own line in readers.
+ln -s cat "$K/usr/bin/numacat"
+printf '#!/usr/bin/bash\nnumacat /host/proc/vmstat > /dev/null\n' > "$K/usr/lib/check_mk_agent/plugins/numa"
+chmod 755 "$K/usr/bin/check_mk_agent" "$K/usr/lib/check_mk_agent/plugins/numa"
+# checkmk_start [VAR=VALUE...]: runs the stand-in with that environment; AGENT_PID.
+checkmk_start() {
+        env "$@" unshare -m sh -c 'mount --bind "$1/proc" "$2/host/proc" && mount --bind /dev/null "$2/dev/null" &&
+                exec chroot "$2" /usr/bin/check_mk_agent' sh "$T" "$K" > "$T/checkmk.log" 2>&1 &
+        AGENT_PID=$!
+}
+# cat_judged SINCE [COMM]: "VERDICT: WHY" of the latest read by COMM (cat)
+# after SINCE (µs), once it is judged for good (the looks done); else nothing.
+cat_judged() {
+        ctl --json=short readers | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin)
+     if r["comm"] == sys.argv[2] and r["path"] == "/proc/vmstat" and r["last_seen"] > int(sys.argv[1])]
+r = max(r, key=lambda e: e["last_seen"]) if r else None
+ok = r and not any(w in (r["why"] or "") for w in ("not checked yet", "not looked into yet"))
+print("%s: %s" % (r["verdict"], r["why"]) if ok else "")' "$1" "${2:-cat}"
+}
+cat_judged_since() { [ -n "$(cat_judged "$@")" ]; }
+# checkmk_judged [VAR=VALUE...]: the stand-in's cat, judged: "VERDICT: WHY".
+checkmk_judged() {
+        local since
+        since=$(date +%s%6N)
+        checkmk_start "$@"
+        wait_for 15 cat_judged_since "$since" ||
+                { ctl readers | grep -E '^(cat|numacat) ' | sed 's/^/#   /'; sed 's/^/#   agent: /' "$T/checkmk.log"
+                  grep -E 'ancestor|look|program of' "$DAEMON_LOG" | tail -n 8 | sed 's/^/#   daemon: /'; } >&2
+        cat_judged "$since"
+        agent_stop
+}
+if [ -n "$CHECKMK_ROOT_OK" ] && [ "$(stat -c %d "$K")" = "$(stat -c %d /)" ]; then
+        CHECKMK_KNOWN="known: known checkmk-agent (run by it): the server's kernel checks keep pgmajfault, pswpin and pswpout"
+        is "$(checkmk_judged)" "$CHECKMK_KNOWN" "Checkmk's agent (a stand-in): its kernel section's cat is known as the agent's"
+        mkdir -p "$K/etc/check_mk"
+        printf '# from the bakery\nMK_SKIP_PS=yes\nMK_SKIP_SYSTEMD="yes"\n' > "$K/etc/check_mk/exclude_sections.cfg"
+        printf '# Disk /usr/lib/nagios/plugins/check_disk -w 10%%\n' > "$K/etc/check_mk/mrpe.cfg"
+        printf 'logfile /var/log/syslog\n' > "$K/etc/check_mk/logwatch.cfg"     # a plugin's: not the agent's
+        is "$(checkmk_judged)" "$CHECKMK_KNOWN" "  with sections excluded, a commented MRPE line and a plugin's file: known"
+        CHECKMK_FORBIDDEN="known-counts: counts: run by checkmk-agent, a line of its configuration matches the entry's config_forbids="
+        for line in 'Disk /usr/lib/nagios/plugins/check_disk -w 10%' 'Numa (interval=60) cat /proc/vmstat'; do
+                printf '%s\n' "$line" > "$K/etc/check_mk/mrpe.cfg"
+                is "$(checkmk_judged)" "$CHECKMK_FORBIDDEN" "  an MRPE command ($line; it runs in the agent's shell): counts"
+        done
+        rm "$K/etc/check_mk/mrpe.cfg"
+        for line in 'MK_SKIP_PS=$(cat /proc/vmstat)' 'MK_SKIP_PS=yes; cat /proc/vmstat' 'cat /proc/vmstat'; do
+                printf '%s\n' "$line" > "$K/etc/check_mk/exclude_sections.cfg"
+                is "$(checkmk_judged)" "$CHECKMK_FORBIDDEN" "  exclude_sections.cfg (sourced) with $line: counts"
+        done
+        printf 'MK_SKIP_PS=yes\n' > "$K/etc/check_mk/exclude_sections.cfg"
+        touch "$K/var/lib/check_mk_agent/spool/backup"
+        is "$(checkmk_judged)" \
+           "known-counts: counts: run by checkmk-agent, something in its root matches /var/lib/check_mk_agent/spool/*" \
+           "  a spool file (the agent cats each one): counts"
+        rm "$K/var/lib/check_mk_agent/spool/backup"
+        is "$(checkmk_judged MK_CONFDIR=/srv/check_mk)" \
+           "known-counts: counts: run by checkmk-agent, a variable of its environment matches the entry's environ_forbids=" \
+           "  MK_CONFDIR in its environment (its configuration is elsewhere): counts"
+        since=$(date +%s%6N)
+        checkmk_start PLUGIN=1
+        wait_for 15 cat_judged_since "$since" numacat
+        X=$(cat_judged "$since" numacat)
+        is "${X%%:*}" unknown "  a plugin's cat (its parent runs another script): no entry's, counts ($X)"
+        wait_for 15 cat_judged_since "$since"
+        is "$(cat_judged "$since")" "$CHECKMK_KNOWN" "  while the agent's own cat stays known"
+        agent_stop
+        wait_for 15 sysctl_is 0
+        ok $? "counting off again"
+else
+        skip "/var/tmp is not on the file system of /usr/bin: no hard links to bash and cat for the Checkmk stand-in"
+fi
 
 # Grafana Alloy: its unit's "alloy run $CUSTOM_ARGS --storage.path=... $CONFIG_FILE".
 ALLOY_WHY="known: known grafana-alloy: prometheus.exporter.unix with default collectors and fields: no numa_* of /proc/vmstat"

@@ -391,8 +391,10 @@ else
         # Each one's first read is judged: a look, or refused (it counts).
         all_read() { [ "$(ctl --json=short | json_get sources.reads_total)" -ge 400 ]; }
         wait_for 30 all_read
-        secs=$(python3 -c "print('%.1f' % max(1.0, ($(usec_now) - $t0) / 1e6))")
+        # The count first, then the time: looks go on starting while a
+        # loaded machine asks (146 counted after a time that allowed 137).
         started=$(($(looks reader_looks.started) - started0))
+        secs=$(python3 -c "print('%.1f' % max(1.0, ($(usec_now) - $t0) / 1e6))")
         bound=$(python3 -c "print(int(40 + 20 * $secs + 5))")
         ok $([ "$started" -le "$bound" ]; echo $?) \
                 "  they share their user's looks: $started started in $secs s (one user's: burst 40, 20/s: at most $bound)"

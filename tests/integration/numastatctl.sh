@@ -320,5 +320,6 @@ is "$(complete_words numastatctl '' | tr ' ' '\n' | sort | tr '\n' ' ')" "$HELP_
 is "$(complete_words numastatctl hold --re)" "--reason=" "  hold's options"
 ok $(complete_words numastatctl hold -- bas | tr " " "\n" | grep -qx bash; echo $?) "  and after hold --, a command"
 is "$(complete_words numastatctl set-policy a)" "auto" "  set-policy's policies"
+is "$(complete_words numastatctl known-readers --ex)" "--explain=" "  known-readers' --explain"
 
 done_testing
