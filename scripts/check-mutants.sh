@@ -248,7 +248,7 @@ mutant look-without-deadline daemon/sources/inspector.h \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_MSEC)' \
         $'#define INSPECT_DEADLINE_USEC (100 * USEC_PER_SEC)' \
         tests/unit/test-inspector
-mutant arg-files-not-expanded daemon/sources/known-probe.c \
+mutant arg-files-not-expanded daemon/sources/known-inspect.c \
         $'        if (argv && f->arg_files && known_expand_arg_files(' \
         $'        if (argv && 0 && known_expand_arg_files(' \
         tests/integration/known.sh
@@ -312,10 +312,114 @@ mutant file-verdict-forever daemon/sources/known-probe.c \
         $'        if (ans->failed || ans->from_files)' \
         $'        if (ans->failed)' \
         tests/unit/test-known
-mutant argv-verdict-expires daemon/sources/known-probe.c \
+mutant argv-verdict-expires daemon/sources/known-inspect.c \
         $'                          (f->arg_files && (!argv || argv_names_file(argv)));' \
         $'                          (f->arg_files && (!argv || argv_names_file(argv) || 1));' \
         tests/unit/test-known
+mutant exec-keeps-verdict daemon/sources/known-probe.c \
+        $'        return e->image == 0 || image == 0 || e->image == image;' \
+        $'        return true;' \
+        tests/unit/test-known
+mutant zombie-image-unknown daemon/sources/known-probe.c \
+        $'        return e->image == 0 || image == 0 || e->image == image;' \
+        $'        return e->image == image;' \
+        tests/unit/test-known
+mutant old-exec-remembered daemon/sources/known-probe.c \
+        $'        *e = (KnownCacheEntry) {};\n}' \
+        $'        (void) e;\n}' \
+        tests/unit/test-known
+mutant child-condition-never-decided daemon/sources/known-probe.c \
+        '        e = have_start ? cache_find(cache, &ard, true, start, image, ki, fi) : NULL;' \
+        '        e = NULL;' \
+        tests/unit/test-known
+mutant intermediates-all-forks daemon/sources/known-probe.c \
+        '                if (images[j - 1] == 0 || image == 0 || images[j - 1] != image)' \
+        '                if (false)' \
+        tests/unit/test-known tests/integration/known.sh
+mutant look-into-the-topmost daemon/sources/known-probe.c \
+        '                        if (n_between == 0 || (run_open && image != 0 && image == run_image))' \
+        '                        if (true)' \
+        tests/unit/test-known
+mutant config-dir-names-ignored daemon/sources/known-inspect.c \
+        $'        if (w->names)\n                return name_listed(w->names, name);' \
+        '' \
+        tests/integration/known.sh
+mutant config-environment-unused daemon/core/known.c \
+        '                for (size_t i = 0; f->config_environment && i < ELEMENTSOF(texts); i++) {' \
+        '                for (size_t i = 0; false && i < ELEMENTSOF(texts); i++) {' \
+        tests/unit/test-known
+mutant config-dir-flat daemon/sources/known-inspect.c \
+        "                dir = w->recursive && (de->d_name[0] != '.' || w->hidden) && entry_is_dir(w, d, de, file);" \
+        '                dir = false;' \
+        tests/integration/known.sh
+mutant config-dir-no-dot-names daemon/sources/known-inspect.c \
+        "        return (name[0] != '.' || w->hidden) && suffix_listed(" \
+        "        return name[0] != '.' && suffix_listed(" \
+        tests/integration/known.sh
+mutant config-dir-into-dotdot daemon/sources/known-inspect.c \
+        '                if (dir && startswith(de->d_name, ".."))' \
+        '                if (false)' \
+        tests/integration/known.sh
+mutant config-dir-dangling-as-none daemon/sources/known-inspect.c \
+        $'                if (r == -ENOENT)\n                        r = -ESTALE;' \
+        '' \
+        tests/integration/known.sh
+mutant config-dir-suffixes-ignored daemon/sources/known-inspect.c \
+        'suffix_listed(w->suffixes ?: ".conf", name)' \
+        'suffix_listed(".conf", name)' \
+        tests/integration/known.sh
+mutant config-dir-links-never-followed daemon/sources/known-inspect.c \
+        "        if (!S_ISLNK(st.st_mode) || !w->follow)" \
+        "        if (true)" \
+        tests/integration/known.sh
+mutant config-dir-named-missing-as-none daemon/sources/known-inspect.c \
+        '        if (r == -ENOENT && path == f->config_dir) {' \
+        '        if (r == -ENOENT) {' \
+        tests/integration/known.sh
+mutant config-dir-named-reads-default-too daemon/core/known.c \
+        '        if (!p && !f->config_dir && !f->config_dir_beside && known_file_config_dir(f, argv, argc))' \
+        '        if (false)' \
+        tests/unit/test-known tests/integration/known.sh
+mutant config-dir-beside-ignored daemon/sources/known-inspect.c \
+        '        if (facts.config_dir_path && f->config_dir_beside) {' \
+        '        if (false) {' \
+        tests/integration/known.sh
+mutant config-forbids-last-line-only daemon/core/known-entry.c \
+        $'                        free(*field);\n                        *field = joined;' \
+        $'                        free(*field);\n                        *field = strdup(value);\n                        free(joined);' \
+        tests/unit/test-known
+mutant cache-forgets-what-was-read daemon/sources/known-probe.c \
+        '        format_to(e->looked, sizeof e->looked, "%s", ans->looked);' \
+        '' \
+        tests/unit/test-known
+mutant explain-says-not-what-was-read client/numastatctl.c \
+        $'        if (jstr(x, "looked"))\n                printf("    read: %s\\n", jstr(x, "looked"));' \
+        '' \
+        tests/integration/known.sh
+mutant config-dir-holds-anything daemon/core/known.c \
+        $'                        if (!v || strncmp(v, dir, dl) != 0 || v[dl] != \'/\' || strstr(v, "/../") ||\n                            (vl >= 3 && streq(v + vl - 3, "/..")))' \
+        '                        if (false)' \
+        tests/unit/test-known tests/integration/known.sh
+mutant joins-only-the-same-why daemon/core/readertab.c \
+        '        return e->ignored == !v->counts && streq_ptr(e->verdict, v->verdict) && streq_ptr(e->source, v->source);' \
+        '        return e->ignored == !v->counts && streq_ptr(e->why, v->why);' \
+        tests/unit/test-readertab
+mutant exiting-never-waits daemon/core/parked.c \
+        '        return now >= r->since + PARKED_EXITING_MAX_USEC || !lookup->exiting(r, lookup->userdata);' \
+        '        return true;' \
+        tests/unit/test-parked
+mutant exiting-waits-forever daemon/core/parked.c \
+        '        return now >= r->since + PARKED_EXITING_MAX_USEC || !lookup->exiting(r, lookup->userdata);' \
+        '        return !lookup->exiting(r, lookup->userdata);' \
+        tests/unit/test-parked
+mutant ratelimit-never-waits lib/event-ratelimit.c \
+        $'        if (++rl->dispatched < rl->burst)\n                return;' \
+        $'        if (++rl->dispatched < rl->burst || 1)\n                return;' \
+        tests/unit/test-event-ratelimit
+mutant ratelimit-never-resumes lib/event-ratelimit.c \
+        $'        rl->dispatched = 0;\n        (void) sd_event_source_set_enabled(rl->source, SD_EVENT_ON);' \
+        $'        rl->dispatched = 0;' \
+        tests/unit/test-event-ratelimit
 mutant cost-charged-while-off daemon/core/readertab.c \
         $'        if (!counting)\n                return;\n        t->pressured_on' \
         $'        t->pressured_on' \
@@ -340,7 +444,7 @@ mutant best-ring-keeps-old-day daemon/core/own-trace.c \
         $'                if (k > t->newest || k < oldest(t))\n                        continue;' \
         $'' \
         tests/unit/test-own-trace
-mutant script-any-under-interpreter daemon/sources/known-probe.c \
+mutant script-any-under-interpreter daemon/sources/known-inspect.c \
         $'                                if (same_file_in_root(p->rootfd, k->scripts[l].path, &st))' \
         $'                                if (1)' \
         tests/integration/known-real.sh
@@ -349,10 +453,10 @@ mutant ancestry-skips-strangers daemon/sources/known-probe.c \
         $'                        if (!host_file_among(k->interpreters, k->n_interpreters, a->exe_dev, a->exe_ino) &&' \
         tests/unit/test-known
 mutant ancestry-asks-below-a-stranger daemon/sources/known-probe.c \
-        $'                                unknown = NULL;         /* another program, looked into: and so its forks */' \
-        $'' \
+        '                                unknown = other;' \
+        '                                unknown = n_between > 0 ? between[0] : NULL;' \
         tests/unit/test-known
-mutant no-crossing-root-binds daemon/sources/known-probe.c \
+mutant no-crossing-root-binds daemon/sources/known-inspect.c \
         $'        if (fd != -EXDEV || !looked_at ||' \
         $'        if (1 || !looked_at ||' \
         tests/integration/known-real.sh
@@ -372,11 +476,11 @@ mutant positional-any-subcommand daemon/core/known.c \
         $'        if (!argv || n < 2 || !streq(argv[1], subcommand))' \
         $'        if (!argv || n < 2)' \
         tests/unit/test-known
-mutant absent-never-found daemon/sources/known-probe.c \
+mutant absent-never-found daemon/sources/known-inspect.c \
         $'                        if (de->d_name[0] != \'.\' && fnmatch(pattern, de->d_name, 0) == 0) {' \
         $'                        if (false) {' \
         tests/unit/test-known
-mutant installed-all-listed daemon/sources/known-probe.c \
+mutant installed-all-listed daemon/sources/known-inspect.c \
         $'        return ferror(list) ? -EIO : listed < n_names;' \
         $'        return ferror(list) ? -EIO : 0;' \
         tests/unit/test-known

@@ -3,7 +3,7 @@
 # with --test, also what scripts/test.sh needs beyond that: clang and its
 # libFuzzer runtime for the fuzz harnesses, numactl's numastat to compare
 # numastatctl counters with, node_exporter and promtool (prometheus) for the
-# metrics test and the rules' tests; sysstat, atop and collectd-core, whose
+# metrics test and the rules' tests; sysstat, atop, collectd-core and nmon, whose
 # real programs the known-readers test judges (their services are not
 # started); Go and the varlink project's Go IDL parser, an independent
 # check of the interface file; strace, to see the order of the daemon's
@@ -21,7 +21,7 @@ python3 util-linux procps
 "
 TEST_PACKAGES="clang libclang-rt-14-dev numactl prometheus-node-exporter prometheus sysstat atop collectd-core
 snmpd zabbix-agent zabbix-agent2 collectl munin-node munin-plugins-core dstat glances
-golang-go golang-github-varlink-go-dev strace stress-ng uidmap"
+golang-go golang-github-varlink-go-dev strace stress-ng uidmap nmon"
 case "${1:-}" in
 --test) PACKAGES="$PACKAGES $TEST_PACKAGES" ;;
 "") ;;

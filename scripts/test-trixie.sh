@@ -17,6 +17,8 @@
 # archive (NUMASTATD_VM_MIRROR, default http://deb.debian.org/debian).
 # NUMASTATD_TRIXIE_TESTS="tests/integration/linger.sh ..." runs only those
 # tests (make check TESTS=...), for a quick look while working.
+# NUMASTATD_TRIXIE_MAKE="bench-flood" makes that target instead of check (a
+# figure on that suite's libraries: FLOOD_ONLY and the like pass through).
 set -euo pipefail
 
 PROG=test-trixie.sh
@@ -118,6 +120,9 @@ autoreconf -fi > /dev/null 2>&1
 mkdir build && cd build
 ../configure --sysconfdir=/etc --enable-werror > configure.out 2>&1 || { tail -30 configure.out; exit 1; }
 make -j"$(nproc)" > make.out 2>&1 || { tail -50 make.out; exit 1; }
+if [ -n "${NUMASTATD_TRIXIE_MAKE:-}" ]; then
+        exec make $NUMASTATD_TRIXIE_MAKE
+fi
 rc=0
 make -j"$(nproc)" check ${NUMASTATD_TRIXIE_TESTS:+"TESTS=$NUMASTATD_TRIXIE_TESTS"} > check.out 2>&1 || rc=$?
 cat check.out

@@ -77,6 +77,23 @@ for m in $methods; do
         check "the README's Varlink section names $m" grep -qF "\`$m\`" <<<"$varlink_readme"
 done
 
+# ---- the shipped catalogue: numastatd.conf(5) names every entry, and only those ----
+entries=$(cd "$SRCDIR/conf/readers.d" && ls -- *.conf | sed 's/\.conf$//')
+check "the shipped entries are found in conf/readers.d" test -n "$entries"
+# Each bullet's list: its text after its first ":", parentheses dropped,
+# split at , ; and .
+shipped=$(between "$conf5" '^The shipped entries' '^The table of' |
+        awk '/^\.IP / { printf "\n"; on = 1; next } on && !/^\.[A-Z]*$/ { sub(/^\.[A-Z]+ /, ""); printf "%s ", $0 }')
+listed=$(sed -e 's/([^)]*)//g' -e 's/^[^:]*: //' <<<"$shipped" | tr ',;.' '\n\n\n' | sed -E 's/^ +//; s/ +$//' |
+        grep -v '^$' | sort)
+is_entry() { grep -qxF "$1" <<<"$entries"; }
+for e in $entries; do
+        check "numastatd.conf(5) lists the shipped entry $e" grep -qxF "$e" <<<"$listed"
+done
+for l in $listed; do
+        check "numastatd.conf(5) lists $l, a shipped entry" is_entry "$l"
+done
+
 # ---- the README and docs/ ----
 # At most 260 lines: reference belongs in the man pages, studies in docs/.
 readme_lines=$(wc -l <"$SRCDIR/README.md")

@@ -20,7 +20,7 @@
 # prometheus-node-exporter, sysstat, collectd (with libmnl0, which its
 # default processes plugin needs), atop and numactl, plus curl to
 # scrape node_exporter; snmpd, zabbix-agent2, collectl, munin-node with
-# munin-plugins-core, dstat and glances; and pcp's own packages in
+# munin-plugins-core, dstat, glances, nmon and open-vm-tools; and pcp's own packages in
 # /var/lib/numastatd-vmtest/debs for the guest to install with apt (pcp's
 # postinst needs a running systemd, which a debootstrap chroot has not),
 # with their dependencies installed in the tree already.
@@ -64,9 +64,11 @@ collectors | bullseye-collectors)
         PACKAGES="$PACKAGES,prometheus-node-exporter,sysstat,collectd,libmnl0,atop,numactl,curl,netdata"
         # Installed with apt in the tree: debootstrap alone fails to order
         # their (perl) dependencies' configuration. Debian 11 has Zabbix's
-        # agent 5.0 (agent 2 only in backports) and no Glances.
-        NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances"
-        [ "$SUITE" = bookworm ] || NEXT_PACKAGES="snmpd zabbix-agent collectl munin-node munin-plugins-core dstat" ;;
+        # agent 5.0 (agent 2 only in backports) and no Glances. open-vm-tools
+        # for its unit and configuration (vmtoolsd itself runs only on VMware).
+        NEXT_PACKAGES="snmpd zabbix-agent2 collectl munin-node munin-plugins-core dstat glances nmon open-vm-tools"
+        [ "$SUITE" = bookworm ] ||
+                NEXT_PACKAGES="snmpd zabbix-agent collectl munin-node munin-plugins-core dstat nmon open-vm-tools" ;;
 *) echo "$PROG: unknown variant '$VARIANT' (expected collectors, trixie, bullseye or bullseye-collectors)" >&2; exit 2 ;;
 esac
 COLLECTORS=$([ "$NAME" = "$SUITE-collectors" ] && echo yes || echo no)
