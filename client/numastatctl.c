@@ -905,7 +905,16 @@ static void print_config_condition(json_object *f) {
                 const char *dir = jstr(f, "config_dir") ?: jbool(f, "config_dir_beside") ? "the directory it is in"
                                                                                          : NULL;
 
-                if (dir && jstr(f, "config_dir_names"))
+                const char *glob = jstr(f, "config_dir_glob");
+
+                if (glob)
+                        printf("%sa file %s matches in %s%s%s%s", jstr(f, "config") ? " or " : "", glob,
+                               dir ?: "the directory", jstr(f, "config_dir_arg") ? " (or the one " : "",
+                               jstr(f, "config_dir_arg") ?: "",
+                               !jstr(f, "config_dir_arg")         ? ""
+                               : jbool(f, "config_dir_arg_required") ? " names, which it must)"
+                                                                      : " names)");
+                else if (dir && jstr(f, "config_dir_names"))
                         printf("%sone of %s in %s", jstr(f, "config") ? " or " : "", jstr(f, "config_dir_names"), dir);
                 else if (!dir && jstr(f, "config_dir_arg"))
                         printf(" or, given one, a %s%s%s %s the directory %s names (links to directories %sfollowed)",
@@ -925,7 +934,9 @@ static void print_config_condition(json_object *f) {
                                jstr(f, "config_dir_arg") ? " names)" : "");
                 if (jstr(f, "config_dir_holds"))
                         printf(" (every file %s names below it)", jstr(f, "config_dir_holds"));
-                printf(" has a line matching %s%s\n", jstr(f, "config_forbids"),
+                printf(" has a line matching %s%s%s%s%s\n", jstr(f, "config_forbids"),
+                       jstr(f, "config_allows") ? " (but for one matching " : "", jstr(f, "config_allows") ?: "",
+                       jstr(f, "config_allows") ? ")" : "",
                        jbool(f, "config_environment") ? ", as written or with its ${VAR}s replaced from its environment"
                                                       : "");
         } else

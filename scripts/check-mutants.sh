@@ -340,7 +340,7 @@ mutant look-into-the-topmost daemon/sources/known-probe.c \
         '                        if (n_between == 0 || (run_open && image != 0 && image == run_image))' \
         '                        if (true)' \
         tests/unit/test-known
-mutant config-dir-names-ignored daemon/sources/known-inspect.c \
+mutant config-dir-names-ignored daemon/sources/known-root.c \
         $'        if (w->names)\n                return name_listed(w->names, name);' \
         '' \
         tests/integration/known.sh
@@ -348,32 +348,32 @@ mutant config-environment-unused daemon/core/known.c \
         '                for (size_t i = 0; f->config_environment && i < ELEMENTSOF(texts); i++) {' \
         '                for (size_t i = 0; false && i < ELEMENTSOF(texts); i++) {' \
         tests/unit/test-known
-mutant config-dir-flat daemon/sources/known-inspect.c \
+mutant config-dir-flat daemon/sources/known-root.c \
         "                dir = w->recursive && (de->d_name[0] != '.' || w->hidden) && entry_is_dir(w, d, de, file);" \
         '                dir = false;' \
         tests/integration/known.sh
-mutant config-dir-no-dot-names daemon/sources/known-inspect.c \
+mutant config-dir-no-dot-names daemon/sources/known-root.c \
         "        return (name[0] != '.' || w->hidden) && suffix_listed(" \
         "        return name[0] != '.' && suffix_listed(" \
         tests/integration/known.sh
-mutant config-dir-into-dotdot daemon/sources/known-inspect.c \
+mutant config-dir-into-dotdot daemon/sources/known-root.c \
         '                if (dir && startswith(de->d_name, ".."))' \
         '                if (false)' \
         tests/integration/known.sh
-mutant config-dir-dangling-as-none daemon/sources/known-inspect.c \
+mutant config-dir-dangling-as-none daemon/sources/known-root.c \
         $'                if (r == -ENOENT)\n                        r = -ESTALE;' \
         '' \
         tests/integration/known.sh
-mutant config-dir-suffixes-ignored daemon/sources/known-inspect.c \
+mutant config-dir-suffixes-ignored daemon/sources/known-root.c \
         'suffix_listed(w->suffixes ?: ".conf", name)' \
         'suffix_listed(".conf", name)' \
         tests/integration/known.sh
-mutant config-dir-links-never-followed daemon/sources/known-inspect.c \
+mutant config-dir-links-never-followed daemon/sources/known-root.c \
         "        if (!S_ISLNK(st.st_mode) || !w->follow)" \
         "        if (true)" \
         tests/integration/known.sh
-mutant config-dir-named-missing-as-none daemon/sources/known-inspect.c \
-        '        if (r == -ENOENT && path == f->config_dir) {' \
+mutant config-dir-named-missing-as-none daemon/sources/known-root.c \
+        '        if (r == -ENOENT && (path == f->config_dir || below)) {' \
         '        if (r == -ENOENT) {' \
         tests/integration/known.sh
 mutant config-dir-named-reads-default-too daemon/core/known.c \
@@ -384,6 +384,22 @@ mutant config-dir-beside-ignored daemon/sources/known-inspect.c \
         '        if (facts.config_dir_path && f->config_dir_beside) {' \
         '        if (false) {' \
         tests/integration/known.sh
+mutant config-allows-ignored daemon/core/known.c \
+        $'        if (!allows)\n                return text_has_line(text, ere);' \
+        $'        if (true)\n                return text_has_line(text, ere);' \
+        tests/unit/test-known
+mutant config-dir-glob-ignored daemon/sources/known-root.c \
+        '                      .glob = slash ? slash + 1 : f->config_dir_glob };' \
+        '                      .glob = NULL };' \
+        tests/integration/known.sh
+mutant config-dir-glob-not-below daemon/sources/known-root.c \
+        '                r = walk_config_dir(&w, below ?: path, 0);' \
+        '                r = walk_config_dir(&w, path, 0);' \
+        tests/integration/known.sh
+mutant config-dir-arg-not-required daemon/core/known.c \
+        '                if (f->config_dir_arg_required && !v)' \
+        '                if (false)' \
+        tests/unit/test-known
 mutant config-forbids-last-line-only daemon/core/known-entry.c \
         $'                        free(*field);\n                        *field = joined;' \
         $'                        free(*field);\n                        *field = strdup(value);\n                        free(joined);' \
@@ -456,7 +472,7 @@ mutant ancestry-asks-below-a-stranger daemon/sources/known-probe.c \
         '                                unknown = other;' \
         '                                unknown = n_between > 0 ? between[0] : NULL;' \
         tests/unit/test-known
-mutant no-crossing-root-binds daemon/sources/known-inspect.c \
+mutant no-crossing-root-binds daemon/sources/known-root.c \
         $'        if (fd != -EXDEV || !looked_at ||' \
         $'        if (1 || !looked_at ||' \
         tests/integration/known-real.sh
@@ -476,11 +492,11 @@ mutant positional-any-subcommand daemon/core/known.c \
         $'        if (!argv || n < 2 || !streq(argv[1], subcommand))' \
         $'        if (!argv || n < 2)' \
         tests/unit/test-known
-mutant absent-never-found daemon/sources/known-inspect.c \
+mutant absent-never-found daemon/sources/known-root.c \
         $'                        if (de->d_name[0] != \'.\' && fnmatch(pattern, de->d_name, 0) == 0) {' \
         $'                        if (false) {' \
         tests/unit/test-known
-mutant installed-all-listed daemon/sources/known-inspect.c \
+mutant installed-all-listed daemon/sources/known-root.c \
         $'        return ferror(list) ? -EIO : listed < n_names;' \
         $'        return ferror(list) ? -EIO : 0;' \
         tests/unit/test-known

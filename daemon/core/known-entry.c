@@ -36,10 +36,12 @@ static void known_file_done(KnownFile *f) {
         free(f->config_key);
         free(f->config_value);
         free(f->config_forbids);
+        free(f->config_allows);
         free(f->config_dir);
         free(f->config_dir_arg);
         free(f->config_dir_names);
         free(f->config_dir_suffixes);
+        free(f->config_dir_glob);
         free(f->config_dir_holds);
         free(f->config_positional);
         strv_free(f->absent);
@@ -238,7 +240,7 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                                        value, field != &f->installed ? " without a glob" : "");
                 return set_once(field, section, key, value, reason);
         }
-        if (streq(key, "config_forbids") || streq(key, "environ_forbids")) {
+        if (streq(key, "config_forbids") || streq(key, "config_allows") || streq(key, "environ_forbids")) {
                 regex_t re;
 
                 if (regcomp(&re, value, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
@@ -246,7 +248,9 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                                        value);
                 regfree(&re);
                 /* Repeated, each line one more alternative (lines are short). */
-                char **field = streq(key, "config_forbids") ? &f->config_forbids : &f->environ_forbids;
+                char **field = streq(key, "config_forbids")  ? &f->config_forbids
+                               : streq(key, "config_allows") ? &f->config_allows
+                                                             : &f->environ_forbids;
                 if (*field) {
                         char *joined;
 
@@ -274,6 +278,19 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                         return set_why(reason, -EINVAL, "[%s] config_dir_suffixes: empty", section);
                 return set_once(&f->config_dir_suffixes, section, key, value, reason);
         }
+        if (streq(key, "config_dir_glob")) {
+                const char *slash = strrchr(value, '/'), *meta = strpbrk(value, "*?[\\");
+
+                /* Relative, and a glob in its last component only: the
+                 * directory part is walked to, not globbed. */
+                if (!*value || value[0] == '/' || (slash && (!slash[1] || (meta && meta < slash))) ||
+                    strstr(value, "..") || strstr(value, "//") || startswith(value, "./") || strstr(value, "/./"))
+                        return set_why(reason, -EINVAL,
+                                       "[%s] config_dir_glob: '%s' is not a relative path with a glob in its last "
+                                       "component only",
+                                       section, value);
+                return set_once(&f->config_dir_glob, section, key, value, reason);
+        }
         if (streq(key, "config_dir_holds"))
                 return set_once(&f->config_dir_holds, section, key, value, reason);
         if (streq(key, "config_dir")) {
@@ -282,6 +299,7 @@ static int entry_key(void *userdata, const char *section, const char *key, const
                 return set_once(&f->config_dir, section, key, value, reason);
         }
         bool *flag = streq(key, "config_arg_required")    ? &f->config_arg_required
+                     : streq(key, "config_dir_arg_required") ? &f->config_dir_arg_required
                      : streq(key, "config_dir_recursive") ? &f->config_dir_recursive
                      : streq(key, "config_dir_hidden")    ? &f->config_dir_hidden
                      : streq(key, "config_dir_follow")    ? &f->config_dir_follow
@@ -394,6 +412,21 @@ static int entry_check(const KnownReader *k, const char *path, char **ret_error)
                         return set_why(ret_error, -EINVAL,
                                        "%s:%u: [file %s]: config_dir_holds= needs config_dir=, without "
                                        "config_dir_arg= or config_dir_beside=",
+                                       path, f->line, f->glob);
+                if (f->config_allows && !f->config_forbids)
+                        return set_why(ret_error, -EINVAL, "%s:%u: [file %s]: config_allows= needs config_forbids=",
+                                       path, f->line, f->glob);
+                if (f->config_dir_arg_required && !f->config_dir_arg)
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: config_dir_arg_required= needs config_dir_arg=", path, f->line,
+                                       f->glob);
+                if (f->config_dir_glob && (!(f->config_dir || f->config_dir_arg) || f->config_dir_beside ||
+                                           f->config_dir_names || f->config_dir_suffixes || f->config_dir_recursive ||
+                                           f->config_dir_hidden || f->config_dir_follow))
+                        return set_why(ret_error, -EINVAL,
+                                       "%s:%u: [file %s]: config_dir_glob= needs config_dir= or config_dir_arg=, and "
+                                       "names the files in place of config_dir_names=, config_dir_suffixes=, "
+                                       "config_dir_recursive=, config_dir_hidden= and config_dir_follow=",
                                        path, f->line, f->glob);
                 if (f->config_dir_names && f->config_dir_suffixes)
                         return set_why(ret_error, -EINVAL,

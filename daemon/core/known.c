@@ -264,6 +264,32 @@ static int text_has_line(const char *text, const char *ere) {
         return r;
 }
 
+/* The same, but a line allows matches (allows NULL: none) is not judged. */
+static int text_has_line_but(const char *text, const char *ere, const char *allows) {
+        regex_t re, allowed;
+        int r = 0;
+
+        if (!allows)
+                return text_has_line(text, ere);
+        if (regcomp(&re, ere, REG_EXTENDED | REG_NOSUB) != 0)
+                return -EINVAL;
+        if (regcomp(&allowed, allows, REG_EXTENDED | REG_NOSUB) != 0) {
+                regfree(&re);
+                return -EINVAL;
+        }
+        for (const char *p = text; r == 0 && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+                _cleanup_free_ char *line = strndup(p, strcspn(p, "\n"));
+
+                if (!line)
+                        r = -ENOMEM;
+                else if (regexec(&allowed, line, 0, NULL, 0) != 0 && regexec(&re, line, 0, NULL, 0) == 0)
+                        r = 1;
+        }
+        regfree(&allowed);
+        regfree(&re);
+        return r;
+}
+
 static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) _printf_(4, 5);
 static bool verdict(bool counts, char *buf, size_t size, const char *fmt, ...) {
         va_list ap;
@@ -396,6 +422,8 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                           argv_options(facts->argv, facts->argc, f->config_dir_arg, &v) > 1))
                         return verdict(true, buf, size, "counts: its command line names more than one %s",
                                        f->config_dir_arg);
+                if (f->config_dir_arg_required && !v)
+                        return verdict(true, buf, size, "counts: its command line names no %s", f->config_dir_arg);
                 if (!texts[0])
                         return verdict(true, buf, size, "counts: %s cannot be read",
                                        config_named(f, facts, named, sizeof named));
@@ -404,7 +432,7 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                        file_named(facts->config_dir_path, f->config_dir,
                                                   f->config_dir_arg ?: f->config_arg ?: "?", named, sizeof named));
                 for (size_t i = 0; i < ELEMENTSOF(texts); i++)
-                        if (text_has_line(texts[i], f->config_forbids) != 0)
+                        if (text_has_line_but(texts[i], f->config_forbids, f->config_allows) != 0)
                                 /* known-readers shows the regex: too long for a why. */
                                 return verdict(true, buf, size,
                                                "counts: a line of its configuration matches the entry's config_forbids=");
@@ -419,7 +447,7 @@ bool known_file_counts(const KnownFile *f, const KnownFacts *facts, char *buf, s
                                 return verdict(true, buf, size,
                                                "counts: its configuration's variables are too many or too deep to "
                                                "replace");
-                        if (text_has_line(replaced, f->config_forbids) != 0)
+                        if (text_has_line_but(replaced, f->config_forbids, f->config_allows) != 0)
                                 return verdict(true, buf, size,
                                                "counts: a line of its configuration, its variables replaced from its "
                                                "environment, matches the entry's config_forbids=");

@@ -66,11 +66,18 @@ typedef struct KnownFile {
          * word after it that is not an option (Alloy's "alloy run FILE"). */
         /* config_dir_holds: options (space-separated) whose every value
          * must name a file below config_dir, which is walked in their
-         * place (the CloudWatch agent's -config, -otelconfig). */
-        char *config_forbids, *config_dir, *config_dir_arg, *config_dir_names, *config_dir_suffixes,
-                *config_dir_holds, *config_positional;
-        bool config_arg_required, config_dir_recursive, config_dir_hidden, config_dir_follow, config_dir_beside,
-                config_environment;
+         * place (the CloudWatch agent's -config, -otelconfig).
+         * config_dir_glob: in place of *.conf, the files a glob relative to
+         * the directory matches, as Go's filepath.Glob (a leading dot
+         * matched by *; Metricbeat's modules.d/\*.yml below its
+         * --path.config). config_dir_arg_required: a command line that does
+         * not name the directory counts.
+         * config_allows: a POSIX ERE: lines it matches are not judged by
+         * config_forbids (the one line that names Metricbeat's modules). */
+        char *config_forbids, *config_allows, *config_dir, *config_dir_arg, *config_dir_names, *config_dir_suffixes,
+                *config_dir_glob, *config_dir_holds, *config_positional;
+        bool config_arg_required, config_dir_arg_required, config_dir_recursive, config_dir_hidden,
+                config_dir_follow, config_dir_beside, config_environment;
         /* What else may run in the process, for a program that loads code
          * it does not ship (Datadog's checks):
          * absent: paths, the last component a glob (dot names never

@@ -641,6 +641,9 @@ static json_object *known_file_json(const KnownReader *k, const KnownFile *f) {
         json_object_object_add(o, "config_dir_names", json_untrusted(f->config_dir_names));
         json_object_object_add(o, "config_dir_suffixes", json_untrusted(f->config_dir_suffixes));
         json_object_object_add(o, "config_dir_holds", json_untrusted(f->config_dir_holds));
+        json_object_object_add(o, "config_dir_glob", json_untrusted(f->config_dir_glob));
+        json_object_object_add(o, "config_dir_arg_required", json_object_new_boolean(f->config_dir_arg_required));
+        json_object_object_add(o, "config_allows", json_untrusted(f->config_allows));
         json_object_object_add(o, "config_dir_follow", json_object_new_boolean(f->config_dir_follow));
         json_object_object_add(o, "config_dir_beside", json_object_new_boolean(f->config_dir_beside));
         json_object_object_add(o, "config_dir_recursive", json_object_new_boolean(f->config_dir_recursive));

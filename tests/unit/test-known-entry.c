@@ -102,6 +102,41 @@ static void test_parse(void) {
         parse_fails("config_dir_follow without a directory", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\n"
                     "config = /etc/x\nconfig_dir_follow = yes\nconfig_forbids = numa\n",
                     "need config_dir= or config_dir_arg=");
+        ok(parse("[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig = /etc/x/x.yml\nconfig_dir = /etc/x\n"
+                 "config_dir_arg = --path.config\nconfig_dir_arg_required = yes\nconfig_dir_glob = modules.d/*.yml\n"
+                 "config_forbids = numa\nconfig_allows = ^ok$\nconfig_allows = ^fine$\n",
+                 &k, &error) == 0 &&
+                   streq_ptr(k.files[0].config_dir_glob, "modules.d/*.yml") && k.files[0].config_dir_arg_required &&
+                   streq_ptr(k.files[0].config_allows, "^ok$|^fine$"),
+           "config_dir_glob, config_dir_arg_required and config_allows (repeated, joined) parse (%s)", strnull(error));
+        known_reader_done(&k);
+        ok(parse("[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_dir = /etc/x\nconfig_dir_glob = [!.]*\n"
+                 "config_forbids = numa\n", &k, &error) == 0,
+           "  a glob without a directory part (%s)", strnull(error));
+        known_reader_done(&k);
+        static const char *bad_globs[] = { "/etc/x/*.yml", "mod*/x.yml", "../x/*.yml", "a//*.yml", "./*.yml",
+                                           "a/./*.yml", "modules.d/", "" };
+        for (size_t i = 0; i < ELEMENTSOF(bad_globs); i++) {
+                _cleanup_free_ char *text = NULL;
+
+                if (asprintf(&text, "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_dir = /etc/x\n"
+                                    "config_dir_glob = %s\nconfig_forbids = numa\n", bad_globs[i]) < 0)
+                        abort();
+                parse_fails(bad_globs[i], text, "is not a relative path with a glob in its last component only");
+        }
+        parse_fails("config_dir_glob with config_dir_suffixes", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\n"
+                    "config_dir = /etc/x\nconfig_dir_glob = *.yml\nconfig_dir_suffixes = .yml\nconfig_forbids = numa\n",
+                    "names the files in place of");
+        parse_fails("config_dir_glob without a directory", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\n"
+                    "config = /etc/x\nconfig_dir_glob = *.yml\nconfig_forbids = numa\n", "config_dir_glob= needs");
+        parse_fails("config_dir_arg_required without config_dir_arg", "[reader]\nexe = /x\n[file /proc/vmstat]\n"
+                    "why = w\nconfig_dir = /etc/x\nconfig_dir_arg_required = yes\nconfig_forbids = numa\n",
+                    "config_dir_arg_required= needs config_dir_arg=");
+        parse_fails("config_allows without config_forbids", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\n"
+                    "config = /etc/x\nconfig_section = a\nconfig_key = b\nconfig_value = c\nconfig_allows = x\n",
+                    "config_allows= needs config_forbids=");
+        parse_fails("config_allows that does not compile", "[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\n"
+                    "config = /etc/x\nconfig_forbids = a\nconfig_allows = (\n", "does not compile");
         ok(parse("[reader]\nexe = /x\n[file /proc/vmstat]\nwhy = w\nconfig_dir = /etc/x\nconfig_dir_holds = -config -c\n"
                  "config_forbids = numa\n", &k, &error) == 0 &&
                    streq_ptr(k.files[0].config_dir_holds, "-config -c"),
