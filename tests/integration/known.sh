@@ -691,6 +691,51 @@ is "$(CWAGENT_ROLE_ARN=x cw_judged -otelconfig /srv/logs.yaml "${CW_ARGS[@]}")" 
    "known-counts: counts: its command line names a configuration outside $CW/etc" \
    "  an -otelconfig outside its etc: counts"
 
+# ---- Metricbeat: its -c file and the modules.d below its --path.config ----
+# Its unit names both. The system module as shipped (7.x reads
+# /proc/vmstat, no numa_*) is known; the linux module (8.x exports all of
+# it) counts wherever Metricbeat would load it from: the -c file, or a file
+# modules.d/*.yml matches below --path.config, dot names too (Go's Glob).
+MB=/usr/share/metricbeat/bin
+mkdir -p "$A$MB" "$A/etc/metricbeat/modules.d" "$A/srv/metricbeat/modules.d"
+cp /bin/dash "$A$MB/metricbeat"
+cp "$SRCDIR/tests/data/agents/metricbeat.yml" "$A/etc/metricbeat/metricbeat.yml"
+cp "$SRCDIR/tests/data/agents/metricbeat-system.yml" "$A/etc/metricbeat/modules.d/system.yml"
+LINUX_MODULE='- module: linux\n  metricsets: ["memory"]\n'
+printf -- "$LINUX_MODULE" > "$A/etc/metricbeat/modules.d/linux.yml.disabled"
+mb_judged() { judged metricbeat "$MB/metricbeat" "$@"; }
+MB_WHY="the system module keeps pswp*, pgscan/pgsteal, thp_swpout and swap_ra of /proc/vmstat (7.x), no numa_*"
+MB_ARGS=(--environment systemd -c /etc/metricbeat/metricbeat.yml --path.home /usr/share/metricbeat
+         --path.config /etc/metricbeat --path.data /var/lib/metricbeat --path.logs /var/log/metricbeat)
+is "$(mb_judged "${MB_ARGS[@]}")" "known: known metricbeat: $MB_WHY" \
+   "Metricbeat (a stand-in) as its unit runs it, metricbeat.yml and modules.d/system.yml as shipped: known"
+for place in modules.d/linux.yml modules.d/.linux.yml modules.d/.yml; do
+        printf -- "$LINUX_MODULE" > "$A/etc/metricbeat/$place"
+        is "$(mb_judged "${MB_ARGS[@]}")" "$FORBIDDEN" "  the linux module in $place: counts"
+        rm "$A/etc/metricbeat/$place"
+done
+cp "$A/etc/metricbeat/metricbeat.yml" "$A/srv/metricbeat/metricbeat.yml"
+printf -- "metricbeat.modules:\n$LINUX_MODULE" >> "$A/etc/metricbeat/metricbeat.yml"
+is "$(mb_judged "${MB_ARGS[@]}")" "$FORBIDDEN" "  the linux module in metricbeat.yml: counts"
+cp "$A/srv/metricbeat/metricbeat.yml" "$A/etc/metricbeat/metricbeat.yml"
+printf -- "$LINUX_MODULE" > "$A/srv/metricbeat/modules.d/linux.yml"
+is "$(mb_judged -c /etc/metricbeat/metricbeat.yml --path.config /srv/metricbeat)" "$FORBIDDEN" \
+   "  --path.config naming another directory, the linux module in its modules.d: counts"
+rm "$A/srv/metricbeat/modules.d/linux.yml"
+is "$(mb_judged -c /etc/metricbeat/metricbeat.yml --path.config /srv/metricbeat)" \
+   "known: known metricbeat: $MB_WHY" "  that modules.d without it: known"
+rmdir "$A/srv/metricbeat/modules.d"
+is "$(mb_judged -c /etc/metricbeat/metricbeat.yml --path.config /srv/metricbeat)" \
+   "known: known metricbeat: $MB_WHY" "  a --path.config without modules.d (nothing to glob): known"
+is "$(mb_judged -c /etc/metricbeat/metricbeat.yml --path.config /srv/none)" \
+   "known-counts: counts: the file its command line names (-path.config --path.config) cannot be read" \
+   "  a --path.config that does not exist: counts"
+is "$(mb_judged -c /etc/metricbeat/metricbeat.yml --path.home /srv/metricbeat)" \
+   "known-counts: counts: its command line names no -path.config --path.config" \
+   "  no --path.config (path.home's, which a user may choose): counts"
+is "$(mb_judged "${MB_ARGS[@]}" -E metricbeat.config.modules.path=/srv/x/*.yml)" \
+   "known-counts: counts: -E on its command line overrides what is checked" "  an -E setting: counts"
+
 # ---- Checkmk's agent: a bash script whose cat reads /proc/vmstat ----
 # A stand-in at /usr/bin/check_mk_agent in a root of its own, run by this
 # machine's bash and cat: hard links to them there (a child= and an

@@ -616,6 +616,89 @@ static void test_vector(const Catalogue *c) {
         }
 }
 
+/* Metricbeat's entry as shipped: its metricbeat.yml and modules.d/system.yml
+ * on its unit's command line: no counting; the linux module, a variable, an
+ * escape, a tag or another modules path counts in either, and so does a
+ * command line that does not name both its -c file and its --path.config
+ * once. The one line that globs modules.d is allowed, nowhere else. */
+static void test_metricbeat(const Catalogue *c) {
+        static const char *counting[] = {
+                "- module: linux\n  metricsets: [\"memory\"]",
+                "- {module: linux, metricsets: [memory]}",
+                "- module: \"lin\\x75x\"",
+                "- module: !!binary bGludXg=",
+                "- module: ${MODULE}",
+                "- module: ${MODULE:system}",
+                "metricbeat.config.modules.path: /srv/modules/*.yml",
+                "  path: /srv/modules/*.yml",
+                "  path: ${path.config}/modules.d/*.yml # and /srv",
+                "path.config: /srv/metricbeat",
+                "metricbeat.autodiscover:\n  providers:\n    - type: docker\n      hints.enabled: true",
+                "management.enabled: true",
+        };
+        static const char *benign[] = {
+                "#- module: linux",
+                "- module: nginx\n  metricsets: [\"stubstatus\"]\n  hosts: [\"http://127.0.0.1\"]",
+                "      system.filesystem.mount_point: '^/(sys|proc)($|/)'",
+                "  password: \"pa$$word\"",
+                "  path: ${path.config}/modules.d/*.yml",
+        };
+        static const char *environ_text = "GODEBUG='madvdontneed=1'\nBEAT_CONFIG_OPTS=-c /etc/metricbeat/metricbeat.yml\n";
+        _cleanup_free_ char *shipped = data_file("metricbeat.yml"), *system = data_file("metricbeat-system.yml");
+        char *unit[] = { "/usr/share/metricbeat/bin/metricbeat", "--environment", "systemd", "-c",
+                         "/etc/metricbeat/metricbeat.yml", "--path.home", "/usr/share/metricbeat", "--path.config",
+                         "/etc/metricbeat", "--path.data", "/var/lib/metricbeat", "--path.logs",
+                         "/var/log/metricbeat" };
+        const KnownFile *f = shipped_file(c, "metricbeat", "/proc/vmstat");
+        char why[KNOWN_WHY_MAX];
+
+        if (!f || !shipped || !system) {
+                ok(false, "metricbeat: its shipped entry and tests/data/agents/metricbeat*.yml");
+                return;
+        }
+        KnownFacts facts = { .argv = unit, .argc = ELEMENTSOF(unit), .config_text = shipped,
+                             .config_dir_text = system, .environ_text = environ_text };
+        ok(!known_file_counts(f, &facts, why, sizeof why),
+           "metricbeat: its unit's command line, metricbeat.yml and modules.d/system.yml as shipped: no counting (%s)",
+           why);
+        is_str(known_file_config_dir(f, unit, ELEMENTSOF(unit)), "/etc/metricbeat", "  its modules below --path.config");
+        lines_judged(f, facts, false, shipped, counting, ELEMENTSOF(counting), true, "metricbeat.yml");
+        lines_judged(f, facts, false, shipped, benign, ELEMENTSOF(benign), false, "metricbeat.yml");
+        lines_judged(f, facts, true, system, counting, ELEMENTSOF(counting), true, "a file of modules.d");
+        lines_judged(f, facts, true, system, benign, ELEMENTSOF(benign), false, "a file of modules.d");
+        {
+                static const struct {
+                        const char *what;
+                        char *argv[8];
+                        size_t argc;
+                } lines[] = {
+                        { "no --path.config (path.home's, which --path.home or its binary sets)",
+                          { "metricbeat", "-c", "/etc/metricbeat/metricbeat.yml", "--path.home", "/srv/mb" }, 5 },
+                        { "--path.config twice",
+                          { "metricbeat", "-c", "/etc/metricbeat/metricbeat.yml", "--path.config", "/etc/metricbeat",
+                            "-path.config=/srv/mb" }, 6 },
+                        { "no -c (path.config's metricbeat.yml)", { "metricbeat", "--path.config", "/etc/metricbeat" }, 3 },
+                        { "two -c files, merged",
+                          { "metricbeat", "-c", "/etc/metricbeat/metricbeat.yml", "-c", "/srv/more.yml",
+                            "--path.config", "/etc/metricbeat" }, 7 },
+                        { "-E setting the modules' glob",
+                          { "metricbeat", "-c", "/etc/metricbeat/metricbeat.yml", "--path.config", "/etc/metricbeat",
+                            "-E", "metricbeat.config.modules.path=/srv/*.yml" }, 7 },
+                        { "test modules (runs them once, printing their fields)",
+                          { "metricbeat", "test", "modules", "linux", "-c", "/etc/metricbeat/metricbeat.yml",
+                            "--path.config", "/etc/metricbeat" }, 8 },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+                        KnownFacts other = facts;
+
+                        other.argv = (char **) lines[i].argv;
+                        other.argc = lines[i].argc;
+                        ok(known_file_counts(f, &other, why, sizeof why), "  %s: counts (%s)", lines[i].what, why);
+                }
+        }
+}
+
 /* Fluent Bit's entry as shipped: its node metrics example on its unit's
  * command line, plugins.conf beside it as packaged: no counting; a line
  * that brings an input reading any file, an include, a variable it sets
@@ -922,7 +1005,7 @@ static void test_load(void) {
                 return;
         }
         ok(catalogue_load((char *[]) { shipped, NULL }, &c, &error) == 0, "the shipped catalogue loads (%s)", strnull(error));
-        is_int((int) c.n, 28, "  28 entries");
+        is_int((int) c.n, 29, "  29 entries");
         for (size_t i = 0; i < c.n; i++) {
                 const KnownReader *k = &c.readers[i];
                 bool counts_default = streq(k->name, "netdata") || streq(k->name, "netdata-static") ||
@@ -938,6 +1021,7 @@ static void test_load(void) {
         test_telegraf(&c);
         test_checkmk(&c);
         test_vector(&c);
+        test_metricbeat(&c);
         test_fluent_bit(&c);
         test_cloudwatch(&c);
         test_escapes(&c);
