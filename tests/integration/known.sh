@@ -541,13 +541,19 @@ ln -s /nonexistent.conf "$TD/sub/dangling.conf"
 is "$(telegraf_judged "${UNIT_ARGS[@]}")" "known-counts: counts: /etc/telegraf/telegraf.d cannot be read" \
    "  a dangling link below telegraf.d (Telegraf would fail on it): counts"
 rm "$TD/sub/dangling.conf"
-printf '[[inputs.file]]\n  files = ["${STATS_FILE}"]\n  data_format = "value"\n' > "$TD/file.conf"
+printf '[[inputs.filestat]]\n  files = ["${STATS_FILE}"]\n' > "$TD/file.conf"
 is "$(STATS_FILE=/var/log/syslog telegraf_judged "${UNIT_ARGS[@]}")" "known: known telegraf: $TELEGRAF_WHY" \
-   "  an input reading \${STATS_FILE}, /var/log/syslog in its environment: known"
+   "  filestat on \${STATS_FILE}, /var/log/syslog in its environment: known"
 is "$(STATS_FILE=/proc/vmstat telegraf_judged "${UNIT_ARGS[@]}")" \
    "known-counts: counts: a line of its configuration, its variables replaced from its environment, matches the entry's config_forbids=" \
    "  with /proc/vmstat in its environment: counts"
 rm "$TD/file.conf"
+# A tail or file input parses whatever its path names: a link to a
+# statistics file is not seen in the path's text, so any such input counts.
+ln -s /proc/vmstat "$A/etc/telegraf/stats"
+printf '[[inputs.tail]]\n  files = ["/etc/telegraf/stats"]\n  data_format = "value"\n' > "$TD/tail.conf"
+is "$(telegraf_judged "${UNIT_ARGS[@]}")" "$FORBIDDEN" "  a tail input on a link to /proc/vmstat: counts"
+rm "$TD/tail.conf" "$A/etc/telegraf/stats"
 
 # Azure Monitor Agent's own Telegraf build, at its path, started as its
 # metrics-sourcer unit does with the configuration the extension generates
