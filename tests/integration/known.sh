@@ -715,6 +715,10 @@ MB_ARGS=(--environment systemd -c /etc/metricbeat/metricbeat.yml --path.home /us
          --path.config /etc/metricbeat --path.data /var/lib/metricbeat --path.logs /var/log/metricbeat)
 is "$(mb_judged "${MB_ARGS[@]}")" "known: known metricbeat: $MB_WHY" \
    "Metricbeat (a stand-in) as its unit runs it, metricbeat.yml and modules.d/system.yml as shipped: known"
+MB_K=$(ctl known-readers)
+contains "$MB_K" "or a file modules.d/*.yml matches in /etc/metricbeat (or the one -path.config --path.config names, which it must) has a line matching" \
+   "  known-readers says which files its condition judges"
+contains "$MB_K" "(but for one matching ^[[:space:]]+path:" "  and the line it allows"
 for place in modules.d/linux.yml modules.d/.linux.yml modules.d/.yml; do
         printf -- "$LINUX_MODULE" > "$A/etc/metricbeat/$place"
         is "$(mb_judged "${MB_ARGS[@]}")" "$FORBIDDEN" "  the linux module in $place: counts"
